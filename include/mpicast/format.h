@@ -1,0 +1,234 @@
+/* mpicast — trace model: events, the trace directory, and the event source.
+ *
+ * A trace directory holds meta.json and one binary stream per rank
+ * (rank-NNNNNN.mct). Each stream is a file header followed by self-checking
+ * chunks (see docs/trace-format.md). Everything that reads events — the rank
+ * file reader, the time-independent text reader, extrapolation — implements
+ * mc_source, so consumers never know where events come from.
+ *
+ * Ownership: objects returned by an open or create function are freed by the matching
+ * close or destroy function; close(NULL) is a no-op. An mc_event filled by a reader
+ * borrows its `vals` array from the reader: it stays valid until the next
+ * call on the same rank.
+ */
+#ifndef MPICAST_FORMAT_H
+#define MPICAST_FORMAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "mpicast/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MC_FORMAT_VERSION 1
+
+/* Special peer / tag values (peers are world ranks). */
+#define MC_NONE (-1)      /* no peer (e.g. MPI_PROC_NULL, or not applicable) */
+#define MC_ANY (-2)       /* MPI_ANY_SOURCE / MPI_ANY_TAG not yet resolved */
+#define MC_NO_REQ 0u      /* request id 0 means "no request" */
+
+/* Communicator ids are equal on every member rank:
+ * (sequence number << 32) | lowest world rank among the members.
+ * MPI_COMM_WORLD is 0; MPI_COMM_SELF of rank r is MC_COMM_SELF_BASE | r. */
+#define MC_COMM_WORLD 0ull
+#define MC_COMM_SELF_BASE (0xffffffffull << 32)
+#define MC_COMM_NULL UINT64_MAX
+
+/* The operation table: X(enum suffix, printed name, kind).
+ * Kinds: P point-to-point, C collective, W completion, M comm management,
+ * X other. Appending is compatible; reordering changes the format version. */
+#define MC_OPS(X)                                 \
+    X(INIT, "Init", X)                            \
+    X(FINALIZE, "Finalize", X)                    \
+    X(SEND, "Send", P)                            \
+    X(SSEND, "Ssend", P)                          \
+    X(BSEND, "Bsend", P)                          \
+    X(RSEND, "Rsend", P)                          \
+    X(RECV, "Recv", P)                            \
+    X(SENDRECV, "Sendrecv", P)                    \
+    X(SENDRECV_REPLACE, "Sendrecv_replace", P)    \
+    X(PROBE, "Probe", P)                          \
+    X(ISEND, "Isend", P)                          \
+    X(ISSEND, "Issend", P)                        \
+    X(IBSEND, "Ibsend", P)                        \
+    X(IRSEND, "Irsend", P)                        \
+    X(IRECV, "Irecv", P)                          \
+    X(IPROBE, "Iprobe", P)                        \
+    X(SEND_INIT, "Send_init", P)                  \
+    X(SSEND_INIT, "Ssend_init", P)                \
+    X(BSEND_INIT, "Bsend_init", P)                \
+    X(RSEND_INIT, "Rsend_init", P)                \
+    X(RECV_INIT, "Recv_init", P)                  \
+    X(START, "Start", W)                          \
+    X(STARTALL, "Startall", W)                    \
+    X(REQUEST_FREE, "Request_free", W)            \
+    X(WAIT, "Wait", W)                            \
+    X(WAITALL, "Waitall", W)                      \
+    X(WAITANY, "Waitany", W)                      \
+    X(WAITSOME, "Waitsome", W)                    \
+    X(TEST, "Test", W)                            \
+    X(TESTALL, "Testall", W)                      \
+    X(TESTANY, "Testany", W)                      \
+    X(TESTSOME, "Testsome", W)                    \
+    X(BARRIER, "Barrier", C)                      \
+    X(BCAST, "Bcast", C)                          \
+    X(REDUCE, "Reduce", C)                        \
+    X(ALLREDUCE, "Allreduce", C)                  \
+    X(GATHER, "Gather", C)                        \
+    X(GATHERV, "Gatherv", C)                      \
+    X(SCATTER, "Scatter", C)                      \
+    X(SCATTERV, "Scatterv", C)                    \
+    X(ALLGATHER, "Allgather", C)                  \
+    X(ALLGATHERV, "Allgatherv", C)                \
+    X(ALLTOALL, "Alltoall", C)                    \
+    X(ALLTOALLV, "Alltoallv", C)                  \
+    X(ALLTOALLW, "Alltoallw", C)                  \
+    X(REDUCE_SCATTER, "Reduce_scatter", C)        \
+    X(REDUCE_SCATTER_BLOCK, "Reduce_scatter_block", C) \
+    X(SCAN, "Scan", C)                            \
+    X(EXSCAN, "Exscan", C)                        \
+    X(IBARRIER, "Ibarrier", C)                    \
+    X(IBCAST, "Ibcast", C)                        \
+    X(IREDUCE, "Ireduce", C)                      \
+    X(IALLREDUCE, "Iallreduce", C)                \
+    X(IGATHER, "Igather", C)                      \
+    X(IGATHERV, "Igatherv", C)                    \
+    X(ISCATTER, "Iscatter", C)                    \
+    X(ISCATTERV, "Iscatterv", C)                  \
+    X(IALLGATHER, "Iallgather", C)                \
+    X(IALLGATHERV, "Iallgatherv", C)              \
+    X(IALLTOALL, "Ialltoall", C)                  \
+    X(IALLTOALLV, "Ialltoallv", C)                \
+    X(IALLTOALLW, "Ialltoallw", C)                \
+    X(IREDUCE_SCATTER, "Ireduce_scatter", C)      \
+    X(IREDUCE_SCATTER_BLOCK, "Ireduce_scatter_block", C) \
+    X(ISCAN, "Iscan", C)                          \
+    X(IEXSCAN, "Iexscan", C)                      \
+    X(COMM_DUP, "Comm_dup", M)                    \
+    X(COMM_SPLIT, "Comm_split", M)                \
+    X(COMM_CREATE, "Comm_create", M)              \
+    X(COMM_FREE, "Comm_free", M)                  \
+    X(CART_CREATE, "Cart_create", M)              \
+    X(CART_SUB, "Cart_sub", M)                    \
+    X(GRAPH_CREATE, "Graph_create", M)            \
+    X(DIST_GRAPH_CREATE_ADJACENT, "Dist_graph_create_adjacent", M) \
+    X(INTERCOMM_CREATE, "Intercomm_create", M)    \
+    X(PCONTROL, "Pcontrol", X)                    \
+    X(COMPUTE, "compute", X)
+
+typedef enum mc_op {
+#define MC_OP_ENUM_(name, str, kind) MC_OP_##name,
+    MC_OPS(MC_OP_ENUM_)
+#undef MC_OP_ENUM_
+    MC_OP_COUNT
+} mc_op;
+
+typedef enum mc_op_kind {
+    MC_KIND_P = 'P', MC_KIND_C = 'C', MC_KIND_W = 'W', MC_KIND_M = 'M', MC_KIND_X = 'X'
+} mc_op_kind;
+
+/* Printed name ("Send"); "?" for out-of-range values. */
+const char *mc_op_name(int op);
+/* MPI_ name lookup, case-insensitive, with or without "MPI_"; -1 if unknown. */
+int mc_op_from_name(const char *name);
+mc_op_kind mc_op_kind_of(int op);
+/* True for the nonblocking collectives (Ibarrier ... Iexscan). */
+int mc_op_is_nonblocking_coll(int op);
+
+/* Meaning of `vals` by operation (n = vals count):
+ *  completion ops (Wait*, Test*): 4 values per completed request:
+ *      request id, matched source (world rank or MC_NONE), matched tag, bytes.
+ *  Start/Startall/Request_free: the request ids, 1 value each.
+ *  v-collectives (Gatherv, Scatterv, Allgatherv, Alltoallv/w, Reduce_scatter):
+ *      bytes per comm rank: first the send side (comm size values, if any),
+ *      then the receive side; `peer2` holds the comm size.
+ *  comm management: world ranks of the new communicator's members, in comm
+ *      rank order (intercomms: local group then remote group; `peer2` holds
+ *      the local group size); empty when the new comm is MPI_COMM_NULL.
+ *  other ops: none. */
+typedef struct mc_event {
+    int32_t op;        /* mc_op */
+    int32_t site;      /* call site id of this call (0: unknown) */
+    uint64_t comm;     /* communicator id, see MC_COMM_* */
+    int32_t peer;      /* dest/source/root as world rank; MC_NONE; MC_ANY */
+    int32_t tag;       /* tag, MC_ANY; Pcontrol: level */
+    int64_t bytes;     /* bytes sent (recv ops: bytes of the receive buffer) */
+    int32_t peer2;     /* Sendrecv: source; see vals for others */
+    int32_t tag2;      /* Sendrecv: receive tag */
+    int64_t bytes2;    /* Sendrecv / collectives: bytes received */
+    uint32_t req;      /* request created (I*, *_init, nonblocking colls) */
+    uint64_t newcomm;  /* comm management: id of the created communicator */
+    int64_t t_start;   /* entry time, ns since the trace epoch */
+    int64_t t_end;     /* exit time, ns since the trace epoch */
+    int64_t cpu;       /* thread CPU ns of the burst before this call; -1 unknown */
+    uint32_t nvals;
+    int64_t *vals;     /* see above; borrowed from the reader */
+} mc_event;
+
+/* Wall-clock compute burst between the previous call's exit and this call's
+ * entry is t_start - previous t_end; readers expose it directly here. */
+static inline int64_t mc_event_duration(const mc_event *e) { return e->t_end - e->t_start; }
+
+/* ---------------------------------------------------------------- writer */
+
+typedef struct mc_writer mc_writer;
+
+/* Opens DIR/rank-NNNNNN.mct for writing (creating DIR if needed). `flags`:
+ * MC_WRITER_CPU if events carry CPU times. Chunks of at most chunk_events
+ * events are compressed and written as they fill (0: default). */
+#define MC_WRITER_CPU 1u
+mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags,
+                          uint32_t chunk_events, mc_error *err);
+/* Appends one event (copied). Writes a chunk when the buffer is full. */
+mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err);
+/* Writes the buffered events as a chunk now (e.g. from a signal path). */
+mc_err mc_writer_flush(mc_writer *w, mc_error *err);
+/* Flushes and closes; NULL is a no-op. */
+mc_err mc_writer_close(mc_writer *w, mc_error *err);
+
+/* ---------------------------------------------------------------- source */
+
+/* Next event of one rank. Returns 1 with *e filled, 0 at the end of the
+ * rank's stream, -1 on error (err filled). On a truncated stream the readable
+ * prefix is delivered, then -1 with MC_ERR_TRUNCATED. */
+typedef struct mc_source mc_source;
+typedef struct mc_source_ops {
+    int (*next)(mc_source *s, int rank, mc_event *e, mc_error *err);
+    void (*close)(mc_source *s);
+} mc_source_ops;
+struct mc_source {
+    const mc_source_ops *ops;
+    int nranks;
+    const char *name;  /* path shown in error messages */
+};
+static inline int mc_source_next(mc_source *s, int rank, mc_event *e, mc_error *err) {
+    return s->ops->next(s, rank, e, err);
+}
+static inline void mc_source_close(mc_source *s) { if (s) s->ops->close(s); }
+
+/* Opens a trace directory as a source: meta.json if present, otherwise the
+ * ranks found from the rank files. Wildcard receives are resolved to their
+ * recorded matches (peer/tag never MC_ANY in delivered events). */
+mc_source *mc_trace_open(const char *dir, mc_error *err);
+
+/* Opens the rank file of one rank directly (no wildcard resolution). */
+typedef struct mc_rank_reader mc_rank_reader;
+mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err);
+int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err);
+void mc_rank_reader_close(mc_rank_reader *r);
+
+/* Path of rank r's file under dir, into buf. */
+void mc_rank_path(char *buf, size_t len, const char *dir, int rank);
+
+/* ---------------------------------------------------------------- text */
+
+/* Prints one event in the stable text form of `mpicast dump`
+ * (docs/trace-format.md). with_times=0 omits every time. */
+void mc_event_print(FILE *out, int rank, const mc_event *e, int with_times);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,28 @@
+/* Internal to the mpicast CLI: the subcommand table and shared helpers. */
+#ifndef MPICAST_CLI_H
+#define MPICAST_CLI_H
+
+#include "mpicast/error.h"
+
+/* Exit codes of every subcommand (DESIGN.md). */
+enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    const char *summary;
+} cli_command;
+
+/* Prints "mpicast: MSG" on stderr and returns CLI_BAD_INPUT. */
+int cli_fail(const mc_error *err);
+/* Prints "mpicast: <printf>" on stderr and returns CLI_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* True when argv[i] is --help or -h. */
+int cli_is_help(const char *arg);
+
+int cmd_trace(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+
+#endif

@@ -1,0 +1,76 @@
+/* mpicast: the command table and dispatch (one file per subcommand). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const cli_command commands[] = {
+    {"trace", cmd_trace, "run an MPI program with the tracer preloaded"},
+    {"dump", cmd_dump, "print a trace as text, one line per event"},
+    {"stats", cmd_stats, "calls, bytes, MPI time and message statistics"},
+    {"predict", cmd_predict, "replay a trace on a modelled platform"},
+};
+static const size_t ncommands = sizeof commands / sizeof commands[0];
+
+int cli_fail(const mc_error *err)
+{
+    fprintf(stderr, "mpicast: %s\n", err && err->msg[0] ? err->msg : "failed");
+    return CLI_BAD_INPUT;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mpicast: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+int cli_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+static void usage(FILE *out)
+{
+    fputs("usage: mpicast COMMAND [ARGS...]   (mpicast COMMAND --help for details)\n\n"
+          "commands:\n", out);
+    for (size_t i = 0; i < ncommands; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+}
+
+/* Like git's run_builtin: a command that succeeded but whose output could not
+ * be written (full disk, closed pipe) has not succeeded. */
+static int finish_stdout(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "mpicast: <stdout>: write failed: %s\n", strerror(errno));
+        return rc == CLI_OK ? CLI_BAD_INPUT : rc;
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (cli_is_help(argv[1])) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        puts("mpicast " MPICAST_VERSION);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < ncommands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return finish_stdout(commands[i].run(argc - 1, argv + 1));
+    return cli_usage_error("'%s' is not a command; see 'mpicast --help'", argv[1]);
+}
