@@ -162,13 +162,14 @@ typedef struct mc_event {
     uint64_t newcomm;  /* comm management: id of the created communicator */
     int64_t t_start;   /* entry time, ns since the trace epoch */
     int64_t t_end;     /* exit time, ns since the trace epoch */
+    int64_t burst;     /* wall ns of compute since the previous call's exit
+                          (t_start - previous t_end; readers fill it, writers
+                          ignore it); first event: 0 */
     int64_t cpu;       /* thread CPU ns of the burst before this call; -1 unknown */
     uint32_t nvals;
     int64_t *vals;     /* see above; borrowed from the reader */
 } mc_event;
 
-/* Wall-clock compute burst between the previous call's exit and this call's
- * entry is t_start - previous t_end; readers expose it directly here. */
 static inline int64_t mc_event_duration(const mc_event *e) { return e->t_end - e->t_start; }
 
 /* ---------------------------------------------------------------- writer */
@@ -189,6 +190,8 @@ mc_err mc_writer_flush(mc_writer *w, mc_error *err);
 mc_err mc_writer_close(mc_writer *w, mc_error *err);
 
 /* ---------------------------------------------------------------- source */
+
+typedef struct mc_meta mc_meta;
 
 /* Next event of one rank. Returns 1 with *e filled, 0 at the end of the
  * rank's stream, -1 on error (err filled). On a truncated stream the readable
@@ -212,6 +215,9 @@ static inline void mc_source_close(mc_source *s) { if (s) s->ops->close(s); }
  * ranks found from the rank files. Wildcard receives are resolved to their
  * recorded matches (peer/tag never MC_ANY in delivered events). */
 mc_source *mc_trace_open(const char *dir, mc_error *err);
+/* The meta data of a source opened by mc_trace_open (NULL for other sources
+ * or when the directory has no meta.json). Owned by the source. */
+const mc_meta *mc_trace_meta(const mc_source *s);
 
 /* Opens the rank file of one rank directly (no wildcard resolution). */
 typedef struct mc_rank_reader mc_rank_reader;
@@ -221,6 +227,52 @@ void mc_rank_reader_close(mc_rank_reader *r);
 
 /* Path of rank r's file under dir, into buf. */
 void mc_rank_path(char *buf, size_t len, const char *dir, int rank);
+
+/* ---------------------------------------------------------------- meta */
+
+/* meta.json of a trace directory: format version, ranks, free-form strings
+ * (command, mpi_library, timer, mode, start), communicators with their
+ * world-rank membership, and call sites. Written by rank 0 at finalize;
+ * readers tolerate its absence. */
+
+typedef struct mc_meta_comm {
+    uint64_t id;
+    int32_t size;           /* members (intercomm: local + remote) */
+    int32_t local_size;     /* intercomm: size of the first group; else size */
+    const int32_t *members; /* world ranks in comm-rank order */
+} mc_meta_comm;
+
+typedef struct mc_meta_site {
+    int32_t id;             /* as stored in events; equal across ranks */
+    const char *module;     /* path of the executable or library */
+    uint64_t offset;        /* return address relative to the module base */
+    const char *function;   /* "" when unknown */
+    const char *file;       /* "" when unknown */
+    int line;               /* 0 when unknown */
+} mc_meta_site;
+
+mc_meta *mc_meta_create(int nranks);
+void mc_meta_destroy(mc_meta *m);
+/* Keys used: "command", "mpi_library", "timer", "mode", "start". Copies. */
+mc_err mc_meta_set(mc_meta *m, const char *key, const char *value, mc_error *err);
+const char *mc_meta_get(const mc_meta *m, const char *key); /* NULL if unset */
+int mc_meta_nranks(const mc_meta *m);
+/* Adds a communicator unless one with the same id exists. Copies members. */
+mc_err mc_meta_add_comm(mc_meta *m, uint64_t id, const int32_t *members, int32_t size,
+                        int32_t local_size, mc_error *err);
+size_t mc_meta_ncomms(const mc_meta *m);
+const mc_meta_comm *mc_meta_comm_at(const mc_meta *m, size_t i);
+const mc_meta_comm *mc_meta_comm_find(const mc_meta *m, uint64_t id);
+/* Adds a call site unless one with the same id exists. Copies strings. */
+mc_err mc_meta_add_site(mc_meta *m, const mc_meta_site *site, mc_error *err);
+size_t mc_meta_nsites(const mc_meta *m);
+const mc_meta_site *mc_meta_site_at(const mc_meta *m, size_t i);
+const mc_meta_site *mc_meta_site_find(const mc_meta *m, int32_t id);
+/* Writes DIR/meta.json atomically (temp file + rename). */
+mc_err mc_meta_write(const mc_meta *m, const char *dir, mc_error *err);
+/* Reads DIR/meta.json; NULL with MC_ERR_IO if absent, MC_ERR_FORMAT/VERSION
+ * if invalid (message names the file and the key). */
+mc_meta *mc_meta_read(const char *dir, mc_error *err);
 
 /* ---------------------------------------------------------------- text */
 

@@ -1,0 +1,63 @@
+/* mpicast — platform description: an INI file of [section] key = value with
+ * units, plus --set overrides, validated against a table of known keys
+ * (docs/platform.md). Every key has a default, so an empty platform is the
+ * default shared-memory-like machine.
+ *
+ * Ownership: mc_platform_* objects are freed by mc_platform_destroy (NULL is
+ * a no-op). Strings returned by getters belong to the platform.
+ */
+#ifndef MPICAST_PLATFORM_H
+#define MPICAST_PLATFORM_H
+
+#include <stdint.h>
+#include "mpicast/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mc_platform mc_platform;
+
+/* Unit kinds of values. */
+typedef enum mc_unit {
+    MC_UNIT_NONE,      /* plain number: 2, 1e9 */
+    MC_UNIT_TIME,      /* seconds: 1.5us, 250ns, 2ms, 1s; bare number = s */
+    MC_UNIT_BYTES,     /* bytes: 64KiB, 1MB, 16MiB; bare number = B */
+    MC_UNIT_BANDWIDTH, /* bytes/s: 5GB/s, 100MB/s, 10Gb/s (bits); bare = B/s */
+    MC_UNIT_STRING     /* a name: loggp, torus3d, 4x4x4 */
+} mc_unit;
+
+/* A platform with every key at its default. */
+mc_platform *mc_platform_create(void);
+/* Reads an INI file over the defaults. Unknown sections/keys and bad values
+ * are errors naming "FILE:LINE: section.key: what is wrong". */
+mc_platform *mc_platform_load(const char *path, mc_error *err);
+void mc_platform_destroy(mc_platform *p);
+
+/* Overrides one key from "section.key=value" (the --set syntax). */
+mc_err mc_platform_set(mc_platform *p, const char *assignment, mc_error *err);
+/* Overrides one key from separate key ("section.key") and value. */
+mc_err mc_platform_set_kv(mc_platform *p, const char *key, const char *value, mc_error *err);
+
+/* Typed getters for keys of the table; the key must be known (programming
+ * error otherwise: returns NaN / NULL). `inf` is returned as INFINITY. */
+double mc_platform_num(const mc_platform *p, const char *key);
+const char *mc_platform_str(const mc_platform *p, const char *key);
+/* True if the key was set by the file or --set (not a default). */
+int mc_platform_is_set(const mc_platform *p, const char *key);
+
+/* Parses a value with units into SI (s, B, B/s); returns MC_ERR_PLATFORM
+ * with a message naming the value on failure. */
+mc_err mc_parse_value(const char *text, mc_unit unit, double *out, mc_error *err);
+
+/* Writes the effective platform as INI (all keys, defaults included). */
+mc_err mc_platform_write(const mc_platform *p, const char *path, mc_error *err);
+
+/* Iterates the known keys: returns the name of key i ("network.latency") or
+ * NULL past the end; *unit and *help are filled when non-NULL. */
+const char *mc_platform_key_at(int i, mc_unit *unit, const char **help);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
