@@ -13,6 +13,9 @@ int main(void)
     CHECK(mc_op_kind_of(MC_OP_SEND) == MC_KIND_P);
     CHECK(mc_op_kind_of(MC_OP_ALLTOALLV) == MC_KIND_C);
     CHECK(mc_op_kind_of(MC_OP_WAITALL) == MC_KIND_W);
+    CHECK(mc_op_kind_of(MC_OP_INIT) == MC_KIND_X);
+    CHECK(mc_op_kind_of(MC_OP_COMPUTE) == MC_KIND_X);
+    CHECK(mc_op_kind_of(MC_OP_COMM_SPLIT) == MC_KIND_M);
     CHECK(mc_op_is_nonblocking_coll(MC_OP_IALLREDUCE));
     CHECK(!mc_op_is_nonblocking_coll(MC_OP_ALLREDUCE));
     return 0;

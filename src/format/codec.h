@@ -1,0 +1,68 @@
+/* Internal to format: the on-disk encoding shared by writer and reader
+ * (docs/trace-format.md, "Rank file layout"). */
+#ifndef MPICAST_FORMAT_CODEC_H
+#define MPICAST_FORMAT_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MC_FILE_MAGIC "MCTRACE"  /* 8 bytes with the NUL */
+#define MC_FILE_HEADER_SIZE 32
+#define MC_CHUNK_MAGIC 0x4b43434du
+#define MC_CHUNK_HEADER_SIZE 24
+/* Upper bounds a reader accepts, so a corrupt length cannot make it allocate
+ * gigabytes: the writer never produces more than this. */
+#define MC_CHUNK_MAX_RAW (64u << 20)
+#define MC_CHUNK_MAX_EVENTS (1u << 22)
+#define MC_EVENT_MAX_VALS (1u << 24)
+
+/* Field presence bits (bit i = field i follows). */
+enum {
+    MC_F_SITE = 1u << 0, MC_F_COMM = 1u << 1, MC_F_PEER = 1u << 2, MC_F_TAG = 1u << 3,
+    MC_F_BYTES = 1u << 4, MC_F_PEER2 = 1u << 5, MC_F_TAG2 = 1u << 6, MC_F_BYTES2 = 1u << 7,
+    MC_F_REQ = 1u << 8, MC_F_NEWCOMM = 1u << 9, MC_F_CPU = 1u << 10, MC_F_VALS = 1u << 11,
+    MC_F_ALL = (1u << 12) - 1
+};
+
+static inline void mc_put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline uint32_t mc_get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* LEB128. `put` needs 10 bytes of room. */
+static inline size_t mc_put_uvarint(unsigned char *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (unsigned char)v;
+    return n;
+}
+static inline uint64_t mc_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t mc_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* Decodes one uvarint from [*p, end); 0 on success, -1 if it runs past end
+ * or is longer than 10 bytes. */
+static inline int mc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70 && *p < end; shift += 7) {
+        unsigned char b = *(*p)++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+#endif

@@ -1,0 +1,260 @@
+/* Rank file reader: validates each chunk (header CRC, payload CRC, sizes)
+ * before decoding it, and every decoded field before handing it out, so a
+ * corrupt or truncated file yields an error naming the file, the chunk and
+ * its offset — never a crash. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "codec.h"
+#include "mpicast/format.h"
+
+struct mc_rank_reader {
+    FILE *f;
+    char path[4096];
+    unsigned flags;
+    long chunk_index;     /* index of the chunk being decoded (-1 before the first) */
+    long chunk_offset;    /* file offset of its header */
+    unsigned char *comp;  /* stored payload */
+    size_t comp_cap;
+    unsigned char *raw;   /* decompressed payload */
+    size_t raw_cap;
+    const unsigned char *pos, *end; /* decoding cursor in raw */
+    uint32_t left;        /* events left in the chunk */
+    int64_t prev_end;     /* delta base inside the chunk */
+    int64_t last_end;     /* previous event's end, across chunks (for burst) */
+    int have_last;
+    int64_t *vals;
+    size_t vals_cap;
+    ZSTD_DCtx *dctx;
+    int done;             /* end reached or error reported */
+};
+
+static int chunk_error(mc_rank_reader *r, mc_err code, mc_error *err, const char *what)
+{
+    r->done = 1;
+    mc_error_set(err, code, "%s: chunk %ld at offset %ld: %s", r->path, r->chunk_index,
+                 r->chunk_offset, what);
+    return -1;
+}
+
+mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
+{
+    mc_rank_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    snprintf(r->path, sizeof r->path, "%s", path);
+    r->chunk_index = -1;
+    r->f = fopen(path, "rb");
+    if (!r->f) {
+        mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        goto fail;
+    }
+    unsigned char hdr[MC_FILE_HEADER_SIZE];
+    size_t got = fread(hdr, 1, sizeof hdr, r->f);
+    if (got < 8 || memcmp(hdr, MC_FILE_MAGIC, 8) != 0) {
+        mc_error_set(err, MC_ERR_FORMAT, "%s:0: not an mpicast rank file (bad magic)", path);
+        goto fail;
+    }
+    if (got < sizeof hdr) {
+        mc_error_set(err, MC_ERR_TRUNCATED, "%s:%zu: file header truncated", path, got);
+        goto fail;
+    }
+    uint32_t version = mc_get_u32(hdr + 8);
+    if (version != MC_FORMAT_VERSION) {
+        mc_error_set(err, MC_ERR_VERSION,
+                     "%s:8: format version %u is not supported (this mpicast reads %d)", path,
+                     version, MC_FORMAT_VERSION);
+        goto fail;
+    }
+    r->flags = mc_get_u32(hdr + 16);
+    r->dctx = ZSTD_createDCtx();
+    if (!r->dctx) {
+        mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    r->chunk_offset = MC_FILE_HEADER_SIZE;
+    return r;
+fail:
+    mc_rank_reader_close(r);
+    return NULL;
+}
+
+void mc_rank_reader_close(mc_rank_reader *r)
+{
+    if (!r)
+        return;
+    if (r->f)
+        fclose(r->f);
+    ZSTD_freeDCtx(r->dctx);
+    free(r->comp);
+    free(r->raw);
+    free(r->vals);
+    free(r);
+}
+
+static int grow(unsigned char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    unsigned char *p = realloc(*buf, need);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = need;
+    return 0;
+}
+
+/* Loads the next chunk: 1 loaded, 0 clean end of file, -1 error. */
+static int load_chunk(mc_rank_reader *r, mc_error *err)
+{
+    unsigned char h[MC_CHUNK_HEADER_SIZE];
+    r->chunk_index++;
+    r->chunk_offset = ftell(r->f);
+    size_t got = fread(h, 1, sizeof h, r->f);
+    if (got == 0 && feof(r->f))
+        return 0;
+    if (got < sizeof h)
+        return chunk_error(r, MC_ERR_TRUNCATED, err, "file ends inside the chunk header");
+    if (mc_get_u32(h) != MC_CHUNK_MAGIC || mc_get_u32(h + 20) != (uint32_t)crc32(0L, h, 20))
+        return chunk_error(r, MC_ERR_FORMAT, err, "corrupt chunk header");
+    uint32_t nevents = mc_get_u32(h + 4), raw_len = mc_get_u32(h + 8);
+    uint32_t comp_len = mc_get_u32(h + 12);
+    if (nevents == 0 || nevents > MC_CHUNK_MAX_EVENTS || raw_len > MC_CHUNK_MAX_RAW ||
+        comp_len > ZSTD_compressBound(MC_CHUNK_MAX_RAW))
+        return chunk_error(r, MC_ERR_FORMAT, err, "chunk sizes out of range");
+    if (grow(&r->comp, &r->comp_cap, comp_len ? comp_len : 1) ||
+        grow(&r->raw, &r->raw_cap, raw_len ? raw_len : 1))
+        return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
+    if (fread(r->comp, 1, comp_len, r->f) < comp_len)
+        return chunk_error(r, MC_ERR_TRUNCATED, err, "file ends inside the chunk");
+    if (mc_get_u32(h + 16) != (uint32_t)crc32(0L, r->comp, comp_len))
+        return chunk_error(r, MC_ERR_FORMAT, err, "checksum mismatch");
+    size_t n = ZSTD_decompressDCtx(r->dctx, r->raw, raw_len, r->comp, comp_len);
+    if (ZSTD_isError(n) || n != raw_len)
+        return chunk_error(r, MC_ERR_FORMAT, err, "payload does not decompress to its size");
+    r->pos = r->raw;
+    r->end = r->raw + raw_len;
+    r->left = nevents;
+    r->prev_end = 0;
+    return 1;
+}
+
+static int get_s(mc_rank_reader *r, int64_t *out)
+{
+    uint64_t v;
+    if (mc_get_uvarint(&r->pos, r->end, &v))
+        return -1;
+    *out = mc_unzigzag(v);
+    return 0;
+}
+
+static int get_s32(mc_rank_reader *r, int32_t *out)
+{
+    int64_t v;
+    if (get_s(r, &v) || v < INT32_MIN || v > INT32_MAX)
+        return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+static int get_u(mc_rank_reader *r, uint64_t *out, uint64_t max)
+{
+    return mc_get_uvarint(&r->pos, r->end, out) || *out > max ? -1 : 0;
+}
+
+static void set_defaults(mc_event *e)
+{
+    memset(e, 0, sizeof *e);
+    e->peer = e->tag = e->peer2 = e->tag2 = MC_NONE;
+    e->cpu = -1;
+}
+
+static int decode_vals(mc_rank_reader *r, mc_event *e)
+{
+    uint64_t n;
+    /* each value takes at least one byte: a count beyond the bytes left is corrupt */
+    if (get_u(r, &n, MC_EVENT_MAX_VALS) || n > (uint64_t)(r->end - r->pos))
+        return -1;
+    if (n > r->vals_cap) {
+        int64_t *v = realloc(r->vals, n * sizeof *v);
+        if (!v)
+            return -1;
+        r->vals = v;
+        r->vals_cap = n;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        if (get_s(r, &r->vals[i]))
+            return -1;
+    e->nvals = (uint32_t)n;
+    e->vals = r->vals;
+    return 0;
+}
+
+/* Decodes one event at the cursor; -1 if malformed. */
+static int decode_event(mc_rank_reader *r, mc_event *e)
+{
+    uint64_t op, f, v;
+    int64_t start, dur;
+    set_defaults(e);
+    if (get_u(r, &op, MC_OP_COUNT - 1) || get_u(r, &f, MC_F_ALL) || get_s(r, &start) ||
+        get_s(r, &dur))
+        return -1;
+    e->op = (int32_t)op;
+    e->t_start = r->prev_end + start;
+    e->t_end = e->t_start + dur;
+    if (f & MC_F_SITE) {
+        if (get_u(r, &v, INT32_MAX))
+            return -1;
+        e->site = (int32_t)v;
+    }
+    if ((f & MC_F_COMM) && get_u(r, &e->comm, UINT64_MAX))
+        return -1;
+    if (((f & MC_F_PEER) && get_s32(r, &e->peer)) || ((f & MC_F_TAG) && get_s32(r, &e->tag)) ||
+        ((f & MC_F_BYTES) && get_s(r, &e->bytes)) ||
+        ((f & MC_F_PEER2) && get_s32(r, &e->peer2)) ||
+        ((f & MC_F_TAG2) && get_s32(r, &e->tag2)) ||
+        ((f & MC_F_BYTES2) && get_s(r, &e->bytes2)))
+        return -1;
+    if (f & MC_F_REQ) {
+        if (get_u(r, &v, UINT32_MAX))
+            return -1;
+        e->req = (uint32_t)v;
+    }
+    if ((f & MC_F_NEWCOMM) && get_u(r, &e->newcomm, UINT64_MAX))
+        return -1;
+    if ((f & MC_F_CPU) && get_s(r, &e->cpu))
+        return -1;
+    if ((f & MC_F_VALS) && decode_vals(r, e))
+        return -1;
+    return 0;
+}
+
+int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
+{
+    if (r->done)
+        return 0;
+    if (r->left == 0) {
+        if (r->pos != r->end)
+            return chunk_error(r, MC_ERR_FORMAT, err, "trailing bytes after the last event");
+        int rc = load_chunk(r, err);
+        if (rc <= 0) {
+            r->done = 1;
+            return rc;
+        }
+    }
+    if (decode_event(r, e) != 0)
+        return chunk_error(r, MC_ERR_FORMAT, err, "malformed event");
+    r->left--;
+    if (r->left == 0 && r->pos != r->end)
+        return chunk_error(r, MC_ERR_FORMAT, err, "trailing bytes after the last event");
+    r->prev_end = e->t_end;
+    e->burst = r->have_last ? e->t_start - r->last_end : 0;
+    r->last_end = e->t_end;
+    r->have_last = 1;
+    return 1;
+}

@@ -1,0 +1,243 @@
+/* Rank file writer: events are varint-encoded into a raw buffer and written
+ * as zstd-compressed, CRC-checked chunks (docs/trace-format.md). Everything a
+ * flush needs is allocated at open so that mc_writer_flush can run from a
+ * signal handler path without calling malloc; output uses write(2). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "codec.h"
+#include "mpicast/format.h"
+
+#define DEFAULT_CHUNK_EVENTS 65536u
+#define EVENT_FIXED_MAX (16 * 10) /* op, present, times and 12 fields, 10 B each */
+
+struct mc_writer {
+    int fd;
+    char path[4096];
+    uint32_t chunk_events; /* events per chunk */
+    unsigned char *raw;    /* encoded events of the current chunk */
+    size_t raw_len, raw_cap;
+    unsigned char *out; /* chunk header + compressed payload */
+    size_t out_cap;
+    uint32_t nevents;
+    int64_t prev_end; /* time base of delta encoding; resets each chunk */
+    ZSTD_CCtx *cctx;
+    int failed; /* a write failed: further adds are refused */
+};
+
+void mc_rank_path(char *buf, size_t len, const char *dir, int rank)
+{
+    snprintf(buf, len, "%s/rank-%06d.mct", dir, rank);
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int make_dir(const char *dir)
+{
+    return mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* Sizes the raw and output buffers for `cap` raw bytes. */
+static mc_err reserve(mc_writer *w, size_t cap, mc_error *err)
+{
+    if (cap <= w->raw_cap)
+        return MC_OK;
+    if (cap > MC_CHUNK_MAX_RAW)
+        return mc_error_set(err, MC_ERR_USAGE, "%s: event too large for a chunk (%zu bytes)",
+                            w->path, cap);
+    unsigned char *raw = realloc(w->raw, cap);
+    if (!raw)
+        return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory for the trace buffer", w->path);
+    w->raw = raw;
+    w->raw_cap = cap;
+    size_t out_cap = MC_CHUNK_HEADER_SIZE + ZSTD_compressBound(cap);
+    unsigned char *out = realloc(w->out, out_cap);
+    if (!out)
+        return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory for the trace buffer", w->path);
+    w->out = out;
+    w->out_cap = out_cap;
+    return MC_OK;
+}
+
+mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags, uint32_t chunk_events,
+                          mc_error *err)
+{
+    mc_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", dir);
+        return NULL;
+    }
+    w->fd = -1;
+    w->chunk_events = chunk_events ? chunk_events : DEFAULT_CHUNK_EVENTS;
+    if (w->chunk_events > MC_CHUNK_MAX_EVENTS)
+        w->chunk_events = MC_CHUNK_MAX_EVENTS;
+    mc_rank_path(w->path, sizeof w->path, dir, rank);
+    if (make_dir(dir) != 0) {
+        mc_error_set(err, MC_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
+        goto fail;
+    }
+    size_t want = (size_t)w->chunk_events * 24 + EVENT_FIXED_MAX;
+    if (want > MC_CHUNK_MAX_RAW / 2)
+        want = MC_CHUNK_MAX_RAW / 2;
+    w->cctx = ZSTD_createCCtx();
+    if (!w->cctx || reserve(w, want, err) != MC_OK) {
+        if (!w->cctx)
+            mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", w->path);
+        goto fail;
+    }
+    w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (w->fd < 0) {
+        mc_error_set(err, MC_ERR_IO, "%s: cannot create: %s", w->path, strerror(errno));
+        goto fail;
+    }
+    unsigned char hdr[MC_FILE_HEADER_SIZE] = {0};
+    memcpy(hdr, MC_FILE_MAGIC, 8);
+    mc_put_u32(hdr + 8, MC_FORMAT_VERSION);
+    mc_put_u32(hdr + 12, (uint32_t)rank);
+    mc_put_u32(hdr + 16, flags);
+    if (write_all(w->fd, hdr, sizeof hdr) != 0) {
+        mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", w->path, strerror(errno));
+        goto fail;
+    }
+    return w;
+fail:
+    if (w->fd >= 0)
+        close(w->fd);
+    ZSTD_freeCCtx(w->cctx);
+    free(w->raw);
+    free(w->out);
+    free(w);
+    return NULL;
+}
+
+static unsigned presence(const mc_event *e)
+{
+    unsigned f = 0;
+    f |= e->site != 0 ? MC_F_SITE : 0;
+    f |= e->comm != 0 ? MC_F_COMM : 0;
+    f |= e->peer != MC_NONE ? MC_F_PEER : 0;
+    f |= e->tag != MC_NONE ? MC_F_TAG : 0;
+    f |= e->bytes != 0 ? MC_F_BYTES : 0;
+    f |= e->peer2 != MC_NONE ? MC_F_PEER2 : 0;
+    f |= e->tag2 != MC_NONE ? MC_F_TAG2 : 0;
+    f |= e->bytes2 != 0 ? MC_F_BYTES2 : 0;
+    f |= e->req != 0 ? MC_F_REQ : 0;
+    f |= e->newcomm != 0 ? MC_F_NEWCOMM : 0;
+    f |= e->cpu != -1 ? MC_F_CPU : 0;
+    f |= e->nvals != 0 ? MC_F_VALS : 0;
+    return f;
+}
+
+static size_t encode(unsigned char *p, const mc_event *e, int64_t prev_end)
+{
+    unsigned f = presence(e);
+    size_t n = mc_put_uvarint(p, (uint64_t)e->op);
+    n += mc_put_uvarint(p + n, f);
+    n += mc_put_uvarint(p + n, mc_zigzag(e->t_start - prev_end));
+    n += mc_put_uvarint(p + n, mc_zigzag(e->t_end - e->t_start));
+    if (f & MC_F_SITE) n += mc_put_uvarint(p + n, (uint32_t)e->site);
+    if (f & MC_F_COMM) n += mc_put_uvarint(p + n, e->comm);
+    if (f & MC_F_PEER) n += mc_put_uvarint(p + n, mc_zigzag(e->peer));
+    if (f & MC_F_TAG) n += mc_put_uvarint(p + n, mc_zigzag(e->tag));
+    if (f & MC_F_BYTES) n += mc_put_uvarint(p + n, mc_zigzag(e->bytes));
+    if (f & MC_F_PEER2) n += mc_put_uvarint(p + n, mc_zigzag(e->peer2));
+    if (f & MC_F_TAG2) n += mc_put_uvarint(p + n, mc_zigzag(e->tag2));
+    if (f & MC_F_BYTES2) n += mc_put_uvarint(p + n, mc_zigzag(e->bytes2));
+    if (f & MC_F_REQ) n += mc_put_uvarint(p + n, e->req);
+    if (f & MC_F_NEWCOMM) n += mc_put_uvarint(p + n, e->newcomm);
+    if (f & MC_F_CPU) n += mc_put_uvarint(p + n, mc_zigzag(e->cpu));
+    if (f & MC_F_VALS) {
+        n += mc_put_uvarint(p + n, e->nvals);
+        for (uint32_t i = 0; i < e->nvals; i++)
+            n += mc_put_uvarint(p + n, mc_zigzag(e->vals[i]));
+    }
+    return n;
+}
+
+mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err)
+{
+    if (w->failed)
+        return mc_error_set(err, MC_ERR_IO, "%s: writer stopped after an earlier error", w->path);
+    if (e->nvals > MC_EVENT_MAX_VALS)
+        return mc_error_set(err, MC_ERR_USAGE, "%s: event has too many values (%u)", w->path,
+                            e->nvals);
+    size_t need = EVENT_FIXED_MAX + (size_t)e->nvals * 10;
+    if (w->nevents >= w->chunk_events || w->raw_len + need > w->raw_cap) {
+        mc_err rc = mc_writer_flush(w, err);
+        if (rc != MC_OK)
+            return rc;
+    }
+    if (need > w->raw_cap) {
+        mc_err rc = reserve(w, need, err);
+        if (rc != MC_OK)
+            return rc;
+    }
+    w->raw_len += encode(w->raw + w->raw_len, e, w->prev_end);
+    w->prev_end = e->t_end;
+    w->nevents++;
+    return MC_OK;
+}
+
+mc_err mc_writer_flush(mc_writer *w, mc_error *err)
+{
+    if (w->nevents == 0)
+        return MC_OK;
+    if (w->failed)
+        return mc_error_set(err, MC_ERR_IO, "%s: writer stopped after an earlier error", w->path);
+    unsigned char *payload = w->out + MC_CHUNK_HEADER_SIZE;
+    size_t clen = ZSTD_compressCCtx(w->cctx, payload, w->out_cap - MC_CHUNK_HEADER_SIZE,
+                                    w->raw, w->raw_len, 1);
+    if (ZSTD_isError(clen)) {
+        w->failed = 1;
+        return mc_error_set(err, MC_ERR_INTERNAL, "%s: compression failed: %s", w->path,
+                            ZSTD_getErrorName(clen));
+    }
+    unsigned char *h = w->out;
+    mc_put_u32(h, MC_CHUNK_MAGIC);
+    mc_put_u32(h + 4, w->nevents);
+    mc_put_u32(h + 8, (uint32_t)w->raw_len);
+    mc_put_u32(h + 12, (uint32_t)clen);
+    mc_put_u32(h + 16, (uint32_t)crc32(0L, payload, (uInt)clen));
+    mc_put_u32(h + 20, (uint32_t)crc32(0L, h, 20));
+    if (write_all(w->fd, w->out, MC_CHUNK_HEADER_SIZE + clen) != 0) {
+        w->failed = 1;
+        return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", w->path, strerror(errno));
+    }
+    w->raw_len = 0;
+    w->nevents = 0;
+    w->prev_end = 0;
+    return MC_OK;
+}
+
+mc_err mc_writer_close(mc_writer *w, mc_error *err)
+{
+    if (!w)
+        return MC_OK;
+    mc_err rc = w->failed ? MC_OK : mc_writer_flush(w, err);
+    if (close(w->fd) != 0 && rc == MC_OK)
+        rc = mc_error_set(err, MC_ERR_IO, "%s: cannot close: %s", w->path, strerror(errno));
+    ZSTD_freeCCtx(w->cctx);
+    free(w->raw);
+    free(w->out);
+    free(w);
+    return rc;
+}

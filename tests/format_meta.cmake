@@ -1,0 +1,14 @@
+# meta.json, the text form of events, `mpicast dump` and `mpicast stats`.
+mc_add_test(test_meta_roundtrip mc_format)
+mc_add_test(test_meta_errors mc_format)
+mc_add_test(test_print_golden mc_format)
+
+# The synthetic trace the CLI tests check by hand (not a test by itself).
+add_executable(test_stats_mktrace test_stats_mktrace.c)
+target_link_libraries(test_stats_mktrace PRIVATE mc_format mc_base)
+foreach(mode values text dump truncated exits)
+  add_test(NAME test_stats_cli_${mode}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_stats_cli.py
+                   ${CMAKE_BINARY_DIR}/bin/mpicast $<TARGET_FILE:test_stats_mktrace>
+                   ${CMAKE_CURRENT_SOURCE_DIR}/data ${mode})
+endforeach()

@@ -1,0 +1,5 @@
+# Rank file writer/reader and the trace-directory source.
+mc_add_test(test_rank_file_roundtrip mc_format)
+mc_add_test(test_rank_file_truncated_prefix mc_format)
+mc_add_test(test_rank_file_corruption_never_crashes mc_format)
+mc_add_test(test_trace_source_resolves_wildcards mc_format)
