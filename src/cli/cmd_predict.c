@@ -1,11 +1,319 @@
-/* mpicast predict — placeholder until its issue lands: refuses honestly. */
+/* mpicast predict TRACE [--platform FILE] [--set KEY=VALUE]... [--json]
+ *                       [--timeline FILE]
+ *
+ * Replays TRACE (a trace directory, or a time-independent text trace when it
+ * is a regular file) on the platform, twice: once on the platform's network
+ * and once on a free network (zero latency, overhead and gap, infinite
+ * bandwidth). The second gives the EXCIT/INSPIRE breakdown: communication
+ * time = predicted time - free-network time. Keys: docs/json.md (predict).
+ */
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
 #include "cli.h"
+#include "mpicast/format.h"
+#include "mpicast/platform.h"
+#include "mpicast/sim.h"
+#include "mpicast/tit.h"
+
+static const char predict_usage[] =
+    "usage: mpicast predict TRACE [--platform FILE] [--set KEY=VALUE]... [--json]\n"
+    "                       [--timeline FILE]\n"
+    "\n"
+    "Replays every rank of TRACE on a modelled platform and predicts the run\n"
+    "time: the latest rank's end, with per-rank computation, communication\n"
+    "(CPU time spent in MPI: overheads, message processing, reductions) and\n"
+    "waiting (the rest of the time in MPI: blocked on a peer or the network).\n"
+    "TRACE is a trace directory (mpicast trace) or a SimGrid time-independent\n"
+    "text trace (a file).\n"
+    "\n"
+    "  --platform FILE  platform description (INI, docs/platform.md); default:\n"
+    "                   the built-in shared-memory-like machine\n"
+    "  --set KEY=VALUE  override one platform key (e.g. network.bandwidth=10GB/s)\n"
+    "  --json           one JSON document on stdout (keys: docs/json.md)\n"
+    "  --timeline FILE  write the simulated timeline as Chrome trace-event JSON\n"
+    "                   (open it in Perfetto: one track per rank)\n"
+    "  --ranks P        extrapolate to P ranks (not available yet)\n"
+    "\n"
+    "The trace is replayed a second time on a free network (zero latency,\n"
+    "overhead and gap, infinite bandwidth): the increase over that replay is\n"
+    "the communication time of the EXCIT/INSPIRE breakdown.\n"
+    "Exit status: 0 ok; 1 bad input or a trace that cannot complete (deadlock:\n"
+    "each stuck rank is listed on stderr); 2 usage error.\n";
+
+typedef struct predict_args {
+    const char *trace, *platform, *timeline;
+    const char **sets;
+    int nsets, json;
+} predict_args;
+
+static int parse_args(int argc, char **argv, predict_args *a, int *rc)
+{
+    memset(a, 0, sizeof *a);
+    a->sets = calloc((size_t)argc, sizeof *a->sets);
+    if (!a->sets) {
+        *rc = cli_usage_error("predict: out of memory");
+        return -1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (cli_is_help(s)) {
+            fputs(predict_usage, stdout);
+            *rc = CLI_OK;
+            return -1;
+        }
+        int has_next = i + 1 < argc;
+        if (strcmp(s, "--json") == 0) {
+            a->json = 1;
+        } else if (strcmp(s, "--platform") == 0 && has_next) {
+            a->platform = argv[++i];
+        } else if (strcmp(s, "--set") == 0 && has_next) {
+            a->sets[a->nsets++] = argv[++i];
+        } else if (strcmp(s, "--timeline") == 0 && has_next) {
+            a->timeline = argv[++i];
+        } else if (strcmp(s, "--ranks") == 0) {
+            *rc = cli_usage_error("predict: --ranks: extrapolation is not available yet (issue 6)");
+            return -1;
+        } else if (s[0] == '-' && s[1]) {
+            *rc = cli_usage_error("predict: unknown option or missing value: %s "
+                                  "(see 'mpicast predict --help')", s);
+            return -1;
+        } else if (!a->trace) {
+            a->trace = s;
+        } else {
+            *rc = cli_usage_error("predict: more than one TRACE given: %s", s);
+            return -1;
+        }
+    }
+    if (!a->trace) {
+        *rc = cli_usage_error("predict: no TRACE given (see 'mpicast predict --help')");
+        return -1;
+    }
+    return 0;
+}
+
+static mc_platform *load_platform(const predict_args *a, mc_error *err)
+{
+    mc_platform *p = a->platform ? mc_platform_load(a->platform, err) : mc_platform_create();
+    if (!p) {
+        if (!a->platform)
+            mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < a->nsets; i++) {
+        if (mc_platform_set(p, a->sets[i], err)) {
+            mc_error_prefix(err, "--set %s", a->sets[i]);
+            mc_platform_destroy(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+static mc_source *open_source(const char *path, mc_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        mc_error_set(err, MC_ERR_IO, "%s: no such trace directory or file", path);
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode))
+        return mc_trace_open(path, err);
+    return mc_tit_open(path, err);
+}
+
+/* Communicators of meta.json, for sources that have one. */
+static mc_sim_comm *meta_comms(const mc_source *src, size_t *n)
+{
+    const mc_meta *m = mc_trace_meta(src);
+    *n = 0;
+    if (!m || mc_meta_ncomms(m) == 0)
+        return NULL;
+    size_t k = mc_meta_ncomms(m);
+    mc_sim_comm *c = calloc(k, sizeof *c);
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < k; i++) {
+        const mc_meta_comm *mc = mc_meta_comm_at(m, i);
+        if (!mc || mc->size != mc->local_size)
+            continue; /* intercommunicators: learnt from their events */
+        c[*n].id = mc->id;
+        c[*n].size = mc->size;
+        c[*n].members = mc->members;
+        (*n)++;
+    }
+    return c;
+}
+
+/* Replays the trace once. is_dir sources are re-opened for each replay. */
+static mc_err replay(const predict_args *a, const mc_platform *p, const char *net, FILE *tl,
+                     mc_sim_result *res, mc_error *err)
+{
+    mc_source *src = open_source(a->trace, err);
+    if (!src)
+        return err->code ? err->code : MC_ERR_IO;
+    size_t ncomms;
+    mc_sim_comm *comms = meta_comms(src, &ncomms);
+    mc_sim_options opt = {0};
+    opt.net_model = net;
+    opt.comms = comms;
+    opt.ncomms = ncomms;
+    opt.timeline = tl;
+    mc_err rc = mc_sim_run(src, p, &opt, res, err);
+    free(comms);
+    mc_source_close(src);
+    return rc;
+}
+
+typedef struct stat3 {
+    double max, mean;
+} stat3;
+
+static stat3 over_ranks(const mc_sim_result *r, size_t field)
+{
+    stat3 s = {0, 0};
+    for (int i = 0; i < r->nranks; i++) {
+        int64_t v = *(const int64_t *)((const char *)&r->ranks[i] + field);
+        double x = mc_sim_seconds(v);
+        if (x > s.max)
+            s.max = x;
+        s.mean += x;
+    }
+    if (r->nranks)
+        s.mean /= r->nranks;
+    return s;
+}
+
+static json_t *stat_json(stat3 s)
+{
+    return json_pack("{s:f,s:f}", "max", s.max, "mean", s.mean);
+}
+
+static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_result *r,
+                      const mc_sim_result *f)
+{
+    json_t *ranks = json_array();
+    for (int i = 0; i < r->nranks; i++) {
+        const mc_sim_rank *x = &r->ranks[i];
+        json_array_append_new(ranks, json_pack("{s:i,s:f,s:f,s:f,s:f,s:I}", "rank", i, "end",
+                                               mc_sim_seconds(x->end), "compute",
+                                               mc_sim_seconds(x->compute), "comm",
+                                               mc_sim_seconds(x->comm), "wait",
+                                               mc_sim_seconds(x->wait), "events",
+                                               (json_int_t)x->events));
+    }
+    double T = mc_sim_seconds(r->end), T0 = mc_sim_seconds(f->end);
+    double comm = T - T0;
+    json_t *bd = json_pack("{s:f,s:f,s:f,s:f}", "free_network_time", T0, "computation", T0,
+                           "communication", comm, "communication_fraction",
+                           T > 0 ? comm / T : 0.0);
+    json_t *msgs = json_pack("{s:I,s:I,s:I,s:I}", "count", (json_int_t)r->messages, "bytes",
+                             (json_int_t)r->bytes, "collective_count",
+                             (json_int_t)r->coll_messages, "collective_bytes",
+                             (json_int_t)r->coll_bytes);
+    const char *model = mc_platform_str(p, "network.model");
+    json_t *doc = json_pack(
+        "{s:s,s:i,s:s,s:f,s:o,s:o,s:o,s:o,s:o,s:I,s:f,s:f,s:o}", "trace", a->trace, "ranks",
+        r->nranks, "network_model", model ? model : "loggp", "predicted_time", T,
+        "compute_time", stat_json(over_ranks(r, offsetof(mc_sim_rank, compute))), "comm_time",
+        stat_json(over_ranks(r, offsetof(mc_sim_rank, comm))), "wait_time",
+        stat_json(over_ranks(r, offsetof(mc_sim_rank, wait))), "per_rank", ranks, "messages",
+        msgs, "events", (json_int_t)r->events, "sim_wall_seconds", r->wall_seconds,
+        "events_per_second", r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0,
+        "breakdown", bd);
+    if (!doc) {
+        fputs("mpicast: predict: out of memory\n", stderr);
+        return CLI_BAD_INPUT;
+    }
+    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    fputc('\n', stdout);
+    json_decref(doc);
+    return CLI_OK;
+}
+
+static void print_text(const predict_args *a, const mc_platform *p, const mc_sim_result *r,
+                       const mc_sim_result *f)
+{
+    const char *model = mc_platform_str(p, "network.model");
+    double T = mc_sim_seconds(r->end), T0 = mc_sim_seconds(f->end);
+    printf("predicted time   %.9f s   (%s, %d ranks, network %s)\n", T, a->trace, r->nranks,
+           model ? model : "loggp");
+    stat3 c = over_ranks(r, offsetof(mc_sim_rank, compute));
+    stat3 m = over_ranks(r, offsetof(mc_sim_rank, comm));
+    stat3 w = over_ranks(r, offsetof(mc_sim_rank, wait));
+    printf("per rank         %14s %14s\n", "max (s)", "mean (s)");
+    printf("  compute        %14.9f %14.9f\n", c.max, c.mean);
+    printf("  comm           %14.9f %14.9f\n", m.max, m.mean);
+    printf("  wait           %14.9f %14.9f\n", w.max, w.mean);
+    printf("breakdown        computation %.9f s (free network), communication %.9f s (%.1f %%)\n",
+           T0, T - T0, T > 0 ? 100.0 * (T - T0) / T : 0.0);
+    printf("messages         %llu (%llu bytes), of which in collectives %llu (%llu bytes)\n",
+           (unsigned long long)r->messages, (unsigned long long)r->bytes,
+           (unsigned long long)r->coll_messages, (unsigned long long)r->coll_bytes);
+    printf("replayed         %llu events in %.3f s (%.3g events/s)\n",
+           (unsigned long long)r->events, r->wall_seconds,
+           r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0);
+    if (r->nranks <= 32) {
+        printf("\n%6s %14s %14s %14s %14s\n", "rank", "end (s)", "compute", "comm", "wait");
+        for (int i = 0; i < r->nranks; i++) {
+            const mc_sim_rank *x = &r->ranks[i];
+            printf("%6d %14.9f %14.9f %14.9f %14.9f\n", i, mc_sim_seconds(x->end),
+                   mc_sim_seconds(x->compute), mc_sim_seconds(x->comm), mc_sim_seconds(x->wait));
+        }
+    }
+}
+
+static int fail_replay(const mc_error *err, const mc_sim_result *res)
+{
+    cli_fail(err);
+    if (res->report)
+        fputs(res->report, stderr);
+    return CLI_BAD_INPUT;
+}
 
 int cmd_predict(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("mpicast: predict: not implemented yet\n", stderr);
-    return CLI_USAGE;
+    predict_args a;
+    int rc = CLI_OK;
+    if (parse_args(argc, argv, &a, &rc)) {
+        free(a.sets);
+        return rc;
+    }
+    mc_error err = {0};
+    mc_platform *p = load_platform(&a, &err);
+    if (!p) {
+        free(a.sets);
+        return cli_fail(&err);
+    }
+    FILE *tl = NULL;
+    if (a.timeline && !(tl = fopen(a.timeline, "w"))) {
+        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the timeline", a.timeline);
+        rc = cli_fail(&err);
+        goto out;
+    }
+    mc_sim_result res = {0}, free_res = {0};
+    if (replay(&a, p, NULL, tl, &res, &err)) {
+        rc = fail_replay(&err, &res);
+    } else if (replay(&a, p, "free", NULL, &free_res, &err)) {
+        rc = fail_replay(&err, &free_res);
+    } else if (a.json) {
+        rc = print_json(&a, p, &res, &free_res);
+    } else {
+        print_text(&a, p, &res, &free_res);
+    }
+    mc_sim_result_free(&res);
+    mc_sim_result_free(&free_res);
+    if (tl && fclose(tl) != 0 && rc == CLI_OK) {
+        mc_error_set(&err, MC_ERR_IO, "%s: write failed", a.timeline);
+        rc = cli_fail(&err);
+    }
+out:
+    mc_platform_destroy(p);
+    free(a.sets);
+    return rc;
 }

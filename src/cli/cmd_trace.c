@@ -1,11 +1,485 @@
-/* mpicast trace — placeholder until its issue lands: refuses honestly. */
+/* mpicast trace — run a command with the PMPI tracer preloaded.
+ *
+ * Picks libmpicast-trace.so (Open MPI) or libmpicast-trace-mpich.so by
+ * looking at the command: a launcher that is, or resolves to, MPICH's
+ * (mpirun.mpich, mpiexec.hydra), or a program linked against libmpich,
+ * selects MPICH; anything else Open MPI. The environment carries the rest
+ * to every rank (LD_PRELOAD, MPICAST_TRACE_DIR, MPICAST_MODE). The exit
+ * status is the command's. Afterwards the call sites in meta.json get their
+ * file:line from addr2line, which the tracer cannot run inside MPI ranks. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "mpicast/format.h"
+
+#ifndef MPICAST_LIBDIR
+#define MPICAST_LIBDIR ""
+#endif
+
+enum flavour { OPENMPI, MPICH };
+
+static void usage(FILE *out)
+{
+    fputs("usage: mpicast trace [-o DIR] [--mode wall|cpu] -- COMMAND [ARGS...]\n\n"
+          "Runs COMMAND (usually an MPI launcher such as 'mpirun -np 4 ./app') with the\n"
+          "mpicast tracer preloaded and writes one trace directory.\n\n"
+          "  -o DIR        trace directory (default mpicast-trace-<timestamp>)\n"
+          "  --mode wall   time compute bursts with the wall clock (default)\n"
+          "  --mode cpu    also record thread CPU time (more ranks than cores)\n\n"
+          "The tracer build (Open MPI or MPICH) is chosen from the launcher or program.\n"
+          "Exit status: the command's; 1 if it cannot be started.\n",
+          out);
+}
+
+/* Full path of an executable name, searching PATH like execvp. */
+static int find_in_path(const char *name, char *out, size_t len)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, len, "%s", name);
+        return access(out, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", name);
+        struct stat st;
+        if (access(out, X_OK) == 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
+            return 1;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+/* Searches the first MiB of a file (the dynamic section's strings live
+ * near the start) for a needle. */
+static int file_mentions(const char *path, const char *needle)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return 0;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    return memmem(buf, n, needle, strlen(needle)) != NULL;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* -1: cannot tell from this word; else the flavour. */
+static int flavour_of(const char *word)
+{
+    char path[PATH_MAX], real[PATH_MAX];
+    if (!find_in_path(word, path, sizeof path))
+        return -1;
+    const char *r = realpath(path, real) ? real : path;
+    if (strstr(base_name(path), "mpich") || strstr(r, "mpich") || strstr(r, "hydra"))
+        return MPICH;
+    if (strstr(r, "openmpi") || strstr(r, "orterun") || strstr(r, "prterun"))
+        return OPENMPI;
+    if (file_mentions(r, "libmpich"))
+        return MPICH;
+    if (file_mentions(r, "libmpi.so") || file_mentions(r, "libmpi_mpifh"))
+        return OPENMPI;
+    return -1;
+}
+
+/* The first word of the command that tells (launcher, then program). */
+static enum flavour detect_flavour(char **cmd)
+{
+    for (int i = 0; cmd[i]; i++) {
+        if (cmd[i][0] == '-')
+            continue;
+        int f = flavour_of(cmd[i]);
+        if (f >= 0)
+            return (enum flavour)f;
+    }
+    return OPENMPI;
+}
+
+/* The tracer library: next to the mpicast binary (bin/../lib), else the
+ * build's MPICAST_LIBDIR. */
+static int find_tracer(enum flavour f, char *out, size_t len)
+{
+    const char *name = f == MPICH ? "libmpicast-trace-mpich.so" : "libmpicast-trace.so";
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            int k = snprintf(out, len, "%s/../lib/%s", exe, name);
+            char real[PATH_MAX];
+            if (k > 0 && (size_t)k < len && realpath(out, real) && access(real, R_OK) == 0) {
+                snprintf(out, len, "%s", real);
+                return 1;
+            }
+        }
+    }
+    snprintf(out, len, "%s/%s", MPICAST_LIBDIR, name);
+    if (MPICAST_LIBDIR[0] && access(out, R_OK) == 0)
+        return 1;
+    snprintf(out, len, "%s", name);
+    return 0;
+}
+
+/* mkdir -p; returns 0 or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+        return -1;
+    struct stat st;
+    if (stat(tmp, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    if (access(tmp, W_OK | X_OK) != 0)
+        return -1;
+    return 0;
+}
+
+static int setup_env(const char *lib, const char *dir, const char *mode)
+{
+    const char *old = getenv("LD_PRELOAD");
+    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *pre = malloc(n);
+    if (!pre)
+        return -1;
+    if (old && *old)
+        snprintf(pre, n, "%s:%s", old, lib);
+    else
+        snprintf(pre, n, "%s", lib);
+    int rc = setenv("LD_PRELOAD", pre, 1) | setenv("MPICAST_TRACE_DIR", dir, 1) |
+             setenv("MPICAST_MODE", mode, 1);
+    free(pre);
+    return rc;
+}
+
+/* Runs the command and returns its exit status (128+N if killed by N).
+ * Exec failures come back through a close-on-exec pipe. */
+static int run(char **cmd)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        fprintf(stderr, "mpicast: pipe: %s\n", strerror(errno));
+        return CLI_BAD_INPUT;
+    }
+    struct sigaction ign, old_int, old_quit;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "mpicast: fork: %s\n", strerror(errno));
+        return CLI_BAD_INPUT;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        execvp(cmd[0], cmd);
+        int e = errno;
+        if (write(fds[1], &e, sizeof e) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    /* Like a shell: a terminal ^C goes to the command, which decides. */
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    close(fds[1]);
+    int e = 0;
+    ssize_t got = read(fds[0], &e, sizeof e);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (got == (ssize_t)sizeof e) {
+        fprintf(stderr, "mpicast: %s: cannot run: %s\n", cmd[0], strerror(e));
+        return CLI_BAD_INPUT;
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return CLI_BAD_INPUT;
+}
+
+
+/* ------------------------------------------------------------ call sites */
+
+/* The address addr2line wants for a module offset: the offset itself for
+ * position-independent modules, plus the load base for a fixed-address
+ * executable. 0 if the module is not a readable 64-bit ELF file. */
+static uint64_t module_base(const char *module, int *ok)
+{
+    *ok = 0;
+    int fd = open(module, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    Elf64_Ehdr eh;
+    uint64_t base = 0;
+    if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64) {
+        *ok = 1;
+        for (unsigned i = 0; eh.e_type == ET_EXEC && i < eh.e_phnum; i++) {
+            Elf64_Phdr ph;
+            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) !=
+                (ssize_t)sizeof ph)
+                break;
+            if (ph.p_type == PT_LOAD) {
+                base = ph.p_vaddr & ~(uint64_t)0xfff;
+                break;
+            }
+        }
+    }
+    close(fd);
+    return base;
+}
+
+typedef struct site_fix {
+    char *function, *file;
+    int line;
+} site_fix;
+
+/* Runs `addr2line -f -e MODULE` on the sites idx[0..n) (addresses from a
+ * temporary file, answers through a pipe) and fills fix[]. */
+static void addr2line_module(const mc_meta *m, const char *module, const size_t *idx,
+                             size_t n, site_fix *fix)
+{
+    int ok;
+    uint64_t base = module_base(module, &ok);
+    if (!ok)
+        return;
+    FILE *in = tmpfile();
+    if (!in)
+        return;
+    for (size_t k = 0; k < n; k++) /* a return address follows its call: -1 */
+        fprintf(in, "0x%llx\n",
+                (unsigned long long)(mc_meta_site_at(m, idx[k])->offset + base - 1));
+    fflush(in);
+    rewind(in);
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        fclose(in);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(fileno(in), 0);
+        dup2(fds[1], 1);
+        if (null >= 0)
+            dup2(null, 2);
+        execlp("addr2line", "addr2line", "-f", "-e", module, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    fclose(in);
+    FILE *out = pid > 0 ? fdopen(fds[0], "r") : NULL;
+    if (!out)
+        close(fds[0]);
+    char *fn = NULL, *loc = NULL;
+    size_t fcap = 0, lcap = 0;
+    for (size_t k = 0; out && k < n; k++) {
+        if (getline(&fn, &fcap, out) < 0 || getline(&loc, &lcap, out) < 0)
+            break;
+        fn[strcspn(fn, "\n")] = 0;
+        loc[strcspn(loc, "\n")] = 0;
+        char *extra = strstr(loc, " (discriminator");
+        if (extra)
+            *extra = 0;
+        char *colon = strrchr(loc, ':');
+        site_fix *f = &fix[idx[k]];
+        if (strcmp(fn, "??") != 0)
+            f->function = strdup(fn);
+        if (colon && colon != loc && strncmp(loc, "??", 2) != 0) {
+            *colon = 0;
+            f->line = atoi(colon + 1);
+            f->file = strdup(loc);
+        }
+    }
+    free(fn);
+    free(loc);
+    if (out)
+        fclose(out);
+    if (pid > 0)
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+}
+
+/* A copy of m with the sites' function/file/line replaced where fix has them. */
+static mc_meta *meta_with_fixes(const mc_meta *m, const site_fix *fix)
+{
+    static const char *keys[] = {"command", "mpi_library", "timer", "mode", "start"};
+    mc_error err = {0};
+    mc_meta *out = mc_meta_create(mc_meta_nranks(m));
+    if (!out)
+        return NULL;
+    int bad = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (mc_meta_get(m, keys[i]))
+            bad |= mc_meta_set(out, keys[i], mc_meta_get(m, keys[i]), &err) != MC_OK;
+    for (size_t i = 0; i < mc_meta_ncomms(m); i++) {
+        const mc_meta_comm *c = mc_meta_comm_at(m, i);
+        bad |= mc_meta_add_comm(out, c->id, c->members, c->size, c->local_size, &err) != MC_OK;
+    }
+    for (size_t i = 0; i < mc_meta_nsites(m); i++) {
+        mc_meta_site s = *mc_meta_site_at(m, i);
+        if (fix[i].function && !s.function[0])
+            s.function = fix[i].function;
+        if (fix[i].file) {
+            s.file = fix[i].file;
+            s.line = fix[i].line;
+        }
+        bad |= mc_meta_add_site(out, &s, &err) != MC_OK;
+    }
+    if (bad) {
+        mc_meta_destroy(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Best effort: on any failure meta.json stays as the tracer wrote it. */
+static void symbolise_sites(const char *dir)
+{
+    mc_error err = {0};
+    mc_meta *m = mc_meta_read(dir, &err);
+    if (!m)
+        return;
+    size_t n = mc_meta_nsites(m);
+    site_fix *fix = calloc(n ? n : 1, sizeof *fix);
+    size_t *idx = calloc(n ? n : 1, sizeof *idx);
+    char *done = calloc(n ? n : 1, 1);
+    if (fix && idx && done) {
+        for (size_t i = 0; i < n; i++) {
+            if (done[i])
+                continue;
+            const char *module = mc_meta_site_at(m, i)->module;
+            size_t k = 0;
+            for (size_t j = i; j < n; j++)
+                if (!done[j] && strcmp(mc_meta_site_at(m, j)->module, module) == 0) {
+                    idx[k++] = j;
+                    done[j] = 1;
+                }
+            addr2line_module(m, module, idx, k, fix);
+        }
+        mc_meta *fixed = meta_with_fixes(m, fix);
+        if (fixed)
+            mc_meta_write(fixed, dir, &err);
+        mc_meta_destroy(fixed);
+    }
+    for (size_t i = 0; fix && i < n; i++) {
+        free(fix[i].function);
+        free(fix[i].file);
+    }
+    free(fix);
+    free(idx);
+    free(done);
+    mc_meta_destroy(m);
+}
 
 int cmd_trace(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("mpicast: trace: not implemented yet\n", stderr);
-    return CLI_USAGE;
+    const char *out = NULL, *mode = "wall";
+    int i = 1;
+    for (; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--mode") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage_error("trace: %s needs a value", argv[i]);
+            if (argv[i][1] == 'o')
+                out = argv[++i];
+            else
+                mode = argv[++i];
+            continue;
+        }
+        if (argv[i][0] == '-')
+            return cli_usage_error("trace: unknown option '%s'; see 'mpicast trace --help'",
+                                   argv[i]);
+        break; /* the command starts here */
+    }
+    if (i >= argc)
+        return cli_usage_error("trace: no command given; see 'mpicast trace --help'");
+    if (strcmp(mode, "wall") != 0 && strcmp(mode, "cpu") != 0)
+        return cli_usage_error("trace: --mode must be wall or cpu, not '%s'", mode);
+    char **cmd = argv + i;
+
+    char exe[PATH_MAX];
+    if (!find_in_path(cmd[0], exe, sizeof exe)) {
+        fprintf(stderr, "mpicast: %s: command not found\n", cmd[0]);
+        return CLI_BAD_INPUT;
+    }
+    char lib[PATH_MAX];
+    if (!find_tracer(detect_flavour(cmd), lib, sizeof lib)) {
+        fprintf(stderr, "mpicast: %s: tracer library not found (not built for this MPI?)\n",
+                lib);
+        return CLI_BAD_INPUT;
+    }
+
+    char name[64];
+    if (!out) {
+        time_t t = time(NULL);
+        struct tm tm;
+        localtime_r(&t, &tm);
+        strftime(name, sizeof name, "mpicast-trace-%Y%m%d-%H%M%S", &tm);
+        out = name;
+    }
+    if (make_dirs(out) != 0) {
+        fprintf(stderr, "mpicast: %s: cannot create: %s\n", out, strerror(errno));
+        return CLI_BAD_INPUT;
+    }
+    char dir[PATH_MAX];
+    if (!realpath(out, dir)) {
+        fprintf(stderr, "mpicast: %s: cannot create: %s\n", out, strerror(errno));
+        return CLI_BAD_INPUT;
+    }
+    if (setup_env(lib, dir, mode) != 0) {
+        fprintf(stderr, "mpicast: trace: cannot set the environment: %s\n", strerror(errno));
+        return CLI_BAD_INPUT;
+    }
+    fflush(stdout);
+    int rc = run(cmd);
+    symbolise_sites(dir);
+    fprintf(stderr, "mpicast: trace in %s\n", dir);
+    return rc;
 }

@@ -11,6 +11,8 @@ static const cli_command commands[] = {
     {"dump", cmd_dump, "print a trace as text, one line per event"},
     {"stats", cmd_stats, "calls, bytes, MPI time and message statistics"},
     {"predict", cmd_predict, "replay a trace on a modelled platform"},
+    {"model", cmd_model, "models of calls, times, bytes per function from small runs"},
+    {"scaling", cmd_scaling, "processing-time model: strong and weak scaling"},
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
 

@@ -72,4 +72,15 @@ mc_err mc_coll_build(const mc_coll_alg *alg, const mc_coll_args *a, mc_coll_sche
 void mc_coll_sched_reset(mc_coll_sched *s);
 void mc_coll_sched_free(mc_coll_sched *s);
 
+/* The blocking form of a collective op (MC_OP_IBCAST -> MC_OP_BCAST; a
+ * blocking collective maps to itself); -1 for anything else. */
+int mc_coll_blocking_op(int op);
+/* The `bytes` to pass to mc_coll_select for this collective, equal on every
+ * member of a well-formed call so that all pick the same algorithm: the
+ * vector (bcast, reduce, allreduce, scan) or per-peer block (gather, scatter,
+ * allgather, alltoall, reduce_scatter_block) as max(bytes, bytes2), since
+ * MPI ignores one side on some ranks (recorded as 0); for reduce_scatter the
+ * sum of recvcounts (Open MPI's total_dsize). */
+int64_t mc_coll_decision_bytes(const mc_coll_args *a);
+
 #endif

@@ -1,0 +1,77 @@
+/* Shared command-line handling of the example programs.
+ *
+ * Every example takes the same options so that tests and users drive them alike:
+ *   -s SIZE   problem size (meaning per example, see README.md)
+ *   -i ITERS  iterations (master_worker: number of tasks)
+ *   -p        periodic grid (halo examples)
+ *   -b        nonblocking exchange: Isend/Irecv/Waitall instead of Sendrecv (halo examples)
+ * The examples print nothing but one final line on rank 0, so that a traced run's
+ * output can be compared between process counts and MPI libraries. */
+#ifndef EX_COMMON_H
+#define EX_COMMON_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int size;
+    int iters;
+    int periodic;
+    int nonblocking;
+} ex_args;
+
+/* Parses a positive int no larger than max; returns 0 on success. */
+static int ex_parse_positive(const char *text, int max, int *out)
+{
+    char *end = NULL;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || v < 1 || v > max)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Fills args from argv (defaults already set by the caller). On a bad option rank 0
+ * prints the usage to stderr and the function returns -1: every rank then finalizes
+ * and exits with status 2, so a mistyped test fails instead of hanging. */
+static int ex_parse_args(int argc, char **argv, const char *usage, int max_size, ex_args *args)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        int ok = 0;
+        if (strcmp(opt, "-p") == 0) {
+            args->periodic = 1;
+            ok = 1;
+        } else if (strcmp(opt, "-b") == 0) {
+            args->nonblocking = 1;
+            ok = 1;
+        } else if (strcmp(opt, "-s") == 0 && i + 1 < argc) {
+            ok = ex_parse_positive(argv[++i], max_size, &args->size) == 0;
+        } else if (strcmp(opt, "-i") == 0 && i + 1 < argc) {
+            ok = ex_parse_positive(argv[++i], 1000000, &args->iters) == 0;
+        }
+        if (!ok) {
+            if (rank == 0)
+                fprintf(stderr, "usage: %s %s\n", argv[0], usage);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Allocates n doubles or aborts the job: an example has no sensible way to go on. */
+static double *ex_alloc(size_t n)
+{
+    double *p = calloc(n ? n : 1, sizeof *p);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+#endif

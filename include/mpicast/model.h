@@ -1,0 +1,261 @@
+/* mpicast — empirical scaling models from a few small runs (docs/models.md).
+ *
+ * Two methods live here:
+ *  - per-function models of a metric (call count, time, bytes per process)
+ *    over the process count p, the problem size n, or both: the four families
+ *    of the call-count study (linear, logarithmic, inverse, linear-saturation),
+ *    Extra-P's performance-model normal form c0 + c1·x^i·log2(x)^j, and
+ *    two-parameter sums/products of such terms; selection by MAPE,
+ *    leave-one-out cross-validation or adjusted R²;
+ *  - the processing-time model of the parallel-performance study,
+ *    p·τ(p,n) = a(n) + p·χ(p,n), fitted through the efficiency metric ε′p and
+ *    extended over n, for strong and weak scaling.
+ *
+ * Least squares use GSL (gsl_multifit_linear). Errors follow error.h: a
+ * function returns mc_err and fills "FILE:LINE: what is wrong".
+ *
+ * Ownership: objects from *_create / *_read are freed by the matching
+ * *_destroy / *_free (NULL is a no-op). Strings inside a series belong to the
+ * mc_mdata it came from.
+ */
+#ifndef MPICAST_MODEL_H
+#define MPICAST_MODEL_H
+
+#include <stddef.h>
+#include "mpicast/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ input */
+
+/* Which parameter(s) a model is a function of. */
+typedef enum mc_model_var { MC_VAR_P, MC_VAR_N, MC_VAR_PN } mc_model_var;
+
+/* Parses a problem size: a positive number or an NPB class letter
+ * (S=1/16, W=1/4, A=1, B=4, C=16, D=256, E=4096: the study's B=4A, C=4B,
+ * D=16C, extended). Returns 0, or -1 when `text` is neither. */
+int mc_parse_size(const char *text, double *out);
+
+/* A run's coordinates given on the command line: "p=64,n=B" (either part). */
+typedef struct mc_run_label {
+    int have_p, have_n;
+    double p, n;
+} mc_run_label;
+
+/* Parses "p=64", "n=B", "p=64,n=2.5e6" into `out`. */
+mc_err mc_parse_label(const char *text, mc_run_label *out, mc_error *err);
+
+/* A set of measurements (p, n, function, metric, value) from any input. */
+typedef struct mc_mdata mc_mdata;
+
+mc_mdata *mc_mdata_create(void);
+void mc_mdata_destroy(mc_mdata *d);
+
+/* Adds one measurement; `where` ("file:line") names it in later messages.
+ * p or n may be NAN when unknown. */
+mc_err mc_mdata_add(mc_mdata *d, double p, double n, const char *function,
+                    const char *metric, double value, const char *where, mc_error *err);
+/* Records a profiling run's wall time (for the cost accounting). */
+mc_err mc_mdata_add_run(mc_mdata *d, double p, double n, double elapsed, mc_error *err);
+
+/* CSV with header p,n,function,metric,value (any column order; extra columns
+ * ignored); '#' lines and blank lines skipped; repeats allowed. A row whose
+ * metric is "elapsed" is a run's wall time (cost accounting). */
+mc_err mc_mdata_read_csv(mc_mdata *d, const char *path, mc_error *err);
+/* Extra-P's text input (PARAMETER / POINTS / METRIC / REGION / DATA). A
+ * parameter named p, procs, processes, ranks or np is p; n, size, problem or
+ * problem_size is n; with one unnamed parameter it is `by`; with two unnamed
+ * ones the first is p and the second n. */
+mc_err mc_mdata_read_extrap(mc_mdata *d, const char *path, mc_model_var by, mc_error *err);
+/* `mpicast stats --json` output: every function's calls, bytes and time,
+ * divided by the rank count (per process). p and n come from `label`, else
+ * from top-level "p"/"n" keys, else p from "ranks". */
+mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *label,
+                           mc_error *err);
+
+/* One measured point of a series: the mean of its repeats. */
+typedef struct mc_point {
+    double p, n;
+    double value;         /* mean of the repeats */
+    double sd, min, max;  /* spread of the repeats (sd 0 for one) */
+    int repeats;
+} mc_point;
+
+/* The points of one function and metric (and, for a one-parameter model,
+ * one value of the other parameter). */
+typedef struct mc_series {
+    const char *function, *metric; /* owned by the mc_mdata */
+    double fixed;                  /* n for --by p, p for --by n, NAN for pn */
+    mc_point *pts;                 /* sorted by p then n */
+    size_t npts;
+    char where[256];               /* first measurement's "file:line" */
+} mc_series;
+
+/* Groups the measurements of `metric` (NULL: every metric but "elapsed") into
+ * series. *out gets a malloc'ed array freed by mc_series_free. */
+mc_err mc_mdata_series(const mc_mdata *d, mc_model_var by, const char *metric,
+                       mc_series **out, size_t *count, mc_error *err);
+void mc_series_free(mc_series *s, size_t count);
+
+/* Core-seconds (p × wall time) of the recorded runs; *nruns gets their count.
+ * Runs at p = skip_p and n = skip_n are left out (skip_p NAN: keep all;
+ * skip_n NAN: any n). */
+double mc_mdata_cost(const mc_mdata *d, double skip_p, double skip_n, size_t *nruns);
+/* Wall time of a recorded run at (p, n) (NAN: none; mean of repeats; n NAN
+ * matches any n). */
+double mc_mdata_run_elapsed(const mc_mdata *d, double p, double n);
+/* All recorded runs as a series of wall times (function "(run)", metric
+ * "elapsed"), for modelling the cost of a run not measured. */
+mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out,
+                           size_t *count, mc_error *err);
+
+/* ----------------------------------------------------------------- models */
+
+typedef enum mc_family {
+    MC_FAMILY_LINEAR,     /* a·x + b */
+    MC_FAMILY_LOG,        /* a·log10(x) + b */
+    MC_FAMILY_INVERSE,    /* a/x + b */
+    MC_FAMILY_SATURATION, /* a·min(x, x′) + b */
+    MC_FAMILY_NORMAL,     /* c0 + c1·x^i·log2(x)^j (Extra-P normal form) */
+    MC_FAMILY_PN_PRODUCT, /* c0 + c1·f(p)·g(n) (f or g may be 1) */
+    MC_FAMILY_PN_SUM,     /* c0 + c1·f(p) + c2·g(n) */
+    MC_FAMILY_PN_FULL,    /* c0 + c1·f(p) + c2·g(n) + c3·f(p)·g(n) */
+    MC_FAMILY_COUNT
+} mc_family;
+
+/* "linear", "logarithmic", "inverse", "linear-saturation", "normal-form",
+ * "pn-sum", "pn-product", "pn-full". */
+const char *mc_family_name(mc_family f);
+
+typedef enum mc_select {
+    MC_SELECT_AUTO, /* cv with at least 4 points, else mape */
+    MC_SELECT_MAPE,
+    MC_SELECT_CV,
+    MC_SELECT_AR2
+} mc_select;
+
+/* One term x^i·log2(x)^j with i = num/den. */
+typedef struct mc_term {
+    int num, den, j;
+} mc_term;
+double mc_term_eval(mc_term t, double x);
+
+/* A fitted model. */
+typedef struct mc_fit {
+    mc_family family;
+    int ok;          /* 0: the family could not be fitted to these points */
+    double c[4];     /* linear/log/inverse/saturation: c[0]=b, c[1]=a;
+                        normal: c0, c1; pn: c0..c3 as in the family comment */
+    double xbreak;   /* saturation: the breakpoint x′ */
+    mc_term tp, tn;  /* normal: tp is the term in x; pn: terms in p and n */
+    int nparams;     /* coefficients fitted (breakpoint counted) */
+    double rss, mape, cv, ar2; /* cv, ar2 NAN when not defined */
+} mc_fit;
+
+typedef struct mc_fit_opts {
+    mc_select select;
+    int negative_p;   /* allow negative exponents for p (strong scaling); default 1 */
+    int have_families; /* 0: every family that applies */
+    int families[MC_FAMILY_COUNT]; /* when have_families: 1 to consider */
+} mc_fit_opts;
+
+/* Default options: auto selection, negative exponents for p allowed. */
+mc_fit_opts mc_fit_opts_default(void);
+
+/* Fits one family to points (x[k], y[k]) — x2 is n for the pn families
+ * (else NULL); var says which parameter x is (for negative exponents).
+ * Fills fit->rss, mape, ar2 and, when `with_cv`, cv. */
+mc_err mc_fit_family(mc_family fam, mc_model_var var, const double *x, const double *x2,
+                     const double *y, size_t npts, const mc_fit_opts *opts, int with_cv,
+                     mc_fit *fit);
+
+/* Fits every applicable family and selects one. `all` (may be NULL) gets
+ * every family's fit, indexed by mc_family. *used gets the criterion applied. */
+mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, const double *y,
+                       size_t npts, const mc_fit_opts *opts, mc_fit *best,
+                       mc_fit all[MC_FAMILY_COUNT], mc_select *used, mc_error *err);
+
+/* The model's value at x (and x2 = n for the pn families). */
+double mc_fit_eval(const mc_fit *f, double x, double x2);
+
+/* Human-readable formula, e.g. "3 + 2*p^(1/2)*log2(p)". */
+void mc_fit_formula(const mc_fit *f, const char *xname, char *buf, size_t len);
+
+/* ---------------------------------------------------- processing-time model */
+
+/* One run: p processes, problem size n, elapsed τ and Σγ over processes. */
+typedef struct mc_scaling_obs {
+    double p, n, tau, gamma;
+} mc_scaling_obs;
+
+/* CSV with header p,n,tau,gamma (seconds; n may be a class letter). Repeats
+ * at the same (p, n) are averaged. *out is malloc'ed (free()). */
+mc_err mc_scaling_read_csv(const char *path, mc_scaling_obs **out, size_t *count,
+                           mc_error *err);
+
+/* A law in n: a polynomial Σ c[k]·n^k (degree 0..3), or c[0] + c[1]/n. */
+typedef struct mc_law {
+    int inverse; /* 1: c0 + c1/n */
+    int degree;  /* polynomial degree (inverse: 1) */
+    double c[4];
+    double r;    /* correlation coefficient of the fit (1 for an exact fit) */
+} mc_law;
+double mc_law_eval(const mc_law *l, double n);
+
+/* The fit at one problem size. */
+typedef struct mc_scaling_n {
+    double n, p1, gamma1;     /* reference count p1 and Σγ(p1, n) */
+    double c0, c1, c2, r;     /* (1−ε′)/ε′ = c0 + |c1|·p + c2·p² */
+    double a, c1n, c2n;       /* a = Σγ1·(1+c0), c′1 = c1/(1+c0), c′2 = c2/(1+c0) */
+    size_t used, excluded;    /* points inside / outside the window */
+    int skipped;              /* 1: fewer than 2 points in the window; not used across n */
+} mc_scaling_n;
+
+/* A point left out of the fit: ε′ outside (eps_min, 1]. */
+typedef struct mc_scaling_excl {
+    double p, n, eps;
+} mc_scaling_excl;
+
+typedef struct mc_scaling_model {
+    mc_scaling_n *per_n;
+    size_t nn;
+    mc_law a, c1, c2;         /* a(n), c′1(n), c′2(n) */
+    mc_scaling_excl *excluded;
+    size_t nexcluded;
+    const mc_scaling_obs *obs; /* the (averaged) measurements, borrowed */
+    size_t nobs;
+} mc_scaling_model;
+
+typedef struct mc_scaling_opts {
+    double eps_min;  /* ε_pc, default 0.1 */
+    double p1;       /* reference p; 0: the smallest measured p of each n */
+    int a_degree;    /* highest degree for a(n), default 2 */
+    int c_degree;    /* highest polynomial degree for c′1, c′2, default 1 */
+} mc_scaling_opts;
+mc_scaling_opts mc_scaling_opts_default(void);
+
+/* Fits the model; `obs` must outlive it. */
+mc_err mc_scaling_fit(const mc_scaling_obs *obs, size_t nobs, const mc_scaling_opts *opts,
+                      mc_scaling_model *model, mc_error *err);
+void mc_scaling_model_free(mc_scaling_model *m);
+
+/* τ(p,n) and its decomposition: τ = a/p + χ0 + χ1. */
+typedef struct mc_scaling_row {
+    double p, n, tau, parallel, chi0, chi1, efficiency;
+} mc_scaling_row;
+mc_scaling_row mc_scaling_eval(const mc_scaling_model *m, double p, double n);
+
+/* The p at which efficiency falls to `level` (0.5) at fixed n (weak = 0) or
+ * at fixed k = n/p (weak = 1); NAN when it stays above up to p_limit. */
+double mc_scaling_p_at_efficiency(const mc_scaling_model *m, double n_or_k, int weak,
+                                  double level, double p_limit);
+
+/* Human-readable law, e.g. "155.9 + 0.2889*n + 3.148e-06*n^2". */
+void mc_law_formula(const mc_law *l, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

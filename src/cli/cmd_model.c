@@ -1,0 +1,782 @@
+/* mpicast model FILES... --by p|n|pn: per-function models of call counts,
+ * times or bytes per process from several small runs, a prediction at a
+ * larger scale, and the cost accounting of the call-count study.
+ * Families, selection and formulas: docs/models.md; JSON keys: docs/json.md.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "mpicast/model.h"
+
+static const char model_usage[] =
+    "usage: mpicast model FILE[:p=P,n=N] [--label p=P,n=N]... --by p|n|pn\n"
+    "                     [--metric calls|time|bytes|NAME] [--predict p=P[,n=N]]\n"
+    "                     [--select cv|mape|ar2] [--function NAME] [--no-negative] [--json]\n"
+    "\n"
+    "Fits, per MPI function, a model of a metric per process over the process\n"
+    "count p, the problem size n, or both, and predicts it at --predict.\n"
+    "\n"
+    "Inputs (format detected from the content):\n"
+    "  `mpicast stats --json` output   values divided by \"ranks\" (per process);\n"
+    "                                  label each file: FILE:p=64,n=B or a\n"
+    "                                  --label p=64,n=B right after it (p defaults\n"
+    "                                  to \"ranks\"); problem classes S,W,A,B,C,D,E\n"
+    "                                  are 1/16,1/4,1,4,16,256,4096\n"
+    "  CSV with header p,n,function,metric,value (repeats averaged; metric\n"
+    "                                  \"elapsed\" = a run's wall time, for the cost)\n"
+    "  Extra-P text input (PARAMETER/POINTS/METRIC/REGION/DATA lines)\n"
+    "\n"
+    "  --by p|n|pn       the model's parameter(s) (default p); with p (n), one\n"
+    "                    model per value of the other parameter\n"
+    "  --metric M        calls (default when present), time, bytes, or any CSV or\n"
+    "                    Extra-P metric name\n"
+    "  --predict V=X     where to predict; a measurement there is held out of the\n"
+    "                    fit and compared with the prediction\n"
+    "  --select C        cv (leave-one-out, default with >= 4 points), mape\n"
+    "                    (default with fewer), ar2 (adjusted R^2)\n"
+    "  --function NAME   only this function (repeatable)\n"
+    "  --no-negative     no negative exponents of p in the normal form\n"
+    "  --json            one JSON document on stdout (docs/json.md)\n"
+    "  --plot FILE       not available yet (plots come with the report issue)\n"
+    "\n"
+    "Families: linear a*x+b, logarithmic a*log10(x)+b, inverse a/x+b,\n"
+    "linear-saturation a*min(x,x')+b, normal-form c0+c1*x^i*log2(x)^j, and for\n"
+    "--by pn sums/products of p and n terms (docs/models.md).\n"
+    "Exit status: 0 ok; 1 bad input (one line naming FILE:LINE); 2 usage error.\n";
+
+enum { MAX_INPUTS = 1024, MAX_FUNCS = 64 };
+
+typedef struct model_opts {
+    const char *files[MAX_INPUTS];
+    mc_run_label labels[MAX_INPUTS];
+    int nfiles;
+    mc_model_var by;
+    const char *metric; /* NULL: calls when present, else every metric */
+    int have_target;
+    mc_run_label target;
+    mc_fit_opts fit;
+    const char *functions[MAX_FUNCS];
+    int nfunctions;
+    int json;
+} model_opts;
+
+/* ---------------------------------------------------------------- args */
+
+static int parse_by(const char *s, mc_model_var *by)
+{
+    if (strcmp(s, "p") == 0)
+        *by = MC_VAR_P;
+    else if (strcmp(s, "n") == 0)
+        *by = MC_VAR_N;
+    else if (strcmp(s, "pn") == 0 || strcmp(s, "np") == 0)
+        *by = MC_VAR_PN;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_select(const char *s, mc_select *sel)
+{
+    if (strcmp(s, "cv") == 0)
+        *sel = MC_SELECT_CV;
+    else if (strcmp(s, "mape") == 0)
+        *sel = MC_SELECT_MAPE;
+    else if (strcmp(s, "ar2") == 0)
+        *sel = MC_SELECT_AR2;
+    else if (strcmp(s, "auto") == 0)
+        *sel = MC_SELECT_AUTO;
+    else
+        return -1;
+    return 0;
+}
+
+/* "FILE:p=64,n=B" when FILE itself does not exist: splits off the label. */
+static int split_file_label(char *arg, mc_run_label *label)
+{
+    char *colon = strrchr(arg, ':');
+    if (!colon || access(arg, F_OK) == 0 || (colon[1] != 'p' && colon[1] != 'n') ||
+        colon[2] != '=')
+        return 0;
+    mc_error e = {0};
+    if (mc_parse_label(colon + 1, label, &e))
+        return -1;
+    *colon = '\0';
+    return 0;
+}
+
+/* Value of "--opt V" or "--opt=V"; advances *i. NULL when missing. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int is_opt(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+static int parse_args(int argc, char **argv, model_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->by = MC_VAR_P;
+    o->fit = mc_fit_opts_default();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        mc_error e = {0};
+        if (cli_is_help(a)) {
+            fputs(model_usage, stdout);
+            return CLI_OK;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--no-negative") == 0) {
+            o->fit.negative_p = 0;
+        } else if (is_opt(a, "--by")) {
+            if (!(v = opt_value(argc, argv, &i, "--by")) || parse_by(v, &o->by))
+                return cli_usage_error("--by takes p, n or pn");
+        } else if (is_opt(a, "--metric")) {
+            if (!(v = opt_value(argc, argv, &i, "--metric")) || !*v)
+                return cli_usage_error("--metric takes a metric name (calls, time, bytes)");
+            o->metric = v;
+        } else if (is_opt(a, "--select")) {
+            if (!(v = opt_value(argc, argv, &i, "--select")) || parse_select(v, &o->fit.select))
+                return cli_usage_error("--select takes cv, mape or ar2");
+        } else if (is_opt(a, "--function")) {
+            if (!(v = opt_value(argc, argv, &i, "--function")) || o->nfunctions == MAX_FUNCS)
+                return cli_usage_error("--function takes a function name");
+            o->functions[o->nfunctions++] = v;
+        } else if (is_opt(a, "--predict")) {
+            if (!(v = opt_value(argc, argv, &i, "--predict")) ||
+                mc_parse_label(v, &o->target, &e))
+                return cli_usage_error("--predict: %s", v ? e.msg : "takes p=P[,n=N]");
+            o->have_target = 1;
+        } else if (is_opt(a, "--label")) {
+            if (o->nfiles == 0)
+                return cli_usage_error("--label must follow the file it labels");
+            if (!(v = opt_value(argc, argv, &i, "--label")) ||
+                mc_parse_label(v, &o->labels[o->nfiles - 1], &e))
+                return cli_usage_error("--label: %s", v ? e.msg : "takes p=P,n=N");
+        } else if (is_opt(a, "--plot")) {
+            return cli_usage_error("--plot is not available yet (plots come with issue 8); "
+                                   "use --json and plot the curves elsewhere");
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("model: unknown option '%s'; see 'mpicast model --help'", a);
+        } else {
+            if (o->nfiles == MAX_INPUTS)
+                return cli_usage_error("too many input files (at most %d)", MAX_INPUTS);
+            if (split_file_label(argv[i], &o->labels[o->nfiles]))
+                return cli_usage_error("bad label in '%s': expected FILE:p=P,n=N", a);
+            o->files[o->nfiles++] = argv[i];
+        }
+    }
+    if (o->nfiles == 0)
+        return cli_usage_error("model: no input files; see 'mpicast model --help'");
+    if (o->have_target) {
+        if (o->by != MC_VAR_N && !o->target.have_p)
+            return cli_usage_error("--predict needs p=... for --by %s", o->by == MC_VAR_P ? "p" : "pn");
+        if (o->by != MC_VAR_P && !o->target.have_n)
+            return cli_usage_error("--predict needs n=... for --by %s", o->by == MC_VAR_N ? "n" : "pn");
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------- input */
+
+typedef enum { IN_CSV, IN_STATS, IN_EXTRAP } input_kind;
+
+/* The format from the first meaningful line: '{' is stats JSON, an Extra-P
+ * keyword is Extra-P text, anything else CSV. */
+static input_kind sniff(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return IN_CSV; /* the reader reports the open error */
+    char line[256];
+    input_kind k = IN_CSV;
+    while (fgets(line, sizeof line, fp)) {
+        const char *s = line;
+        while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+            s++;
+        if (!*s || *s == '#')
+            continue;
+        static const char *const kw[] = {"PARAMETER", "POINTS", "METRIC", "REGION", "DATA"};
+        if (*s == '{')
+            k = IN_STATS;
+        for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
+            if (strncmp(s, kw[i], strlen(kw[i])) == 0)
+                k = IN_EXTRAP;
+        break;
+    }
+    fclose(fp);
+    return k;
+}
+
+static mc_err load_inputs(const model_opts *o, mc_mdata *d, mc_error *err)
+{
+    for (int i = 0; i < o->nfiles; i++) {
+        mc_err rc;
+        switch (sniff(o->files[i])) {
+        case IN_STATS: rc = mc_mdata_read_stats(d, o->files[i], &o->labels[i], err); break;
+        case IN_EXTRAP: rc = mc_mdata_read_extrap(d, o->files[i], o->by, err); break;
+        default: rc = mc_mdata_read_csv(d, o->files[i], err); break;
+        }
+        if (rc)
+            return rc;
+    }
+    return MC_OK;
+}
+
+/* ---------------------------------------------------------------- results */
+
+typedef struct result {
+    const mc_series *s;
+    mc_fit fit;
+    mc_select used;
+    double prediction, measured; /* NAN when none */
+    int npoints, repeats;
+    double spread; /* largest relative sd of a point's repeats, % */
+    json_t *warnings;
+} result;
+
+typedef struct run_state {
+    const model_opts *o;
+    json_t *warnings; /* global */
+    json_t *skipped;
+} run_state;
+
+static void warn(json_t *list, json_t *global, int json, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void warn(json_t *list, json_t *global, int json, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (list)
+        json_array_append_new(list, json_string(buf));
+    if (global)
+        json_array_append_new(global, json_string(buf));
+    if (!json)
+        fprintf(stderr, "mpicast: warning: %s\n", buf);
+}
+
+static const char *xname(mc_model_var by)
+{
+    return by == MC_VAR_N ? "n" : "p";
+}
+
+/* The series' x (and x2) of point i. */
+static double px(const mc_series *s, size_t i, mc_model_var by)
+{
+    return by == MC_VAR_N ? s->pts[i].n : s->pts[i].p;
+}
+
+/* Whether the point is at the requested prediction coordinates. */
+static int at_target(const model_opts *o, const mc_point *q)
+{
+    if (!o->have_target)
+        return 0;
+    if (o->by != MC_VAR_N && q->p != o->target.p)
+        return 0;
+    if (o->by != MC_VAR_P && q->n != o->target.n)
+        return 0;
+    if (o->by == MC_VAR_P && o->target.have_n && q->n != o->target.n)
+        return 0;
+    if (o->by == MC_VAR_N && o->target.have_p && q->p != o->target.p)
+        return 0;
+    return 1;
+}
+
+/* Whether the series is asked for (a --predict at n=B with --by p selects
+ * the series measured at n=B). */
+static int series_wanted(const model_opts *o, const mc_series *s)
+{
+    if (o->have_target && o->by == MC_VAR_P && o->target.have_n && s->fixed != o->target.n)
+        return 0;
+    if (o->have_target && o->by == MC_VAR_N && o->target.have_p && s->fixed != o->target.p)
+        return 0;
+    if (o->nfunctions == 0)
+        return 1;
+    for (int i = 0; i < o->nfunctions; i++)
+        if (strcmp(o->functions[i], s->function) == 0)
+            return 1;
+    return 0;
+}
+
+/* Warnings about the points and the prediction (issue 7): few points per
+ * parameter, extrapolation far outside the measured range (beyond a factor
+ * 4), a model going negative between the data and the prediction. */
+static void check_model(run_state *st, result *r, const double *x, const double *x2, size_t m)
+{
+    const model_opts *o = st->o;
+    const char *fn = r->s->function;
+    for (int v = 0; v < (o->by == MC_VAR_PN ? 2 : 1); v++) {
+        const double *xs = v ? x2 : x;
+        const char *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : xname(o->by);
+        double lo = INFINITY, hi = -INFINITY;
+        size_t distinct = 0;
+        for (size_t i = 0; i < m; i++) {
+            int seen = 0;
+            for (size_t j = 0; j < i; j++)
+                seen |= xs[j] == xs[i];
+            distinct += !seen;
+            lo = fmin(lo, xs[i]), hi = fmax(hi, xs[i]);
+        }
+        if (distinct < 3)
+            warn(r->warnings, st->warnings, o->json,
+                 "%s %s: only %zu distinct value%s of %s; the study needs at least 3 to tell "
+                 "the families apart", fn, r->s->metric, distinct, distinct == 1 ? "" : "s", name);
+        if (!o->have_target)
+            continue;
+        double t = (o->by == MC_VAR_N || (o->by == MC_VAR_PN && v)) ? o->target.n : o->target.p;
+        if (t > 4 * hi || t < lo / 4)
+            warn(r->warnings, st->warnings, o->json,
+                 "%s %s: prediction at %s=%g is far outside the measured range [%g, %g]", fn,
+                 r->s->metric, name, t, lo, hi);
+        /* negative anywhere between the data and the target? */
+        double a = fmin(lo, t), b = fmax(hi, t);
+        for (int k = 0; k <= 64; k++) {
+            double xv = a > 0 ? a * pow(b / a, k / 64.0) : a + (b - a) * k / 64.0;
+            double val;
+            if (o->by == MC_VAR_PN)
+                val = v ? mc_fit_eval(&r->fit, o->target.p, xv) : mc_fit_eval(&r->fit, xv, o->target.n);
+            else
+                val = mc_fit_eval(&r->fit, xv, 0);
+            if (val < 0) {
+                warn(r->warnings, st->warnings, o->json,
+                     "%s %s: the model is negative (%g) at %s=%g, inside the range asked for",
+                     fn, r->s->metric, val, name, xv);
+                break;
+            }
+        }
+    }
+}
+
+/* Fits one series; 1 when fitted, 0 when skipped (too few points). */
+static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *err)
+{
+    const model_opts *o = st->o;
+    memset(r, 0, sizeof *r);
+    r->s = s;
+    r->prediction = r->measured = NAN;
+    r->warnings = json_array();
+    size_t m = 0;
+    double *x = malloc((s->npts + 1) * sizeof *x), *x2 = malloc((s->npts + 1) * sizeof *x2),
+           *y = malloc((s->npts + 1) * sizeof *y);
+    int ok = 0;
+    if (!x || !x2 || !y) {
+        mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        ok = -1;
+        goto out;
+    }
+    for (size_t i = 0; i < s->npts; i++) {
+        const mc_point *q = &s->pts[i];
+        if (at_target(o, q)) {
+            r->measured = q->value;
+            continue;
+        }
+        x[m] = o->by == MC_VAR_PN ? q->p : px(s, i, o->by);
+        x2[m] = q->n;
+        y[m] = q->value;
+        if (q->repeats > r->repeats)
+            r->repeats = q->repeats;
+        if (q->repeats > 1 && q->value != 0)
+            r->spread = fmax(r->spread, 100 * q->sd / fabs(q->value));
+        m++;
+    }
+    r->npoints = (int)m;
+    mc_error e = {0};
+    if (mc_model_select(o->by, x, o->by == MC_VAR_PN ? x2 : NULL, y, m, &o->fit, &r->fit, NULL,
+                        &r->used, &e)) {
+        if (e.code == MC_ERR_NOMEM) {
+            *err = e;
+            ok = -1;
+        } else {
+            char msg[2400];
+            snprintf(msg, sizeof msg, "%s: %s %s: %s", s->where, s->function, s->metric, e.msg);
+            json_array_append_new(st->skipped, json_string(msg)); /* printed by run_model */
+        }
+        goto out;
+    }
+    ok = 1;
+    if (o->have_target) {
+        double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
+        r->prediction = mc_fit_eval(&r->fit, tx, o->target.n);
+    }
+    check_model(st, r, x, x2, m);
+out:
+    free(x);
+    free(x2);
+    free(y);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static double error_percent(const result *r)
+{
+    if (isnan(r->measured) || isnan(r->prediction))
+        return NAN;
+    if (r->measured == 0)
+        return r->prediction == 0 ? 0 : NAN;
+    return 100 * fabs(r->prediction - r->measured) / fabs(r->measured);
+}
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *coefficients_json(const mc_fit *f)
+{
+    json_t *c = json_object();
+    char frac[32];
+    switch (f->family) {
+    case MC_FAMILY_LINEAR:
+    case MC_FAMILY_LOG:
+    case MC_FAMILY_INVERSE:
+        json_object_set_new(c, "a", json_real(f->c[1]));
+        json_object_set_new(c, "b", json_real(f->c[0]));
+        break;
+    case MC_FAMILY_SATURATION:
+        json_object_set_new(c, "a", json_real(f->c[1]));
+        json_object_set_new(c, "b", json_real(f->c[0]));
+        json_object_set_new(c, "x_break", json_real(f->xbreak));
+        break;
+    case MC_FAMILY_NORMAL:
+        json_object_set_new(c, "c0", json_real(f->c[0]));
+        json_object_set_new(c, "c1", json_real(f->c[1]));
+        json_object_set_new(c, "i", json_real((double)f->tp.num / f->tp.den));
+        snprintf(frac, sizeof frac, "%d/%d", f->tp.num, f->tp.den);
+        json_object_set_new(c, "i_fraction", json_string(frac));
+        json_object_set_new(c, "j", json_integer(f->tp.j));
+        break;
+    default:
+        for (int k = 0; k < f->nparams && k < 4; k++) {
+            char key[8];
+            snprintf(key, sizeof key, "c%d", k);
+            json_object_set_new(c, key, json_real(f->c[k]));
+        }
+        json_object_set_new(c, "p_i", json_real((double)f->tp.num / f->tp.den));
+        json_object_set_new(c, "p_j", json_integer(f->tp.j));
+        json_object_set_new(c, "n_i", json_real((double)f->tn.num / f->tn.den));
+        json_object_set_new(c, "n_j", json_integer(f->tn.j));
+        break;
+    }
+    return c;
+}
+
+static const char *select_name(mc_select s)
+{
+    return s == MC_SELECT_CV ? "cv" : s == MC_SELECT_AR2 ? "ar2" : "mape";
+}
+
+static json_t *result_json(const model_opts *o, const result *r)
+{
+    char formula[512];
+    mc_fit_formula(&r->fit, xname(o->by), formula, sizeof formula);
+    json_t *j = json_pack("{ssss}", "function", r->s->function, "metric", r->s->metric);
+    if (o->by == MC_VAR_P)
+        json_object_set_new(j, "n", num_or_null(r->s->fixed));
+    else if (o->by == MC_VAR_N)
+        json_object_set_new(j, "p", num_or_null(r->s->fixed));
+    json_object_set_new(j, "family", json_string(mc_family_name(r->fit.family)));
+    json_object_set_new(j, "formula", json_string(formula));
+    json_object_set_new(j, "coefficients", coefficients_json(&r->fit));
+    json_object_set_new(j, "fit_error", num_or_null(r->fit.mape));
+    json_object_set_new(j, "cv_error", num_or_null(r->fit.cv));
+    json_object_set_new(j, "adjusted_r2", num_or_null(r->fit.ar2));
+    json_object_set_new(j, "selected_by", json_string(select_name(r->used)));
+    json_object_set_new(j, "points", json_integer(r->npoints));
+    json_object_set_new(j, "repeats", json_integer(r->repeats));
+    json_object_set_new(j, "spread_percent", json_real(r->spread));
+    json_object_set_new(j, "prediction", num_or_null(r->prediction));
+    if (!isnan(r->measured)) {
+        json_object_set_new(j, "measured", json_real(r->measured));
+        json_object_set_new(j, "error_percent", num_or_null(error_percent(r)));
+    }
+    json_object_set(j, "warnings", r->warnings);
+    return j;
+}
+
+typedef struct summary {
+    int count[MC_FAMILY_COUNT];
+    double mape_min[MC_FAMILY_COUNT], mape_max[MC_FAMILY_COUNT];
+    int total;
+    double err_sum;
+    int err_n;
+} summary;
+
+static summary summarise(const result *r, size_t n)
+{
+    summary s;
+    memset(&s, 0, sizeof s);
+    for (size_t i = 0; i < n; i++) {
+        int f = r[i].fit.family;
+        double m = r[i].fit.mape;
+        if (s.count[f] == 0 || m < s.mape_min[f])
+            s.mape_min[f] = m;
+        if (s.count[f] == 0 || m > s.mape_max[f])
+            s.mape_max[f] = m;
+        s.count[f]++;
+        s.total++;
+        double e = error_percent(&r[i]);
+        if (!isnan(e))
+            s.err_sum += e, s.err_n++;
+    }
+    return s;
+}
+
+typedef struct cost {
+    int have;
+    size_t runs;
+    double profiling, predicted;
+    const char *source; /* "measured" or "model" */
+} cost;
+
+/* The study's cost: core-seconds (p × wall time) of the profiling runs used
+ * against those of the predicted run, measured when that run is in the
+ * inputs, else from a model of the runs' wall times. */
+static cost compute_cost(const model_opts *o, const mc_mdata *d)
+{
+    cost c = {0, 0, 0, 0, NULL};
+    if (!o->have_target || (o->by == MC_VAR_N && !o->target.have_p))
+        return c;
+    double tp = o->target.p, tn = o->target.have_n ? o->target.n : NAN;
+    c.profiling = mc_mdata_cost(d, tp, tn, &c.runs);
+    if (c.runs == 0)
+        return c;
+    double el = mc_mdata_run_elapsed(d, tp, tn);
+    if (!isnan(el)) {
+        c.predicted = tp * el;
+        c.source = "measured";
+    } else {
+        mc_series *s = NULL;
+        size_t ns = 0;
+        mc_error e = {0};
+        if (mc_mdata_run_series(d, o->by, &s, &ns, &e))
+            return c;
+        for (size_t i = 0; i < ns; i++) {
+            if (o->by == MC_VAR_P && ns > 1 && s[i].fixed != tn)
+                continue;
+            double x[256], x2[256], y[256];
+            size_t m = 0;
+            for (size_t k = 0; k < s[i].npts && m < 256; k++, m++) {
+                x[m] = o->by == MC_VAR_N ? s[i].pts[k].n : s[i].pts[k].p;
+                x2[m] = s[i].pts[k].n;
+                y[m] = s[i].pts[k].value;
+            }
+            mc_fit f;
+            if (mc_model_select(o->by, x, o->by == MC_VAR_PN ? x2 : NULL, y, m, &o->fit, &f,
+                                NULL, NULL, &e) == MC_OK) {
+                double v = mc_fit_eval(&f, o->by == MC_VAR_N ? tn : tp, tn);
+                if (v > 0) {
+                    c.predicted = tp * v;
+                    c.source = "model";
+                }
+            }
+            break;
+        }
+        mc_series_free(s, ns);
+        if (!c.source)
+            return c;
+    }
+    c.have = c.predicted > 0;
+    return c;
+}
+
+static int print_json(const model_opts *o, const result *r, size_t n, const cost *c,
+                      run_state *st)
+{
+    summary s = summarise(r, n);
+    json_t *fns = json_array(), *sum = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(fns, result_json(o, &r[i]));
+    for (int f = 0; f < MC_FAMILY_COUNT; f++)
+        if (s.count[f])
+            json_array_append_new(
+                sum, json_pack("{sssisfsfsf}", "family", mc_family_name((mc_family)f), "count",
+                               s.count[f], "share_percent", 100.0 * s.count[f] / s.total,
+                               "mape_min", s.mape_min[f], "mape_max", s.mape_max[f]));
+    json_t *doc = json_object();
+    json_object_set_new(doc, "by", json_string(o->by == MC_VAR_PN ? "pn" : xname(o->by)));
+    /* the metric modelled: the one asked for, else calls, else several */
+    const char *metric = o->metric;
+    for (size_t i = 0; !o->metric && i < n; i++)
+        metric = i == 0 || (metric && strcmp(metric, r[i].s->metric) == 0) ? r[i].s->metric : NULL;
+    json_object_set_new(doc, "metric", metric ? json_string(metric) : json_null());
+    json_object_set_new(doc, "select", json_string(o->fit.select == MC_SELECT_AUTO
+                                                       ? "auto"
+                                                       : select_name(o->fit.select)));
+    json_t *pred = json_null();
+    if (o->have_target) {
+        pred = json_object();
+        json_object_set_new(pred, "p", o->target.have_p ? json_real(o->target.p) : json_null());
+        json_object_set_new(pred, "n", o->target.have_n ? json_real(o->target.n) : json_null());
+    }
+    json_object_set_new(doc, "predict", pred);
+    json_object_set_new(doc, "functions", fns);
+    json_object_set_new(doc, "summary", sum);
+    json_object_set_new(doc, "mean_error_percent",
+                        s.err_n ? json_real(s.err_sum / s.err_n) : json_null());
+    json_object_set_new(doc, "cost",
+                        c->have ? json_pack("{sisfsfsfss}", "runs", (int)c->runs,
+                                            "profiling_core_seconds", c->profiling,
+                                            "predicted_core_seconds", c->predicted,
+                                            "relative_percent", 100 * c->profiling / c->predicted,
+                                            "predicted_from", c->source)
+                                : json_null());
+    json_object_set(doc, "skipped", st->skipped);
+    json_object_set(doc, "warnings", st->warnings);
+    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    fputc('\n', stdout);
+    json_decref(doc);
+    return CLI_OK;
+}
+
+static void print_text(const model_opts *o, const result *r, size_t n, const cost *c)
+{
+    const char *x = o->by == MC_VAR_PN ? "p,n" : xname(o->by);
+    printf("Models per process by %s (%zu series)\n\n", x, n);
+    printf("%-22s %-8s %-10s %-18s %9s %9s %14s %14s %8s  %s\n", "function", "metric",
+           o->by == MC_VAR_P ? "n" : o->by == MC_VAR_N ? "p" : "", "family", "MAPE %", "CV %",
+           "predicted", "measured", "error %", "formula");
+    for (size_t i = 0; i < n; i++) {
+        char formula[512], fixed[32] = "", cv[32] = "-", pr[32] = "-", me[32] = "-", er[32] = "-";
+        mc_fit_formula(&r[i].fit, xname(o->by), formula, sizeof formula);
+        if (o->by != MC_VAR_PN && !isnan(r[i].s->fixed))
+            snprintf(fixed, sizeof fixed, "%g", r[i].s->fixed);
+        if (!isnan(r[i].fit.cv))
+            snprintf(cv, sizeof cv, "%.3f", r[i].fit.cv);
+        if (!isnan(r[i].prediction))
+            snprintf(pr, sizeof pr, "%.6g", r[i].prediction);
+        if (!isnan(r[i].measured))
+            snprintf(me, sizeof me, "%.6g", r[i].measured);
+        if (!isnan(error_percent(&r[i])))
+            snprintf(er, sizeof er, "%.2f", error_percent(&r[i]));
+        printf("%-22s %-8s %-10s %-18s %9.3f %9s %14s %14s %8s  %s\n", r[i].s->function,
+               r[i].s->metric, fixed, mc_family_name(r[i].fit.family), r[i].fit.mape, cv, pr,
+               me, er, formula);
+    }
+    summary s = summarise(r, n);
+    printf("\nSelected families          share %%   count   MAPE min %%   MAPE max %%\n");
+    for (int f = 0; f < MC_FAMILY_COUNT; f++)
+        if (s.count[f])
+            printf("  %-24s %7.1f %7d %12.3f %12.3f\n", mc_family_name((mc_family)f),
+                   100.0 * s.count[f] / s.total, s.count[f], s.mape_min[f], s.mape_max[f]);
+    if (s.err_n)
+        printf("\nMean absolute percentage error of the predictions over %d series: %.2f %%\n",
+               s.err_n, s.err_sum / s.err_n);
+    if (c->have)
+        printf("\nCost: %zu profiling run%s, %.6g core-s; predicted run %.6g core-s (%s); "
+               "relative cost %.2f %%\n",
+               c->runs, c->runs == 1 ? "" : "s", c->profiling, c->predicted, c->source,
+               100 * c->profiling / c->predicted);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int run_model(const model_opts *o, mc_mdata *d)
+{
+    mc_error err = {0};
+    mc_series *ser = NULL;
+    size_t nser = 0;
+    const char *metric = o->metric ? o->metric : "calls";
+    if (mc_mdata_series(d, o->by, metric, &ser, &nser, &err))
+        return cli_fail(&err);
+    if (nser == 0 && !o->metric) { /* no call counts (Extra-P, CSV): every metric */
+        mc_series_free(ser, 0);
+        if (mc_mdata_series(d, o->by, NULL, &ser, &nser, &err))
+            return cli_fail(&err);
+    }
+    if (nser == 0) {
+        mc_series_free(ser, nser);
+        mc_error_set(&err, MC_ERR_FORMAT, "%s: no measurements of metric '%s'", o->files[0], metric);
+        return cli_fail(&err);
+    }
+    run_state st = {o, json_array(), json_array()};
+    result *res = calloc(nser, sizeof *res);
+    size_t nres = 0;
+    int rc = CLI_OK;
+    const char *first_where = ser[0].where;
+    for (size_t i = 0; res && i < nser; i++) {
+        if (!series_wanted(o, &ser[i]))
+            continue;
+        int f = fit_series(&st, &ser[i], &res[nres], &err);
+        if (f < 0) {
+            rc = cli_fail(&err);
+            break;
+        }
+        if (f == 1)
+            nres++;
+        else
+            json_decref(res[nres].warnings);
+    }
+    if (!res) {
+        mc_error_set(&err, MC_ERR_NOMEM, "out of memory");
+        rc = cli_fail(&err);
+    } else if (rc == CLI_OK && nres == 0) {
+        if (json_array_size(st.skipped))
+            mc_error_set(&err, MC_ERR_FORMAT, "%s", json_string_value(json_array_get(st.skipped, 0)));
+        else
+            mc_error_set(&err, MC_ERR_FORMAT, "%s: no series matches the selection", first_where);
+        rc = cli_fail(&err);
+    } else if (rc == CLI_OK) {
+        for (size_t i = 0; !o->json && i < json_array_size(st.skipped); i++)
+            fprintf(stderr, "mpicast: warning: skipped %s\n",
+                    json_string_value(json_array_get(st.skipped, i)));
+        cost c = compute_cost(o, d);
+        if (o->json)
+            rc = print_json(o, res, nres, &c, &st);
+        else
+            print_text(o, res, nres, &c);
+    }
+    for (size_t i = 0; res && i < nres; i++)
+        json_decref(res[i].warnings);
+    free(res);
+    json_decref(st.warnings);
+    json_decref(st.skipped);
+    mc_series_free(ser, nser);
+    return rc;
+}
+
+int cmd_model(int argc, char **argv)
+{
+    model_opts *o = malloc(sizeof *o);
+    if (!o) {
+        fputs("mpicast: out of memory\n", stderr);
+        return CLI_BAD_INPUT;
+    }
+    int rc = parse_args(argc, argv, o);
+    if (rc >= 0) {
+        free(o);
+        return rc;
+    }
+    mc_mdata *d = mc_mdata_create();
+    mc_error err = {0};
+    if (!d) {
+        mc_error_set(&err, MC_ERR_NOMEM, "out of memory");
+        rc = cli_fail(&err);
+    } else if (load_inputs(o, d, &err)) {
+        rc = cli_fail(&err);
+    } else {
+        rc = run_model(o, d);
+    }
+    mc_mdata_destroy(d);
+    free(o);
+    return rc;
+}

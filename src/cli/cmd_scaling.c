@@ -1,0 +1,462 @@
+/* mpicast scaling FILE: the processing-time model p·τ(p,n) = a(n) + p·χ(p,n)
+ * of the parallel-performance study, with strong- and weak-scaling tables and
+ * their decomposition into parallel work, serial overhead χ0 and
+ * p-dependent (communication) overhead χ1. Method: docs/models.md; JSON
+ * keys: docs/json.md.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "mpicast/model.h"
+
+static const char scaling_usage[] =
+    "usage: mpicast scaling FILE [--strong n=N]... [--weak k=K]... [--p-max P]\n"
+    "                       [--p1 P] [--eps-min E] [--a-degree D] [--c-degree D]\n"
+    "                       [--json | --csv]\n"
+    "\n"
+    "Fits tau(p,n) = a(n)*(1/p + c'1(n) + c'2(n)*p) to measured runs and prints\n"
+    "strong scaling at fixed n and weak scaling at fixed k = n/p.\n"
+    "\n"
+    "FILE is a CSV with header p,n,tau,gamma: per run the process count, the\n"
+    "problem size (a number or a class S,W,A..E), the elapsed time tau and the\n"
+    "sum over processes of the parallel part's time gamma, in seconds. Repeats\n"
+    "are averaged.\n"
+    "\n"
+    "  --strong n=N     strong-scaling table at problem size N (repeatable)\n"
+    "  --weak k=K       weak-scaling table at K = n/p per process (repeatable)\n"
+    "  --p-max P        largest p in the tables (default 4 x the largest measured)\n"
+    "  --p1 P           reference count for gamma (default: smallest p of each n)\n"
+    "  --eps-min E      efficiency window: runs with E < eps'p <= 1 are fitted\n"
+    "                   (default 0.1)\n"
+    "  --a-degree D     highest polynomial degree of a(n) (the algorithm's order;\n"
+    "                   default 2)\n"
+    "  --c-degree D     highest polynomial degree of c'1(n), c'2(n) (default 1;\n"
+    "                   c0 + c1/n is always a candidate)\n"
+    "  --json           one JSON document on stdout (docs/json.md)\n"
+    "  --csv            the strong and weak tables as CSV\n"
+    "  --plot FILE      not available yet (plots come with the report issue)\n"
+    "\n"
+    "Exit status: 0 ok; 1 bad input (one line naming FILE:LINE); 2 usage error.\n";
+
+enum { MAX_CASES = 16 };
+
+typedef struct scaling_opts {
+    const char *file;
+    double strong[MAX_CASES], weak[MAX_CASES];
+    int nstrong, nweak;
+    double p_max;
+    mc_scaling_opts fit;
+    int json, csv;
+} scaling_opts;
+
+static int parse_pos(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int is_opt(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+/* "n=80000" (or a class) for --strong, "k=2500" for --weak. */
+static int parse_case(const char *v, char var, double *out)
+{
+    if (!v || v[0] != var || v[1] != '=')
+        return -1;
+    return var == 'n' ? mc_parse_size(v + 2, out) : parse_pos(v + 2, out);
+}
+
+static int parse_args(int argc, char **argv, scaling_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->fit = mc_scaling_opts_default();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        double d;
+        if (cli_is_help(a)) {
+            fputs(scaling_usage, stdout);
+            return CLI_OK;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--csv") == 0) {
+            o->csv = 1;
+        } else if (is_opt(a, "--strong")) {
+            v = opt_value(argc, argv, &i, "--strong");
+            if (o->nstrong == MAX_CASES || parse_case(v, 'n', &o->strong[o->nstrong]))
+                return cli_usage_error("--strong takes n=N (N > 0 or a class S,W,A..E)");
+            o->nstrong++;
+        } else if (is_opt(a, "--weak")) {
+            v = opt_value(argc, argv, &i, "--weak");
+            if (o->nweak == MAX_CASES || parse_case(v, 'k', &o->weak[o->nweak]))
+                return cli_usage_error("--weak takes k=K (K > 0, the problem size per process)");
+            o->nweak++;
+        } else if (is_opt(a, "--p-max")) {
+            if (!(v = opt_value(argc, argv, &i, "--p-max")) || parse_pos(v, &o->p_max))
+                return cli_usage_error("--p-max takes a number > 0");
+        } else if (is_opt(a, "--p1")) {
+            if (!(v = opt_value(argc, argv, &i, "--p1")) || parse_pos(v, &o->fit.p1))
+                return cli_usage_error("--p1 takes a process count > 0");
+        } else if (is_opt(a, "--eps-min")) {
+            if (!(v = opt_value(argc, argv, &i, "--eps-min")) || parse_pos(v, &d) || d >= 1)
+                return cli_usage_error("--eps-min takes a number in (0, 1)");
+            o->fit.eps_min = d;
+        } else if (is_opt(a, "--a-degree") || is_opt(a, "--c-degree")) {
+            int is_a = a[2] == 'a';
+            v = opt_value(argc, argv, &i, is_a ? "--a-degree" : "--c-degree");
+            if (!v || parse_pos(v, &d) || d != floor(d) || d > 3)
+                return cli_usage_error("%s takes 1, 2 or 3", is_a ? "--a-degree" : "--c-degree");
+            *(is_a ? &o->fit.a_degree : &o->fit.c_degree) = (int)d;
+        } else if (is_opt(a, "--plot")) {
+            return cli_usage_error("--plot is not available yet (plots come with issue 8); "
+                                   "use --json or --csv and plot the curves elsewhere");
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("scaling: unknown option '%s'; see 'mpicast scaling --help'", a);
+        } else if (o->file) {
+            return cli_usage_error("scaling takes one FILE (got '%s' and '%s')", o->file, a);
+        } else {
+            o->file = a;
+        }
+    }
+    if (!o->file)
+        return cli_usage_error("scaling: no input file; see 'mpicast scaling --help'");
+    if (o->json && o->csv)
+        return cli_usage_error("--json and --csv are exclusive");
+    return -1;
+}
+
+/* ---------------------------------------------------------------- tables */
+
+typedef struct tables {
+    mc_scaling_row *rows;
+    double *k; /* weak rows: k; strong rows: NAN */
+    int *weak;
+    size_t n, cap;
+} tables;
+
+static int add_row(tables *t, mc_scaling_row r, double k, int weak)
+{
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? 2 * t->cap : 64;
+        mc_scaling_row *a = realloc(t->rows, nc * sizeof *a);
+        if (a)
+            t->rows = a;
+        double *b = realloc(t->k, nc * sizeof *b);
+        if (b)
+            t->k = b;
+        int *c = realloc(t->weak, nc * sizeof *c);
+        if (c)
+            t->weak = c;
+        if (!a || !b || !c)
+            return -1;
+        t->cap = nc;
+    }
+    t->rows[t->n] = r;
+    t->k[t->n] = k;
+    t->weak[t->n] = weak;
+    t->n++;
+    return 0;
+}
+
+/* Powers of two from 1 to p_max, and p_max itself. */
+static size_t p_list(double p_max, double *out, size_t max)
+{
+    size_t n = 0;
+    for (double p = 1; p <= p_max && n < max; p *= 2)
+        out[n++] = p;
+    if (n < max && (n == 0 || out[n - 1] != p_max))
+        out[n++] = p_max;
+    return n;
+}
+
+static void warn(json_t *list, int json, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void warn(json_t *list, int json, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    json_array_append_new(list, json_string(buf));
+    if (!json)
+        fprintf(stderr, "mpicast: warning: %s\n", buf);
+}
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *law_json(const mc_law *l)
+{
+    char f[256];
+    mc_law_formula(l, f, sizeof f);
+    json_t *c = json_array();
+    for (int k = 0; k <= (l->inverse ? 1 : l->degree); k++)
+        json_array_append_new(c, json_real(l->c[k]));
+    return json_pack("{sssisosssf}", "kind", l->inverse ? "inverse" : "polynomial", "degree",
+                     l->inverse ? -1 : l->degree, "coefficients", c, "formula", f, "r", l->r);
+}
+
+static json_t *row_json(const mc_scaling_row *r, double k)
+{
+    json_t *j = json_pack("{sfsf}", "p", r->p, "n", r->n);
+    if (!isnan(k))
+        json_object_set_new(j, "k", json_real(k));
+    json_object_set_new(j, "tau", num_or_null(r->tau));
+    json_object_set_new(j, "parallel", num_or_null(r->parallel));
+    json_object_set_new(j, "chi0", num_or_null(r->chi0));
+    json_object_set_new(j, "chi1", num_or_null(r->chi1));
+    json_object_set_new(j, "efficiency", num_or_null(r->efficiency));
+    return j;
+}
+
+static void closed_form(const mc_scaling_model *m, char *buf, size_t len)
+{
+    char a[256], c1[256], c2[256];
+    mc_law_formula(&m->a, a, sizeof a);
+    mc_law_formula(&m->c1, c1, sizeof c1);
+    mc_law_formula(&m->c2, c2, sizeof c2);
+    snprintf(buf, len, "tau(p,n) = (%s) * (1/p + (%s) + (%s)*p)", a, c1, c2);
+}
+
+/* Hidden overhead at n: measured Σγ(p,n) − Σγ(p1,n) for every measured p. */
+static json_t *hidden_json(const mc_scaling_model *m, double n, int print)
+{
+    json_t *arr = json_array();
+    const mc_scaling_n *pn = NULL;
+    for (size_t i = 0; i < m->nn; i++)
+        if (m->per_n[i].n == n)
+            pn = &m->per_n[i];
+    if (!pn)
+        return arr;
+    if (print)
+        printf("  hidden overhead (measured gamma(p) - gamma(p1=%g) = %.6g):\n", pn->p1, pn->gamma1);
+    for (size_t i = 0; i < m->nobs; i++) {
+        const mc_scaling_obs *o = &m->obs[i];
+        if (o->n != n)
+            continue;
+        json_array_append_new(arr, json_pack("{sfsfsfsf}", "p", o->p, "gamma", o->gamma,
+                                             "hidden", o->gamma - pn->gamma1, "measured_tau", o->tau));
+        if (print)
+            printf("    p=%-8g gamma=%-12.6g hidden=%-12.6g measured tau=%.6g\n", o->p, o->gamma,
+                   o->gamma - pn->gamma1, o->tau);
+    }
+    return arr;
+}
+
+static void print_rows_text(const tables *t, int weak, double v)
+{
+    printf("  %10s %12s %12s %12s %12s %12s %10s\n", "p", "n", "tau", "a/p", "chi0", "chi1",
+           "efficiency");
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->weak[i] != weak || (weak ? t->k[i] != v : t->rows[i].n != v))
+            continue;
+        const mc_scaling_row *r = &t->rows[i];
+        printf("  %10g %12g %12.6g %12.6g %12.6g %12.6g %10.4f\n", r->p, r->n, r->tau,
+               r->parallel, r->chi0, r->chi1, r->efficiency);
+    }
+}
+
+static void print_model_text(const scaling_opts *o, const mc_scaling_model *m)
+{
+    printf("Processing-time model p*tau(p,n) = a(n) + p*chi(p,n)   (efficiency window %g < "
+           "eps'p <= 1)\n\n", o->fit.eps_min);
+    printf("Per problem size: (1-eps'p)/eps'p = c0 + |c1|*p + c2*p^2\n");
+    printf("  %12s %8s %12s %12s %11s %11s %11s %8s %5s %5s\n", "n", "p1", "gamma(p1)", "a",
+           "c0", "c1", "c2", "R", "used", "excl");
+    for (size_t i = 0; i < m->nn; i++) {
+        const mc_scaling_n *r = &m->per_n[i];
+        if (r->skipped)
+            printf("  %12g %8g %12.6g %12s %11s %11s %11s %8s %5zu %5zu  (skipped)\n", r->n,
+                   r->p1, r->gamma1, "-", "-", "-", "-", "-", r->used, r->excluded);
+        else
+            printf("  %12g %8g %12.6g %12.6g %11.5g %11.5g %11.5g %8.5f %5zu %5zu\n", r->n, r->p1,
+                   r->gamma1, r->a, r->c0, r->c1, r->c2, r->r, r->used, r->excluded);
+    }
+    for (size_t i = 0; i < m->nexcluded; i++)
+        printf("  excluded: p=%g n=%g eps'p=%.4f\n", m->excluded[i].p, m->excluded[i].n,
+               m->excluded[i].eps);
+    char a[256], c1[256], c2[256], cf[900];
+    mc_law_formula(&m->a, a, sizeof a);
+    mc_law_formula(&m->c1, c1, sizeof c1);
+    mc_law_formula(&m->c2, c2, sizeof c2);
+    printf("\nLaws in n:\n  a(n)   = %-50s R = %.5f\n  c'1(n) = %-50s R = %.5f\n"
+           "  c'2(n) = %-50s R = %.5f\n",
+           a, m->a.r, c1, m->c1.r, c2, m->c2.r);
+    closed_form(m, cf, sizeof cf);
+    printf("\n%s\n", cf);
+}
+
+static int run_scaling(const scaling_opts *o, const mc_scaling_obs *obs, size_t nobs)
+{
+    mc_scaling_model m;
+    mc_error err = {0};
+    if (mc_scaling_fit(obs, nobs, &o->fit, &m, &err)) {
+        mc_error_prefix(&err, "%s", o->file);
+        return cli_fail(&err);
+    }
+    json_t *warnings = json_array();
+    double pmax_meas = 0, nmin = INFINITY, nmax = 0;
+    for (size_t i = 0; i < nobs; i++)
+        pmax_meas = fmax(pmax_meas, obs[i].p);
+    size_t used_n = 0;
+    for (size_t i = 0; i < m.nn; i++) {
+        if (m.per_n[i].skipped) {
+            warn(warnings, o->json, "%s: n=%g skipped: only %zu run%s inside the efficiency window",
+                 o->file, m.per_n[i].n, m.per_n[i].used, m.per_n[i].used == 1 ? "" : "s");
+            continue;
+        }
+        used_n++;
+        nmin = fmin(nmin, m.per_n[i].n), nmax = fmax(nmax, m.per_n[i].n);
+        if (m.per_n[i].used < 3)
+            warn(warnings, o->json, "%s: n=%g: only 2 runs in the window; c2 set to 0", o->file,
+                 m.per_n[i].n);
+    }
+    if (used_n < 3)
+        warn(warnings, o->json, "%s: only %zu problem size%s: the laws in n are %s", o->file,
+             used_n, used_n == 1 ? "" : "s", used_n == 1 ? "constants" : "at most linear");
+    double p_max = o->p_max > 0 ? o->p_max : 4 * pmax_meas;
+    double ps[64];
+    size_t np = p_list(p_max, ps, 64);
+    tables t = {0};
+    int rc = CLI_OK;
+    for (int s = 0; s < o->nstrong; s++) {
+        if (o->strong[s] > 4 * nmax || o->strong[s] < nmin / 4)
+            warn(warnings, o->json, "strong scaling at n=%g is far outside the measured n range "
+                 "[%g, %g]", o->strong[s], nmin, nmax);
+        for (size_t i = 0; i < np; i++)
+            if (add_row(&t, mc_scaling_eval(&m, ps[i], o->strong[s]), NAN, 0))
+                rc = CLI_BAD_INPUT;
+    }
+    for (int w = 0; w < o->nweak; w++) {
+        if (used_n < 2)
+            warn(warnings, o->json, "weak scaling at k=%g uses laws fitted to one problem size",
+                 o->weak[w]);
+        if (o->weak[w] * p_max > 4 * nmax)
+            warn(warnings, o->json, "weak scaling at k=%g reaches n=%g, beyond 4x the largest "
+                 "measured n (%g)", o->weak[w], o->weak[w] * p_max, nmax);
+        for (size_t i = 0; i < np; i++)
+            if (add_row(&t, mc_scaling_eval(&m, ps[i], o->weak[w] * ps[i]), o->weak[w], 1))
+                rc = CLI_BAD_INPUT;
+    }
+    for (size_t i = 0; i < t.n; i++)
+        if (t.rows[i].tau <= 0 || !isfinite(t.rows[i].tau)) {
+            warn(warnings, o->json, "the model gives tau=%g <= 0 at p=%g n=%g (extrapolated "
+                 "laws in n)", t.rows[i].tau, t.rows[i].p, t.rows[i].n);
+            break;
+        }
+    if (rc) {
+        fputs("mpicast: out of memory\n", stderr);
+    } else if (o->csv) {
+        printf("scaling,p,n,k,tau,parallel,chi0,chi1,efficiency\n");
+        for (size_t i = 0; i < t.n; i++) {
+            const mc_scaling_row *r = &t.rows[i];
+            printf("%s,%.10g,%.10g,", t.weak[i] ? "weak" : "strong", r->p, r->n);
+            if (t.weak[i])
+                printf("%.10g", t.k[i]);
+            printf(",%.10g,%.10g,%.10g,%.10g,%.10g\n", r->tau, r->parallel, r->chi0, r->chi1,
+                   r->efficiency);
+        }
+    } else if (o->json) {
+        json_t *per_n = json_array(), *excl = json_array(), *strong = json_array(),
+               *weak = json_array(), *ss = json_array(), *ws = json_array();
+        for (size_t i = 0; i < m.nn; i++) {
+            const mc_scaling_n *r = &m.per_n[i];
+            json_array_append_new(
+                per_n, json_pack("{sfsfsfsosososososososisisb}", "n", r->n, "p1", r->p1, "gamma1",
+                                 r->gamma1, "c0", num_or_null(r->skipped ? NAN : r->c0), "c1",
+                                 num_or_null(r->skipped ? NAN : r->c1), "c2",
+                                 num_or_null(r->skipped ? NAN : r->c2), "r",
+                                 num_or_null(r->skipped ? NAN : r->r), "a",
+                                 num_or_null(r->skipped ? NAN : r->a), "c1_prime",
+                                 num_or_null(r->skipped ? NAN : r->c1n), "c2_prime",
+                                 num_or_null(r->skipped ? NAN : r->c2n), "used", (int)r->used,
+                                 "excluded", (int)r->excluded, "skipped", r->skipped));
+        }
+        for (size_t i = 0; i < m.nexcluded; i++)
+            json_array_append_new(excl, json_pack("{sfsfsf}", "p", m.excluded[i].p, "n",
+                                                  m.excluded[i].n, "efficiency", m.excluded[i].eps));
+        for (size_t i = 0; i < t.n; i++)
+            json_array_append_new(t.weak[i] ? weak : strong, row_json(&t.rows[i], t.weak[i] ? t.k[i] : NAN));
+        for (int s = 0; s < o->nstrong; s++)
+            json_array_append_new(
+                ss, json_pack("{sfsoso}", "n", o->strong[s], "p_half_efficiency",
+                              num_or_null(mc_scaling_p_at_efficiency(&m, o->strong[s], 0, 0.5, 1e9)),
+                              "hidden_overhead", hidden_json(&m, o->strong[s], 0)));
+        for (int w = 0; w < o->nweak; w++)
+            json_array_append_new(
+                ws, json_pack("{sfso}", "k", o->weak[w], "p_half_efficiency",
+                              num_or_null(mc_scaling_p_at_efficiency(&m, o->weak[w], 1, 0.5, 1e9))));
+        char cf[900];
+        closed_form(&m, cf, sizeof cf);
+        json_t *model = json_pack("{sosososssfsoso}", "a", law_json(&m.a), "c1_prime",
+                                  law_json(&m.c1), "c2_prime", law_json(&m.c2), "closed_form", cf,
+                                  "eps_min", o->fit.eps_min, "per_n", per_n, "excluded", excl);
+        json_t *doc = json_pack("{sosososososo}", "model", model, "strong", strong, "weak", weak,
+                                "strong_summary", ss, "weak_summary", ws, "warnings", warnings);
+        json_incref(warnings);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else {
+        print_model_text(o, &m);
+        for (int s = 0; s < o->nstrong; s++) {
+            double ph = mc_scaling_p_at_efficiency(&m, o->strong[s], 0, 0.5, 1e9);
+            printf("\nStrong scaling at n = %g (efficiency 50%% at p = %s%.4g)\n", o->strong[s],
+                   isnan(ph) ? "none below 1e9" : "", isnan(ph) ? 0.0 : ph);
+            print_rows_text(&t, 0, o->strong[s]);
+            json_decref(hidden_json(&m, o->strong[s], 1));
+        }
+        for (int w = 0; w < o->nweak; w++) {
+            double ph = mc_scaling_p_at_efficiency(&m, o->weak[w], 1, 0.5, 1e9);
+            printf("\nWeak scaling at k = n/p = %g (efficiency 50%% at p = %s%.4g)\n", o->weak[w],
+                   isnan(ph) ? "none below 1e9" : "", isnan(ph) ? 0.0 : ph);
+            print_rows_text(&t, 1, o->weak[w]);
+        }
+    }
+    free(t.rows);
+    free(t.k);
+    free(t.weak);
+    json_decref(warnings);
+    mc_scaling_model_free(&m);
+    return rc;
+}
+
+int cmd_scaling(int argc, char **argv)
+{
+    scaling_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    mc_scaling_obs *obs = NULL;
+    size_t nobs = 0;
+    mc_error err = {0};
+    if (mc_scaling_read_csv(o.file, &obs, &nobs, &err))
+        return cli_fail(&err);
+    rc = run_scaling(&o, obs, nobs);
+    free(obs);
+    return rc;
+}

@@ -1,0 +1,673 @@
+/* Model families, their least-squares fits, and selection (docs/models.md).
+ *
+ * Every family is linear in its coefficients once its nonlinear part is
+ * fixed (the normal form's exponents, the saturation breakpoint, the pn
+ * terms); that part is chosen by least residual sum of squares (ties go to
+ * the simpler choice), the coefficients by gsl_multifit_linear. Families are
+ * then compared by the selection criterion: MAPE, leave-one-out
+ * cross-validation (each fold refits everything, the nonlinear part too) or
+ * adjusted R².
+ */
+#define MPICAST_MODEL_INTERNAL
+#include "mpicast/model.h"
+#include "model_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ terms */
+
+/* The exponents i of Extra-P's normal form, as fractions. */
+static const int EXPONENTS[][2] = {
+    {0, 1}, {1, 4}, {1, 3}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {1, 1}, {5, 4}, {4, 3},
+    {3, 2}, {5, 3}, {7, 4}, {2, 1}, {9, 4}, {7, 3}, {5, 2}, {8, 3}, {11, 4}, {3, 1},
+};
+enum { NEXP = sizeof EXPONENTS / sizeof EXPONENTS[0], MAX_TERMS = 2 * NEXP * 3 };
+
+double mc_term_eval(mc_term t, double x)
+{
+    if (!(x > 0))
+        return NAN;
+    double v = t.num == 0 ? 1 : pow(x, (double)t.num / t.den);
+    double l = log2(x);
+    for (int k = 0; k < t.j; k++)
+        v *= l;
+    return v;
+}
+
+static int term_is_const(mc_term t)
+{
+    return t.num == 0 && t.j == 0;
+}
+
+/* Simpler terms first: fewer logarithms, then integer exponents before
+ * halves, thirds, quarters..., then smaller |i|, positive before negative. */
+static int term_cmp(const void *a, const void *b)
+{
+    const mc_term *x = a, *y = b;
+    if (x->j != y->j)
+        return x->j - y->j;
+    if (x->den != y->den)
+        return x->den - y->den;
+    int ax = abs(x->num), ay = abs(y->num);
+    if (ax != ay)
+        return ax - ay;
+    return (x->num < 0) - (y->num < 0);
+}
+
+/* The hypotheses of the normal form for one parameter, simplest first,
+ * without the constant term. Returns their count. */
+static size_t normal_terms(int negative, mc_term *out)
+{
+    size_t n = 0;
+    for (int j = 0; j <= 2; j++)
+        for (int e = 0; e < NEXP; e++) {
+            for (int s = 0; s < (negative && EXPONENTS[e][0] ? 2 : 1); s++) {
+                mc_term t = {s ? -EXPONENTS[e][0] : EXPONENTS[e][0], EXPONENTS[e][1], j};
+                if (!term_is_const(t))
+                    out[n++] = t;
+            }
+        }
+    qsort(out, n, sizeof *out, term_cmp);
+    return n;
+}
+
+const char *mc_family_name(mc_family f)
+{
+    static const char *const names[MC_FAMILY_COUNT] = {
+        "linear", "logarithmic", "inverse", "linear-saturation",
+        "normal-form", "pn-product", "pn-sum", "pn-full"};
+    return (unsigned)f < MC_FAMILY_COUNT ? names[f] : "unknown";
+}
+
+mc_fit_opts mc_fit_opts_default(void)
+{
+    mc_fit_opts o;
+    memset(&o, 0, sizeof o);
+    o.select = MC_SELECT_AUTO;
+    o.negative_p = 1;
+    return o;
+}
+
+/* ------------------------------------------------------------ evaluation */
+
+static double family_column(const mc_fit *f, double x)
+{
+    switch (f->family) {
+    case MC_FAMILY_LINEAR: return x;
+    case MC_FAMILY_LOG: return x > 0 ? log10(x) : NAN;
+    case MC_FAMILY_INVERSE: return x != 0 ? 1 / x : NAN;
+    case MC_FAMILY_SATURATION: return x < f->xbreak ? x : f->xbreak;
+    case MC_FAMILY_NORMAL: return mc_term_eval(f->tp, x);
+    default: return NAN;
+    }
+}
+
+/* The pn families' columns besides the intercept, constant terms dropped.
+ * Returns their count (0..3). */
+static int pn_columns(mc_family fam, mc_term tp, mc_term tn, double p, double n, double *col)
+{
+    double f = mc_term_eval(tp, p), g = mc_term_eval(tn, n);
+    int fc = term_is_const(tp), gc = term_is_const(tn), k = 0;
+    if (fam == MC_FAMILY_PN_PRODUCT) {
+        if (!(fc && gc))
+            col[k++] = f * g;
+        return k;
+    }
+    if (!fc)
+        col[k++] = f;
+    if (!gc)
+        col[k++] = g;
+    if (fam == MC_FAMILY_PN_FULL && !fc && !gc)
+        col[k++] = f * g;
+    return k;
+}
+
+double mc_fit_eval(const mc_fit *f, double x, double x2)
+{
+    if (!f->ok)
+        return NAN;
+    if (f->family >= MC_FAMILY_PN_PRODUCT) {
+        double col[3];
+        int k = pn_columns(f->family, f->tp, f->tn, x, x2, col);
+        double v = f->c[0];
+        for (int i = 0; i < k; i++)
+            v += f->c[i + 1] * col[i];
+        return v;
+    }
+    return f->c[0] + f->c[1] * family_column(f, x);
+}
+
+/* ------------------------------------------------------------ fitting */
+
+/* Fits b + a·g(x) with the family's column g; fills c[0]=b, c[1]=a, rss. */
+static int fit_column(mc_fit *f, const double *x, const double *y, size_t N)
+{
+    double *X = malloc(2 * N * sizeof *X);
+    if (!X)
+        return -1;
+    for (size_t i = 0; i < N; i++) {
+        X[2 * i] = 1;
+        X[2 * i + 1] = family_column(f, x[i]);
+        if (!isfinite(X[2 * i + 1])) {
+            free(X);
+            return -1;
+        }
+    }
+    int rc = mcm_lsq(X, y, N, 2, f->c, &f->rss);
+    free(X);
+    return rc;
+}
+
+/* Relative tie tolerance on residual sums of squares: differences below it
+ * are rounding, and the simpler choice stays. */
+static double rss_tol(const double *y, size_t N)
+{
+    double s = 0;
+    for (size_t i = 0; i < N; i++)
+        s += y[i] * y[i];
+    return 1e-10 * s + 1e-300;
+}
+
+static int fit_normal(mc_fit *f, mc_model_var var, const double *x, const double *y, size_t N,
+                      const mc_fit_opts *o)
+{
+    /* two coefficients plus a choice among ~120 exponent pairs fit any three
+     * points: demand four (five under cross-validation, whose folds drop one) */
+    if (mcm_distinct(x, N) < 4)
+        return -1;
+    mc_term terms[MAX_TERMS];
+    size_t nt = normal_terms(var == MC_VAR_P && o->negative_p, terms);
+    double tol = rss_tol(y, N);
+    mc_fit best = *f, cur = *f;
+    best.ok = 0;
+    for (size_t t = 0; t < nt; t++) {
+        cur.tp = terms[t];
+        if (fit_column(&cur, x, y, N) == 0 && (!best.ok || cur.rss < best.rss - tol)) {
+            best = cur;
+            best.ok = 1;
+        }
+    }
+    if (!best.ok)
+        return -1;
+    *f = best;
+    return 0;
+}
+
+/* Saturation: scans the breakpoint x′ over [u1, u_{m-1}) (at least two
+ * distinct x below it, so that the slope is defined, and one above); in each
+ * interval between measured points it tries where the two sides' separate
+ * fits (line left, constant right) meet, a grid, then refines the best by
+ * golden section. For fixed x′ the model b + a·min(x, x′) is linear. */
+static int fit_saturation(mc_fit *f, const double *x, const double *y, size_t N)
+{
+    size_t m = mcm_distinct(x, N);
+    if (m < 3)
+        return -1;
+    double *u = malloc(N * sizeof *u);
+    if (!u)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < N; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < k; j++)
+            seen |= u[j] == x[i];
+        if (!seen)
+            u[k++] = x[i];
+    }
+    for (size_t i = 1; i < k; i++) /* insertion sort: m is small */
+        for (size_t j = i; j > 0 && u[j] < u[j - 1]; j--) {
+            double t = u[j];
+            u[j] = u[j - 1];
+            u[j - 1] = t;
+        }
+    mc_fit best = *f, cur = *f;
+    best.ok = 0;
+    double tol = rss_tol(y, N);
+#define TRY(xb)                                                                \
+    do {                                                                       \
+        cur.xbreak = (xb);                                                     \
+        if (fit_column(&cur, x, y, N) == 0 && (!best.ok || cur.rss < best.rss - tol)) { \
+            best = cur;                                                        \
+            best.ok = 1;                                                       \
+        }                                                                      \
+    } while (0)
+    for (size_t iv = 1; iv + 1 < m; iv++) {
+        double lo = u[iv], hi = u[iv + 1];
+        /* the two sides' own fits */
+        double sl = 0, sr = 0, nl = 0, nr = 0, sx = 0, sxx = 0, sxy = 0;
+        for (size_t i = 0; i < N; i++) {
+            if (x[i] <= lo) {
+                nl++, sl += y[i], sx += x[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+            } else {
+                nr++, sr += y[i];
+            }
+        }
+        double den = nl * sxx - sx * sx;
+        if (den != 0 && nr > 0) {
+            double a = (nl * sxy - sx * sl) / den, b = (sl - a * sx) / nl, c = sr / nr;
+            if (a != 0) {
+                double xs = (c - b) / a;
+                TRY(xs < lo ? lo : xs > hi ? hi : xs);
+            }
+        }
+        for (int g = 0; g < 16; g++)
+            TRY(lo + (hi - lo) * g / 16.0);
+    }
+    if (best.ok) { /* golden-section refinement around the best breakpoint */
+        size_t iv = 1;
+        while (iv + 2 < m && best.xbreak >= u[iv + 1])
+            iv++;
+        double step = (u[iv + 1] - u[iv]) / 16.0;
+        double a = fmax(u[iv], best.xbreak - step), b = fmin(u[iv + 1], best.xbreak + step);
+        const double gr = 0.6180339887498949;
+        for (int it = 0; it < 60 && b - a > 1e-12 * fabs(b); it++) {
+            double c1 = b - gr * (b - a), c2 = a + gr * (b - a);
+            mc_fit t1 = *f, t2 = *f;
+            t1.xbreak = c1, t2.xbreak = c2;
+            if (fit_column(&t1, x, y, N) || fit_column(&t2, x, y, N))
+                break;
+            if (t1.rss < t2.rss)
+                b = c2;
+            else
+                a = c1;
+        }
+        TRY(0.5 * (a + b));
+    }
+#undef TRY
+    free(u);
+    if (!best.ok)
+        return -1;
+    *f = best;
+    return 0;
+}
+
+/* ------------------------------------------------------------ two parameters */
+
+enum { PN_TOP = 3 };
+
+/* The candidate terms for one parameter of a pn model: the constant, then
+ * the PN_TOP normal-form hypotheses that fit best along the lines where the
+ * other parameter is fixed (each line's RSS relative to its own spread, summed
+ * over lines). Without such lines, a small fixed set. */
+static size_t pn_candidates(const double *x, const double *other, const double *y, size_t N,
+                            int negative, mc_term *out)
+{
+    mc_term terms[MAX_TERMS];
+    size_t nt = normal_terms(negative, terms);
+    double *score = calloc(nt, sizeof *score);
+    double *lx = malloc(N * sizeof *lx), *ly = malloc(N * sizeof *ly);
+    char *done = calloc(N, 1);
+    size_t nout = 0, lines = 0;
+    out[nout++] = (mc_term){0, 1, 0};
+    if (!score || !lx || !ly || !done)
+        goto fallback;
+    for (size_t i = 0; i < N; i++) {
+        if (done[i])
+            continue;
+        size_t L = 0;
+        for (size_t k = i; k < N; k++)
+            if (other[k] == other[i]) {
+                done[k] = 1;
+                lx[L] = x[k], ly[L] = y[k], L++;
+            }
+        if (mcm_distinct(lx, L) < 3)
+            continue;
+        double sst = mcm_sst(ly, L);
+        if (sst <= 0)
+            continue;
+        lines++;
+        for (size_t t = 0; t < nt; t++) {
+            mc_fit f = {.family = MC_FAMILY_NORMAL, .tp = terms[t]};
+            score[t] += fit_column(&f, lx, ly, L) == 0 ? f.rss / sst : 1e300;
+        }
+    }
+    if (lines > 0) {
+        for (int r = 0; r < PN_TOP; r++) {
+            size_t best = nt;
+            for (size_t t = 0; t < nt; t++)
+                if (score[t] >= 0 && (best == nt || score[t] < score[best] * (1 - 1e-9) - 1e-300))
+                    best = t;
+            if (best == nt)
+                break;
+            out[nout++] = terms[best];
+            score[best] = -1; /* taken */
+        }
+    }
+fallback:
+    if (lines == 0) {
+        static const mc_term few[] = {{1, 1, 0}, {-1, 1, 0}, {1, 2, 0}, {-1, 2, 0}, {2, 1, 0},
+                                      {0, 1, 1}, {1, 1, 1}, {-1, 1, 1}};
+        for (size_t t = 0; t < sizeof few / sizeof few[0]; t++)
+            if (negative || few[t].num >= 0)
+                out[nout++] = few[t];
+    }
+    free(score);
+    free(lx);
+    free(ly);
+    free(done);
+    return nout;
+}
+
+static int fit_pn_pair(mc_fit *f, const double *p, const double *n, const double *y, size_t N)
+{
+    double *X = malloc(4 * N * sizeof *X);
+    if (!X)
+        return -1;
+    int k = 0;
+    for (size_t i = 0; i < N; i++) {
+        double col[3];
+        k = pn_columns(f->family, f->tp, f->tn, p[i], n[i], col);
+        X[i * (k + 1)] = 1;
+        for (int j = 0; j < k; j++) {
+            if (!isfinite(col[j])) {
+                free(X);
+                return -1;
+            }
+            X[i * (k + 1) + 1 + j] = col[j];
+        }
+    }
+    memset(f->c, 0, sizeof f->c);
+    int rc = mcm_lsq(X, y, N, (size_t)k + 1, f->c, &f->rss);
+    f->nparams = k + 1;
+    free(X);
+    return rc;
+}
+
+static int fit_pn(mc_fit *f, const double *p, const double *n, const double *y, size_t N,
+                  const mc_fit_opts *o)
+{
+    mc_term tp[PN_TOP + 16], tn[PN_TOP + 16];
+    size_t np = pn_candidates(p, n, y, N, o->negative_p, tp);
+    size_t nn = pn_candidates(n, p, y, N, 0, tn);
+    double tol = rss_tol(y, N);
+    mc_fit best = *f, cur = *f;
+    best.ok = 0;
+    for (size_t a = 0; a < np; a++)
+        for (size_t b = 0; b < nn; b++) {
+            cur.tp = tp[a], cur.tn = tn[b];
+            /* a sum or full model with a constant term duplicates a simpler
+             * family; the product with both constant is the mean */
+            if (f->family != MC_FAMILY_PN_PRODUCT && (term_is_const(tp[a]) || term_is_const(tn[b])))
+                continue;
+            if (fit_pn_pair(&cur, p, n, y, N) == 0 && (!best.ok || cur.rss < best.rss - tol)) {
+                best = cur;
+                best.ok = 1;
+            }
+        }
+    if (!best.ok)
+        return -1;
+    *f = best;
+    return 0;
+}
+
+/* ------------------------------------------------------------ one family */
+
+static int nparams_of(mc_family fam)
+{
+    return fam == MC_FAMILY_SATURATION ? 3 : 2;
+}
+
+static int all_positive(const double *x, size_t N)
+{
+    for (size_t i = 0; i < N; i++)
+        if (!(x[i] > 0))
+            return 0;
+    return 1;
+}
+
+/* Fits the family's coefficients (no quality measures). */
+static int fit_core(mc_family fam, mc_model_var var, const double *x, const double *x2,
+                    const double *y, size_t N, const mc_fit_opts *o, mc_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    f->family = fam;
+    f->nparams = nparams_of(fam);
+    int pn = fam >= MC_FAMILY_PN_PRODUCT;
+    if (pn != (var == MC_VAR_PN) || (pn && !x2))
+        return -1;
+    int rc;
+    switch (fam) {
+    case MC_FAMILY_LINEAR:
+        rc = mcm_distinct(x, N) >= 2 ? fit_column(f, x, y, N) : -1;
+        break;
+    case MC_FAMILY_LOG:
+    case MC_FAMILY_INVERSE:
+        rc = mcm_distinct(x, N) >= 2 && all_positive(x, N) ? fit_column(f, x, y, N) : -1;
+        break;
+    case MC_FAMILY_SATURATION: rc = fit_saturation(f, x, y, N); break;
+    case MC_FAMILY_NORMAL:
+        rc = all_positive(x, N) ? fit_normal(f, var, x, y, N, o) : -1;
+        break;
+    default:
+        rc = all_positive(x, N) && all_positive(x2, N) && mcm_distinct(x, N) >= 2 &&
+                     mcm_distinct(x2, N) >= 2
+                 ? fit_pn(f, x, x2, y, N, o)
+                 : -1;
+        break;
+    }
+    f->ok = rc == 0;
+    return rc;
+}
+
+/* Leave-one-out: each point predicted by the family refitted without it;
+ * the mean absolute percentage error of those predictions. NAN when a fold
+ * cannot be fitted. */
+static double loo_error(mc_family fam, mc_model_var var, const double *x, const double *x2,
+                        const double *y, size_t N, const mc_fit_opts *o)
+{
+    if (N < 3)
+        return NAN;
+    double *bx = malloc(N * sizeof *bx), *bx2 = malloc(N * sizeof *bx2),
+           *by = malloc(N * sizeof *by), *F = malloc(N * sizeof *F);
+    double out = NAN;
+    if (bx && bx2 && by && F) {
+        size_t i;
+        for (i = 0; i < N; i++) {
+            size_t k = 0;
+            for (size_t j = 0; j < N; j++)
+                if (j != i) {
+                    bx[k] = x[j], bx2[k] = x2 ? x2[j] : 0, by[k] = y[j];
+                    k++;
+                }
+            mc_fit f;
+            if (fit_core(fam, var, bx, x2 ? bx2 : NULL, by, k, o, &f))
+                break;
+            F[i] = mc_fit_eval(&f, x[i], x2 ? x2[i] : 0);
+            if (!isfinite(F[i]))
+                break;
+        }
+        if (i == N)
+            out = mcm_mape(y, F, N);
+    }
+    free(bx);
+    free(bx2);
+    free(by);
+    free(F);
+    return out;
+}
+
+mc_err mc_fit_family(mc_family fam, mc_model_var var, const double *x, const double *x2,
+                     const double *y, size_t npts, const mc_fit_opts *opts, int with_cv,
+                     mc_fit *fit)
+{
+    mc_fit_opts def = mc_fit_opts_default();
+    const mc_fit_opts *o = opts ? opts : &def;
+    if (fit_core(fam, var, x, x2, y, npts, o, fit))
+        return MC_ERR_FORMAT;
+    double *F = malloc((npts ? npts : 1) * sizeof *F);
+    if (!F)
+        return MC_ERR_NOMEM;
+    for (size_t i = 0; i < npts; i++)
+        F[i] = mc_fit_eval(fit, x[i], x2 ? x2[i] : 0);
+    fit->mape = mcm_mape(y, F, npts);
+    free(F);
+    fit->ar2 = mcm_adj_r2(fit->rss, mcm_sst(y, npts), npts, fit->nparams - 1);
+    fit->cv = with_cv ? loo_error(fam, var, x, x2, y, npts, o) : NAN;
+    return MC_OK;
+}
+
+/* ------------------------------------------------------------ selection */
+
+static double criterion(const mc_fit *f, mc_select s)
+{
+    switch (s) {
+    case MC_SELECT_CV: return f->cv;
+    case MC_SELECT_AR2: return -f->ar2; /* larger is better: negate */
+    default: return f->mape;
+    }
+}
+
+/* Whether fit b should replace the current best a. MAPE and CV are in %:
+ * differences within 1e-6 % (or 1e-6 relative) are rounding, and the family
+ * met first (the simpler one: linear first) stays. Parsimony: a family with
+ * more coefficients must lower MAPE or CV by more than PARSIMONY (10 %) of
+ * the simpler one's value, and a simpler one wins back within that margin
+ * (adjusted R² already charges for coefficients). */
+#define PARSIMONY 0.10
+static int beats(const mc_fit *b, const mc_fit *a, mc_select s)
+{
+    double cb = criterion(b, s), ca = criterion(a, s);
+    double tol = 1e-6 + 1e-6 * fabs(ca);
+    if (s == MC_SELECT_AR2 || b->nparams == a->nparams)
+        return cb < ca - tol;
+    if (b->nparams > a->nparams)
+        return cb < ca * (1 - PARSIMONY) - tol;
+    return cb < ca / (1 - PARSIMONY) + tol;
+}
+
+mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, const double *y,
+                       size_t npts, const mc_fit_opts *opts, mc_fit *best,
+                       mc_fit all[MC_FAMILY_COUNT], mc_select *used, mc_error *err)
+{
+    mc_fit_opts def = mc_fit_opts_default();
+    const mc_fit_opts *o = opts ? opts : &def;
+    mc_select sel = o->select;
+    if (sel == MC_SELECT_AUTO)
+        sel = npts >= 4 ? MC_SELECT_CV : MC_SELECT_MAPE;
+    mc_fit fits[MC_FAMILY_COUNT];
+    int any = 0;
+    for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
+        fits[fam].ok = 0;
+        fits[fam].family = (mc_family)fam;
+        if (o->have_families && !o->families[fam])
+            continue;
+        mc_err rc = mc_fit_family((mc_family)fam, var, x, x2, y, npts, o,
+                                  sel == MC_SELECT_CV, &fits[fam]);
+        if (rc == MC_ERR_NOMEM)
+            return mc_error_set(err, rc, "out of memory");
+        if (rc == MC_OK && isfinite(criterion(&fits[fam], sel)))
+            any = 1;
+    }
+    if (!any && sel != MC_SELECT_MAPE && o->select == MC_SELECT_AUTO) {
+        sel = MC_SELECT_MAPE; /* too few points for folds: fall back */
+        for (int fam = 0; fam < MC_FAMILY_COUNT; fam++)
+            any |= fits[fam].ok;
+    }
+    if (!any) {
+        size_t dx = mcm_distinct(x, npts), dx2 = x2 ? mcm_distinct(x2, npts) : 2;
+        if (dx < 2 || dx2 < 2)
+            return mc_error_set(err, MC_ERR_FORMAT,
+                                "no model can be fitted to %zu point%s: need at least 2 distinct "
+                                "values of each parameter", npts, npts == 1 ? "" : "s");
+        return mc_error_set(err, MC_ERR_FORMAT,
+                            "no model can be fitted to these %zu points (values out of range for "
+                            "least squares, or too few points for --select %s)",
+                            npts, sel == MC_SELECT_AR2 ? "ar2" : sel == MC_SELECT_CV ? "cv" : "mape");
+    }
+    int bi = -1;
+    for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
+        if (!fits[fam].ok || !isfinite(criterion(&fits[fam], sel)))
+            continue;
+        if (bi < 0 || beats(&fits[fam], &fits[bi], sel))
+            bi = fam;
+    }
+    *best = fits[bi];
+    if (all)
+        memcpy(all, fits, sizeof fits);
+    if (used)
+        *used = sel;
+    return MC_OK;
+}
+
+/* ------------------------------------------------------------ formulas */
+
+static void term_text(mc_term t, const char *x, char *buf, size_t len)
+{
+    char pw[64] = "", lg[64] = "";
+    if (t.num != 0) {
+        if (t.den == 1 && t.num == 1)
+            snprintf(pw, sizeof pw, "%s", x);
+        else if (t.den == 1 && t.num > 0)
+            snprintf(pw, sizeof pw, "%s^%d", x, t.num);
+        else if (t.den == 1)
+            snprintf(pw, sizeof pw, "%s^(%d)", x, t.num);
+        else
+            snprintf(pw, sizeof pw, "%s^(%d/%d)", x, t.num, t.den);
+    }
+    if (t.j == 1)
+        snprintf(lg, sizeof lg, "log2(%s)", x);
+    else if (t.j > 1)
+        snprintf(lg, sizeof lg, "log2(%s)^%d", x, t.j);
+    snprintf(buf, len, "%s%s%s", pw, pw[0] && lg[0] ? "*" : "", lg);
+}
+
+/* Appends " + c*what" (or the first term) to buf. */
+static void add_term(char *buf, size_t len, double c, const char *what)
+{
+    size_t n = strlen(buf);
+    if (n >= len || (c == 0 && (what[0] || n > 0)))
+        return; /* a zero term is left out */
+    const char *sign = n == 0 ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ");
+    if (what[0])
+        snprintf(buf + n, len - n, "%s%.6g*%s", sign, fabs(c), what);
+    else
+        snprintf(buf + n, len - n, "%s%.6g", sign, fabs(c));
+}
+
+void mc_fit_formula(const mc_fit *f, const char *x, char *buf, size_t len)
+{
+    char t1[96], t2[96], t3[200];
+    if (!len)
+        return;
+    buf[0] = '\0';
+    if (!f->ok) {
+        snprintf(buf, len, "(none)");
+        return;
+    }
+    switch (f->family) {
+    case MC_FAMILY_LINEAR: snprintf(t1, sizeof t1, "%s", x); break;
+    case MC_FAMILY_LOG: snprintf(t1, sizeof t1, "log10(%s)", x); break;
+    case MC_FAMILY_INVERSE: snprintf(t1, sizeof t1, "(1/%s)", x); break;
+    case MC_FAMILY_SATURATION: snprintf(t1, sizeof t1, "min(%s, %.6g)", x, f->xbreak); break;
+    case MC_FAMILY_NORMAL: term_text(f->tp, x, t1, sizeof t1); break;
+    default: {
+        term_text(f->tp, "p", t1, sizeof t1);
+        term_text(f->tn, "n", t2, sizeof t2);
+        add_term(buf, len, f->c[0], "");
+        const char *cols[3];
+        int k = 0;
+        if (f->family == MC_FAMILY_PN_PRODUCT) {
+            snprintf(t3, sizeof t3, "%s%s%s", t1, t1[0] && t2[0] ? "*" : "", t2);
+            if (t3[0])
+                cols[k++] = t3;
+        } else {
+            if (t1[0])
+                cols[k++] = t1;
+            if (t2[0])
+                cols[k++] = t2;
+            if (f->family == MC_FAMILY_PN_FULL && t1[0] && t2[0]) {
+                snprintf(t3, sizeof t3, "%s*%s", t1, t2);
+                cols[k++] = t3;
+            }
+        }
+        for (int i = 0; i < k; i++)
+            add_term(buf, len, f->c[i + 1], cols[i]);
+        return;
+    }
+    }
+    add_term(buf, len, f->c[1], t1);
+    add_term(buf, len, f->c[0], "");
+}

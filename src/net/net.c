@@ -1,0 +1,65 @@
+/* Network model registry: a static table of name -> ops. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "mpicast/net.h"
+#include "net_models.h"
+
+static const mc_net_ops *const registry[] = {
+    &mc_net_loggp_ops,
+    &mc_net_free_ops,
+};
+#define NMODELS ((int)(sizeof registry / sizeof registry[0]))
+
+const mc_net_ops *mc_net_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (int i = 0; i < NMODELS; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}
+
+const mc_net_ops *mc_net_at(int i)
+{
+    return i >= 0 && i < NMODELS ? registry[i] : NULL;
+}
+
+mc_net *mc_net_create(const char *name, const mc_platform *p, int nranks, mc_error *err)
+{
+    if (!name)
+        name = p ? mc_platform_str(p, "network.model") : "loggp";
+    if (!name)
+        name = "loggp";
+    const mc_net_ops *ops = mc_net_find(name);
+    if (!ops) {
+        char known[256] = "";
+        for (int i = 0; i < NMODELS; i++) {
+            if (i)
+                strncat(known, ", ", sizeof known - strlen(known) - 1);
+            strncat(known, registry[i]->name, sizeof known - strlen(known) - 1);
+        }
+        mc_error_set(err, MC_ERR_PLATFORM,
+                     "network.model: model '%s' is not available (available: %s)", name,
+                     known);
+        return NULL;
+    }
+    return ops->create(p, nranks, err);
+}
+
+void mc_net_destroy(mc_net *n)
+{
+    if (n)
+        n->ops->destroy(n);
+}
+
+int64_t mc_net_s_to_ps(double seconds)
+{
+    if (isnan(seconds) || seconds <= 0)
+        return 0;
+    double ps = seconds * MC_PS_PER_S;
+    if (ps >= 9.2e18)
+        return INT64_MAX / 4; /* "never", still safe to add a few of */
+    return llround(ps);
+}

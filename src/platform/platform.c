@@ -1,0 +1,561 @@
+/* Platform description: the table of known keys, INI loading with inih,
+ * --set overrides and writing (docs/platform.md, include/mpicast/platform.h).
+ *
+ * Every key is a row of one static table (name, unit, default, checks,
+ * help); the platform object is just one value slot per row, so adding a key
+ * is adding a row. */
+#include "mpicast/platform.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "units.h"
+
+/* Checks applied to a numeric value (a key may combine several). */
+enum {
+    K_NONNEG = 1u << 0, /* >= 0 */
+    K_POS = 1u << 1,    /* > 0 */
+    K_INF = 1u << 2,    /* inf allowed */
+    K_INT = 1u << 3,    /* an integer */
+    K_DIMS = 1u << 4    /* string: "" or NxNx... */
+};
+
+typedef struct key_def {
+    const char *name;
+    mc_unit unit;
+    const char *def;      /* default as text; NULL: same as `fallback` */
+    unsigned checks;
+    const char *choices;  /* strings: allowed values separated by '|', or NULL */
+    const char *fallback; /* key whose value an unset key takes, or NULL */
+    const char *help;
+} key_def;
+
+#define TOPOLOGIES "crossbar|ring|mesh2d|torus2d|mesh3d|torus3d|fattree|hxb|dragonfly|switches"
+#define COLL(op) {"collectives." op, MC_UNIT_STRING, "auto", 0, NULL, NULL, \
+                  "algorithm of MPI_" op " in the simulator, or auto (validated by the simulator)"}
+
+static const key_def keys[] = {
+    {"cpu.speed", MC_UNIT_NONE, "1", K_POS | K_INF, NULL, NULL,
+     "speed of the target processor relative to the traced one (2 = compute bursts take half as long)"},
+    {"cpu.flops", MC_UNIT_NONE, "1e9", K_POS | K_INF, NULL, NULL,
+     "flop/s of the target processor, for compute amounts given in flops (time-independent traces)"},
+    {"cpu.reduce_cost", MC_UNIT_TIME, "0", K_NONNEG, NULL, NULL,
+     "CPU time per byte of reduction operands combined by a collective (reduce, allreduce, reduce_scatter, scan)"},
+    /* Not checked here: the network model registry (src/net) owns the names. */
+    {"network.model", MC_UNIT_STRING, "loggp", 0, NULL, NULL,
+     "network model: loggp, table or topo (checked by the network module)"},
+    {"network.latency", MC_UNIT_TIME, "0.5us", K_NONNEG, NULL, NULL,
+     "L: wire time of a message between two nodes"},
+    {"network.overhead", MC_UNIT_TIME, "0.2us", K_NONNEG, NULL, NULL,
+     "o: CPU time per message at each end (LogGP o, the mu0 of the INSPIRE study)"},
+    {"network.gap", MC_UNIT_TIME, "0", K_NONNEG, NULL, NULL,
+     "g: minimum time between two message injections at one NIC"},
+    {"network.bandwidth", MC_UNIT_BANDWIDTH, "5GB/s", K_POS | K_INF, NULL, NULL,
+     "1/G: bandwidth of one transfer between two nodes"},
+    {"network.eager_limit", MC_UNIT_BYTES, "64KiB", K_NONNEG | K_INF, NULL, NULL,
+     "largest message sent eagerly; larger ones use rendezvous"},
+    {"network.topology", MC_UNIT_STRING, "crossbar", 0, TOPOLOGIES, NULL,
+     "shape of the network for the topo model"},
+    {"network.dims", MC_UNIT_STRING, "", K_DIMS, NULL, NULL,
+     "dimensions of the topology, e.g. 4x4x4 (empty: derived from the number of nodes)"},
+    {"network.link_bandwidth", MC_UNIT_BANDWIDTH, NULL, K_POS | K_INF, NULL, "network.bandwidth",
+     "bandwidth of one link of the topology (unset: network.bandwidth)"},
+    {"network.hop_latency", MC_UNIT_TIME, "0", K_NONNEG, NULL, NULL,
+     "latency added per switch or router hop in the topology"},
+    {"network.ranks_per_node", MC_UNIT_NONE, "1", K_POS | K_INT, NULL, NULL,
+     "ranks per node, block mapping (ranks 0..n-1 on node 0, ...); 1: every rank its own node"},
+    {"intranode.latency", MC_UNIT_TIME, "0.5us", K_NONNEG, NULL, NULL,
+     "L between two ranks of the same node"},
+    {"intranode.overhead", MC_UNIT_TIME, "0.2us", K_NONNEG, NULL, NULL,
+     "o between two ranks of the same node"},
+    {"intranode.gap", MC_UNIT_TIME, "0", K_NONNEG, NULL, NULL,
+     "g between two ranks of the same node"},
+    {"intranode.bandwidth", MC_UNIT_BANDWIDTH, "5GB/s", K_POS | K_INF, NULL, NULL,
+     "1/G between two ranks of the same node"},
+    COLL("barrier"), COLL("bcast"), COLL("reduce"), COLL("allreduce"), COLL("gather"),
+    COLL("scatter"), COLL("allgather"), COLL("alltoall"), COLL("alltoallv"), COLL("allgatherv"),
+    COLL("gatherv"), COLL("scatterv"), COLL("reduce_scatter"), COLL("scan"), COLL("exscan"),
+    COLL("alltoallw"), COLL("reduce_scatter_block"),
+};
+#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+
+static const char *const sections[] = {"cpu", "network", "intranode", "collectives"};
+#define NSECTIONS ((int)(sizeof sections / sizeof sections[0]))
+
+struct mc_platform {
+    double num[NKEYS];
+    char *str[NKEYS];
+    unsigned char set[NKEYS];
+};
+
+/* ------------------------------------------------------------ lookup */
+
+static int key_index(const char *name)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (strcasecmp(keys[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const char *mc_platform_key_at(int i, mc_unit *unit, const char **help)
+{
+    if (i < 0 || i >= NKEYS)
+        return NULL;
+    if (unit)
+        *unit = keys[i].unit;
+    if (help)
+        *help = keys[i].help;
+    return keys[i].name;
+}
+
+/* Edit distance, case-insensitive, for the did-you-mean hints. */
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return 1000;
+    int row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static int close_enough(int d, const char *word)
+{
+    int len = (int)strlen(word);
+    return d <= 2 || d <= len / 3;
+}
+
+/* The known key closest to `name`, or NULL. A key whose part after the dot
+ * matches exactly wins (a key put in the wrong section). */
+static const char *suggest_key(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    const char *leaf = dot ? dot + 1 : name;
+    for (int i = 0; i < NKEYS; i++)
+        if (strcasecmp(strchr(keys[i].name, '.') + 1, leaf) == 0)
+            return keys[i].name;
+    int best = -1, bestd = 1000;
+    for (int i = 0; i < NKEYS; i++) {
+        int d = distance(name, keys[i].name);
+        if (d < bestd) {
+            bestd = d;
+            best = i;
+        }
+    }
+    return best >= 0 && close_enough(bestd, name) ? keys[best].name : NULL;
+}
+
+static const char *suggest_word(const char *word, const char *const *list, int n)
+{
+    int best = -1, bestd = 1000;
+    for (int i = 0; i < n; i++) {
+        int d = distance(word, list[i]);
+        if (d < bestd) {
+            bestd = d;
+            best = i;
+        }
+    }
+    return best >= 0 && close_enough(bestd, word) ? list[best] : NULL;
+}
+
+static mc_err unknown_key(const char *name, mc_error *err)
+{
+    const char *s = suggest_key(name);
+    if (s)
+        return mc_error_set(err, MC_ERR_PLATFORM, "unknown key (did you mean %s?)", s);
+    return mc_error_set(err, MC_ERR_PLATFORM, "unknown key (see docs/platform.md)");
+}
+
+/* ------------------------------------------------------------ values */
+
+static int choice_ok(const char *choices, const char *value)
+{
+    size_t n = strlen(value);
+    for (const char *c = choices; *c;) {
+        const char *end = strchr(c, '|');
+        size_t len = end ? (size_t)(end - c) : strlen(c);
+        if (len == n && strncmp(c, value, n) == 0)
+            return 1;
+        c += len + (end != NULL);
+    }
+    return 0;
+}
+
+static mc_err bad_choice(const char *choices, const char *value, mc_error *err)
+{
+    char list[256], *words[16];
+    snprintf(list, sizeof list, "%s", choices);
+    int n = 0;
+    for (char *save = NULL, *w = strtok_r(list, "|", &save); w && n < 16;
+         w = strtok_r(NULL, "|", &save))
+        words[n++] = w;
+    char shown[300] = "";
+    for (int i = 0; i < n; i++) {
+        strncat(shown, words[i], sizeof shown - strlen(shown) - 1);
+        if (i + 1 < n)
+            strncat(shown, ", ", sizeof shown - strlen(shown) - 1);
+    }
+    const char *s = suggest_word(value, (const char *const *)words, n);
+    if (s)
+        return mc_error_set(err, MC_ERR_PLATFORM, "unknown value '%s' (expected one of %s; did you mean %s?)",
+                            value, shown, s);
+    return mc_error_set(err, MC_ERR_PLATFORM, "unknown value '%s' (expected one of %s)", value, shown);
+}
+
+/* "" or positive integers joined by 'x' ("4x4x4"). */
+static int dims_ok(const char *v)
+{
+    if (*v == '\0')
+        return 1;
+    for (;;) {
+        if (!isdigit((unsigned char)*v) || *v == '0')
+            return 0;
+        long n = 0;
+        while (isdigit((unsigned char)*v)) {
+            n = n * 10 + (*v++ - '0');
+            if (n > 1000000000L)
+                return 0;
+        }
+        if (*v == '\0')
+            return 1;
+        if (*v++ != 'x')
+            return 0;
+    }
+}
+
+static mc_err check_number(const key_def *k, double v, mc_error *err)
+{
+    if (isinf(v) && v > 0 && !(k->checks & K_INF))
+        return mc_error_set(err, MC_ERR_PLATFORM, "must be finite (inf is not allowed here)");
+    if ((k->checks & (K_NONNEG | K_POS)) && v < 0)
+        return mc_error_set(err, MC_ERR_PLATFORM, "must not be negative");
+    if ((k->checks & K_POS) && v == 0)
+        return mc_error_set(err, MC_ERR_PLATFORM, "must be greater than 0");
+    if ((k->checks & K_INT) && (v != floor(v) || v > 1e9))
+        return mc_error_set(err, MC_ERR_PLATFORM, "must be a whole number");
+    return MC_OK;
+}
+
+/* Validates `text` for key i and stores it. The message, on error, does not
+ * name the key: callers prefix it. */
+static mc_err apply(mc_platform *p, int i, const char *text, mc_error *err)
+{
+    const key_def *k = &keys[i];
+    if (k->unit == MC_UNIT_STRING) {
+        while (isspace((unsigned char)*text))
+            text++;
+        size_t n = strlen(text);
+        while (n > 0 && isspace((unsigned char)text[n - 1]))
+            n--;
+        char *v = strndup(text, n);
+        if (!v)
+            return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        mc_err rc = MC_OK;
+        if (k->choices && !choice_ok(k->choices, v))
+            rc = bad_choice(k->choices, v, err);
+        else if ((k->checks & K_DIMS) && !dims_ok(v))
+            rc = mc_error_set(err, MC_ERR_PLATFORM,
+                              "bad value '%s': expected dimensions like 4x4x4, or nothing", v);
+        if (rc != MC_OK) {
+            free(v);
+            return rc;
+        }
+        free(p->str[i]);
+        p->str[i] = v;
+    } else {
+        double v;
+        mc_err rc = mc_parse_value(text, k->unit, &v, err);
+        if (rc == MC_OK)
+            rc = check_number(k, v, err);
+        if (rc != MC_OK)
+            return rc;
+        p->num[i] = v;
+    }
+    p->set[i] = 1;
+    return MC_OK;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+mc_platform *mc_platform_create(void)
+{
+    mc_platform *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    for (int i = 0; i < NKEYS; i++) {
+        if (!keys[i].def) {
+            p->num[i] = NAN; /* resolved through the fallback key */
+            continue;
+        }
+        if (apply(p, i, keys[i].def, NULL) != MC_OK) { /* a bad default is a bug */
+            mc_platform_destroy(p);
+            return NULL;
+        }
+        p->set[i] = 0;
+    }
+    return p;
+}
+
+void mc_platform_destroy(mc_platform *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < NKEYS; i++)
+        free(p->str[i]);
+    free(p);
+}
+
+/* ------------------------------------------------------------ getters */
+
+double mc_platform_num(const mc_platform *p, const char *key)
+{
+    int i = key_index(key);
+    if (!p || i < 0 || keys[i].unit == MC_UNIT_STRING)
+        return NAN;
+    if (!p->set[i] && keys[i].fallback)
+        return mc_platform_num(p, keys[i].fallback);
+    return p->num[i];
+}
+
+const char *mc_platform_str(const mc_platform *p, const char *key)
+{
+    int i = key_index(key);
+    if (!p || i < 0 || keys[i].unit != MC_UNIT_STRING)
+        return NULL;
+    return p->str[i];
+}
+
+int mc_platform_is_set(const mc_platform *p, const char *key)
+{
+    int i = key_index(key);
+    return p && i >= 0 && p->set[i];
+}
+
+/* ------------------------------------------------------------ setters */
+
+mc_err mc_platform_set_kv(mc_platform *p, const char *key, const char *value, mc_error *err)
+{
+    int i = key_index(key);
+    mc_err rc = i < 0 ? unknown_key(key, err) : apply(p, i, value, err);
+    if (rc != MC_OK)
+        mc_error_prefix(err, "%s", key);
+    return rc;
+}
+
+mc_err mc_platform_set(mc_platform *p, const char *assignment, mc_error *err)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq)
+        return mc_error_set(err, MC_ERR_USAGE, "--set %s: expected section.key=value", assignment);
+    char key[128];
+    size_t n = (size_t)(eq - assignment);
+    while (n > 0 && isspace((unsigned char)assignment[n - 1]))
+        n--;
+    const char *start = assignment;
+    while (n > 0 && isspace((unsigned char)*start)) {
+        start++;
+        n--;
+    }
+    if (n == 0 || n >= sizeof key)
+        return mc_error_set(err, MC_ERR_USAGE, "--set %s: expected section.key=value", assignment);
+    memcpy(key, start, n);
+    key[n] = '\0';
+    mc_error e = {0};
+    mc_err rc = mc_platform_set_kv(p, key, eq + 1, &e);
+    if (rc != MC_OK)
+        mc_error_set(err, rc, "--set %s", e.msg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ loading */
+
+typedef struct load_ctx {
+    FILE *f;
+    const char *path;
+    mc_platform *p;
+    mc_error *err;
+    int lineno;
+    int failed;
+    char *line;
+    size_t cap;
+} load_ctx;
+
+/* Records the first error as "PATH:LINE: what: message". */
+static void fail_at(load_ctx *c, mc_err code, const char *what, const char *msg)
+{
+    if (c->failed)
+        return;
+    c->failed = 1;
+    if (what)
+        mc_error_set(c->err, code, "%s:%d: %s: %s", c->path, c->lineno, what, msg);
+    else
+        mc_error_set(c->err, code, "%s:%d: %s", c->path, c->lineno, msg);
+}
+
+static void check_section_line(load_ctx *c, const char *s)
+{
+    const char *end = strchr(s, ']');
+    if (!end)
+        return; /* inih reports the syntax error */
+    char name[64];
+    size_t n = (size_t)(end - s - 1);
+    if (n >= sizeof name)
+        n = sizeof name - 1;
+    memcpy(name, s + 1, n);
+    name[n] = '\0';
+    for (int i = 0; i < NSECTIONS; i++)
+        if (strcasecmp(name, sections[i]) == 0)
+            return;
+    char msg[256];
+    const char *s2 = suggest_word(name, sections, NSECTIONS);
+    if (s2)
+        snprintf(msg, sizeof msg, "unknown section (did you mean [%s]?)", s2);
+    else
+        snprintf(msg, sizeof msg, "unknown section (known: cpu, network, intranode, collectives)");
+    char what[80];
+    snprintf(what, sizeof what, "[%s]", name);
+    fail_at(c, MC_ERR_PLATFORM, what, msg);
+}
+
+/* inih line reader: one call per physical line, so c->lineno is the line
+ * inih is working on. Leading blanks are dropped (an indented line would be
+ * a continuation line for inih) and section names are checked here because
+ * inih only reports a section when a key follows it. */
+static char *read_line(char *str, int num, void *stream)
+{
+    load_ctx *c = stream;
+    if (c->failed)
+        return NULL;
+    ssize_t len = getline(&c->line, &c->cap, c->f);
+    if (len < 0)
+        return NULL;
+    c->lineno++;
+    const char *s = c->line;
+    if (c->lineno == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
+        s += 3;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if ((int)strlen(s) > num - 1) {
+        fail_at(c, MC_ERR_PLATFORM, NULL, "line too long");
+        return NULL;
+    }
+    if (*s == '[') {
+        check_section_line(c, s);
+        if (c->failed)
+            return NULL;
+    }
+    memcpy(str, s, strlen(s) + 1);
+    return str;
+}
+
+static int on_value(void *user, const char *section, const char *name, const char *value)
+{
+    load_ctx *c = user;
+    if (c->failed)
+        return 1;
+    char key[256];
+    snprintf(key, sizeof key, "%s%s%s", section, *section ? "." : "", name);
+    mc_error e = {0};
+    int i = *section ? key_index(key) : -1;
+    if (!*section) {
+        const char *s = suggest_key(key);
+        if (s)
+            mc_error_set(&e, MC_ERR_PLATFORM, "key outside a section (did you mean %s?)", s);
+        else
+            mc_error_set(&e, MC_ERR_PLATFORM, "key outside a section");
+    } else if (i < 0) {
+        unknown_key(key, &e);
+    } else if (apply(c->p, i, value, &e) == MC_OK) {
+        return 1;
+    }
+    fail_at(c, e.code, key, e.msg);
+    return 0;
+}
+
+mc_platform *mc_platform_load(const char *path, mc_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    mc_platform *p = mc_platform_create();
+    if (!p) {
+        fclose(f);
+        mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    load_ctx c = {.f = f, .path = path, .p = p, .err = err};
+    int rc = ini_parse_stream(read_line, &c, on_value, &c);
+    int read_error = ferror(f);
+    free(c.line);
+    fclose(f);
+    if (!c.failed && rc > 0) {
+        c.lineno = rc;
+        fail_at(&c, MC_ERR_PLATFORM, NULL, "syntax error: expected 'key = value' or '[section]'");
+    } else if (!c.failed && rc < 0) {
+        mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", path);
+        c.failed = 1;
+    } else if (!c.failed && read_error) {
+        mc_error_set(err, MC_ERR_IO, "%s: cannot read", path);
+        c.failed = 1;
+    }
+    if (c.failed) {
+        mc_platform_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------ writing */
+
+mc_err mc_platform_write(const mc_platform *p, const char *path, mc_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    fprintf(f, "# mpicast platform (all keys; see docs/platform.md)\n");
+    for (int s = 0; s < NSECTIONS; s++) {
+        fprintf(f, "\n[%s]\n", sections[s]);
+        size_t slen = strlen(sections[s]);
+        for (int i = 0; i < NKEYS; i++) {
+            if (strncmp(keys[i].name, sections[s], slen) != 0 || keys[i].name[slen] != '.')
+                continue;
+            char value[128];
+            if (keys[i].unit == MC_UNIT_STRING)
+                snprintf(value, sizeof value, "%s", p->str[i] ? p->str[i] : "");
+            else
+                mc_format_value(value, sizeof value, mc_platform_num(p, keys[i].name), keys[i].unit);
+            /* An unset key that follows another stays unset when read back. */
+            const char *off = keys[i].fallback && !p->set[i] ? "# " : "";
+            fprintf(f, "# %s\n%s%s = %s\n", keys[i].help, off, keys[i].name + slen + 1, value);
+        }
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    return MC_OK;
+}

@@ -1,0 +1,1284 @@
+/* The replay engine: event loop, one state machine per rank, point-to-point
+ * MPI semantics on top of a network model.
+ *
+ * Transfer semantics (LogGOPSim's, priced by the net model):
+ *  - A send is issued once the sender's CPU and send NIC are free; it keeps
+ *    the CPU for send_cpu (o) and the NIC for send_nic (g + (s-1)G); the
+ *    message arrives at the receiver send_arrive (o + L) after the issue.
+ *  - An arrived message waits in the receiver's inbox until the receiver's
+ *    CPU and receive NIC are free; processing it costs recv_cpu (o + (s-1)G)
+ *    of CPU and recv_nic of NIC, whether or not a receive is posted (as in
+ *    LogGOPSim: the MPI library progresses it). It is then matched: a posted
+ *    receive completes at the end of the processing; otherwise the message
+ *    joins the unexpected queue, and a receive posted later completes at its
+ *    posting time.
+ *  - Eager (bytes <= network.eager_limit): the send request completes when
+ *    the CPU is released (t + o). Rendezvous (bytes > limit) and synchronous
+ *    sends: the send request completes at the moment of the match (the
+ *    receiver's processing start if the receive was posted, else the time the
+ *    receive is posted). The data is not re-sent and no extra latency is
+ *    charged for the acknowledgement: exactly LogGOPSim's rendezvous
+ *    (LogGOPSim.cpp, "rendezvous - free remote request").
+ * A rank is busy (CPU) during its compute bursts, so arrivals are processed
+ * only when it is inside MPI or between calls: no asynchronous progress.
+ * At one instant a rank first executes its MPI call, then processes what is
+ * ready (arrived messages, queued sends) and only then starts its next burst.
+ * Ties between ranks' events at the same time go in insertion order.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "sim_internal.h"
+
+/* ------------------------------------------------------------ errors */
+
+void sim_fail(sim *S, mc_err code, const char *fmt, ...)
+{
+    if (S->rc)
+        return; /* keep the first failure */
+    S->rc = code;
+    if (S->err) {
+        char buf[MC_ERROR_MSG_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        mc_error_set(S->err, code, "%s: %s", S->src->name ? S->src->name : "trace", buf);
+    }
+}
+
+const char *comm_name(uint64_t comm, char *buf, size_t len)
+{
+    if (comm == MC_COMM_WORLD)
+        snprintf(buf, len, "world");
+    else if ((comm >> 32) == 0xffffffffull)
+        snprintf(buf, len, "self");
+    else
+        snprintf(buf, len, "%llu.%llu", (unsigned long long)(comm >> 32),
+                 (unsigned long long)(comm & 0xffffffffull));
+    return buf;
+}
+
+/* ------------------------------------------------------------ pools */
+
+#define POOL_TAKE(S, arr, n, cap, freel, out)                               \
+    do {                                                                    \
+        if ((S)->freel >= 0) {                                              \
+            (out) = (S)->freel;                                             \
+            (S)->freel = (S)->arr[(out)].next;                              \
+        } else {                                                            \
+            if ((S)->n == (S)->cap) {                                       \
+                int32_t c_ = (S)->cap ? (S)->cap * 2 : 256;                 \
+                void *p_ = realloc((S)->arr, (size_t)c_ * sizeof *(S)->arr);\
+                if (!p_) {                                                  \
+                    sim_fail((S), MC_ERR_NOMEM, "out of memory");           \
+                    (out) = -1;                                             \
+                    break;                                                  \
+                }                                                           \
+                (S)->arr = p_;                                              \
+                (S)->cap = c_;                                              \
+            }                                                               \
+            (out) = (S)->n++;                                               \
+        }                                                                   \
+    } while (0)
+
+int32_t req_new(sim *S, int owner, int kind, int op)
+{
+    int32_t qi;
+    POOL_TAKE(S, reqs, nreqs, capreqs, free_req, qi);
+    if (qi < 0)
+        return -1;
+    sim_req *q = &S->reqs[qi];
+    memset(q, 0, sizeof *q);
+    q->owner = owner;
+    q->kind = (uint8_t)kind;
+    q->op = (int16_t)op;
+    q->exec = -1;
+    q->next = -1;
+    q->peer = MC_NONE;
+    return qi;
+}
+
+static void req_release(sim *S, int32_t qi)
+{
+    sim_req *q = &S->reqs[qi];
+    if (q->id)
+        u64map_del(&S->reqmap, ((uint64_t)(uint32_t)q->owner << 32) | q->id);
+    q->state = RQ_INACTIVE;
+    q->id = 0;
+    q->next = S->free_req;
+    S->free_req = qi;
+}
+
+static int32_t msg_new(sim *S)
+{
+    int32_t mi;
+    POOL_TAKE(S, msgs, nmsgs, capmsgs, free_msg, mi);
+    if (mi >= MAX_INDEX) {
+        sim_fail(S, MC_ERR_NOMEM, "more than %d messages in flight", MAX_INDEX);
+        return -1;
+    }
+    return mi;
+}
+
+static void msg_release(sim *S, int32_t mi)
+{
+    S->msgs[mi].next = S->free_msg;
+    S->free_msg = mi;
+}
+
+/* ------------------------------------------------------------ buckets */
+
+static inline uint32_t bucket_hash(uint64_t comm, int64_t tag, int32_t dst, int32_t src)
+{
+    uint64_t h = comm * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)tag * 0xc2b2ae3d27d4eb4full;
+    h ^= ((uint64_t)(uint32_t)dst << 32 | (uint32_t)src) * 0x165667b19e3779f9ull;
+    h ^= h >> 29;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static int bucket_grow(sim *S)
+{
+    uint32_t cap = S->bmask ? (S->bmask + 1) * 2 : 1024;
+    int32_t *slots = malloc(cap * sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t i = 0; i < cap; i++)
+        slots[i] = -1;
+    for (uint32_t i = 0; S->bmask && i <= S->bmask; i++) {
+        int32_t b = S->bslots[i];
+        while (b >= 0) {
+            int32_t nx = S->bks[b].next;
+            bucket *k = &S->bks[b];
+            uint32_t h = bucket_hash(k->comm, k->tag, k->dst, k->src) & (cap - 1);
+            k->next = slots[h];
+            slots[h] = b;
+            b = nx;
+        }
+    }
+    free(S->bslots);
+    S->bslots = slots;
+    S->bmask = cap - 1;
+    return 0;
+}
+
+static int32_t bucket_find(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
+{
+    if (!S->bslots)
+        return -1;
+    int32_t b = S->bslots[bucket_hash(comm, tag, dst, src) & S->bmask];
+    while (b >= 0) {
+        const bucket *k = &S->bks[b];
+        if (k->comm == comm && k->tag == tag && k->dst == dst && k->src == src)
+            return b;
+        b = k->next;
+    }
+    return -1;
+}
+
+static int32_t bucket_get(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
+{
+    int32_t b = bucket_find(S, comm, tag, dst, src);
+    if (b >= 0)
+        return b;
+    if ((uint32_t)S->bused >= (S->bmask + 1) / 2 || !S->bslots) {
+        if (bucket_grow(S)) {
+            sim_fail(S, MC_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+    }
+    int32_t bi;
+    POOL_TAKE(S, bks, nbks, capbks, free_bk, bi);
+    if (bi < 0)
+        return -1;
+    bucket *k = &S->bks[bi];
+    k->comm = comm;
+    k->tag = tag;
+    k->dst = dst;
+    k->src = src;
+    k->rq_head = k->rq_tail = k->uq_head = k->uq_tail = -1;
+    uint32_t h = bucket_hash(comm, tag, dst, src) & S->bmask;
+    k->next = S->bslots[h];
+    S->bslots[h] = bi;
+    S->bused++;
+    return bi;
+}
+
+/* Empty buckets go back to the pool so memory follows in-flight traffic. */
+static void bucket_maybe_drop(sim *S, int32_t bi)
+{
+    bucket *k = &S->bks[bi];
+    if (k->rq_head >= 0 || k->uq_head >= 0)
+        return;
+    int32_t *p = &S->bslots[bucket_hash(k->comm, k->tag, k->dst, k->src) & S->bmask];
+    while (*p != bi)
+        p = &S->bks[*p].next;
+    *p = k->next;
+    k->next = S->free_bk;
+    S->free_bk = bi;
+    S->bused--;
+}
+
+/* ------------------------------------------------------------ scheduling */
+
+void push_event(sim *S, int64_t t, uint32_t type, int32_t idx)
+{
+    if (heap_push(&S->h, t, S->seq++, type, idx))
+        sim_fail(S, MC_ERR_NOMEM, "out of memory");
+}
+
+static void push_step(sim *S, int r, int64_t t)
+{
+    S->r[r].step_at = t;
+    push_event(S, t, EV_STEP, r);
+}
+
+void cpu_work(sim *S, int r, int64_t start, int64_t len, const char *what)
+{
+    sim_rank *R = &S->r[r];
+    R->cpu = start + len;
+    R->work += len;
+    if (S->tl && len > 0) {
+        if (R->in_call && start > R->tl_mark)
+            tl_slice(S, r, "wait", "wait", R->tl_mark, start);
+        tl_slice(S, r, what, "comm", start, start + len);
+        if (R->in_call)
+            R->tl_mark = start + len;
+    }
+}
+
+/* One of the things a blocked rank waits for completed at t. */
+void rank_notify(sim *S, int r, int64_t t)
+{
+    sim_rank *R = &S->r[r];
+    if (t > R->wake)
+        R->wake = t;
+    if (--R->nwait == 0 && R->state == RS_BLOCKED) {
+        R->state = RS_READY;
+        /* Held back until the current handler returns: if it is then the
+         * earliest event, the main loop runs it without a queue round trip. */
+        if (S->npend)
+            push_step(S, S->pend_r, S->pend_t);
+        S->pend_r = r;
+        S->pend_t = R->wake;
+        S->npend = 1;
+    }
+}
+
+static void kick_progress(sim *S, int r);
+
+void req_complete(sim *S, int32_t qi, int64_t t)
+{
+    sim_req *q = &S->reqs[qi];
+    q->state = RQ_DONE;
+    q->t_done = t;
+    if (q->exec >= 0) {
+        int32_t x = q->exec;
+        req_release(S, qi);
+        exec_op_done(S, x, t);
+        return;
+    }
+    if (q->flags & F_WAITED) {
+        q->flags &= (uint8_t)~F_WAITED;
+        int owner = q->owner;
+        if (q->flags & F_PERSIST)
+            q->state = RQ_INACTIVE;
+        else
+            req_release(S, qi);
+        rank_notify(S, owner, t);
+    } else if (q->flags & F_FREED) {
+        req_release(S, qi);
+    }
+}
+
+/* ------------------------------------------------------------ sends */
+
+static void issue_send(sim *S, int r, int32_t qi, int64_t T)
+{
+    sim_rank *R = &S->r[r];
+    sim_req *q = &S->reqs[qi];
+    mc_net_cost c;
+    mc_net_transfer(S->net, T, r, q->peer, q->bytes, &c);
+    R->nic_s = T + c.send_nic;
+    cpu_work(S, r, T, c.send_cpu, "send");
+    int32_t mi = msg_new(S);
+    if (mi < 0)
+        return;
+    q = &S->reqs[qi];
+    sim_msg *m = &S->msgs[mi];
+    m->comm = q->comm;
+    m->tag = q->tag;
+    m->bytes = q->bytes;
+    m->src = r;
+    m->dst = q->peer;
+    m->t_arrive = T + c.arrive;
+    m->recv_cpu = c.recv_cpu;
+    m->recv_nic = c.recv_nic;
+    m->next = -1;
+    S->messages++;
+    S->bytes += (uint64_t)(q->bytes > 0 ? q->bytes : 0);
+    if (q->exec >= 0) {
+        S->coll_messages++;
+        S->coll_bytes += (uint64_t)(q->bytes > 0 ? q->bytes : 0);
+    }
+    push_event(S, m->t_arrive, EV_ARRIVE, mi);
+    int notify = q->flags & F_NOTIFY;
+    q->flags &= (uint8_t)~F_NOTIFY;
+    if (q->bytes > S->eager_limit || (q->flags & F_SYNC)) {
+        m->send_req = qi; /* released at the match */
+    } else {
+        m->send_req = -1;
+        req_complete(S, qi, T + c.send_cpu);
+    }
+    if (notify)
+        rank_notify(S, r, T + c.send_cpu);
+}
+
+/* Issues now if the rank's CPU and NIC are free and nothing is queued before
+ * it, else queues it for the progress engine (F_NOTIFY set by the caller
+ * decides whether the rank hears about the issue). */
+int post_send(sim *S, int r, int32_t qi)
+{
+    sim_rank *R = &S->r[r];
+    sim_req *q = &S->reqs[qi];
+    q->state = RQ_ACTIVE;
+    q->t_post = S->now;
+    if (R->outbox_head < 0 && R->cpu <= S->now && R->nic_s <= S->now) {
+        q->flags &= (uint8_t)~F_NOTIFY;
+        issue_send(S, r, qi, S->now);
+        return 1;
+    }
+    q->next = -1;
+    if (R->outbox_tail >= 0)
+        S->reqs[R->outbox_tail].next = qi;
+    else
+        R->outbox_head = qi;
+    R->outbox_tail = qi;
+    kick_progress(S, r);
+    return 0;
+}
+
+/* ------------------------------------------------------------ receives */
+
+static void match(sim *S, int32_t qi, int32_t mi, int64_t t_match)
+{
+    sim_msg *m = &S->msgs[mi];
+    int64_t done = m->t_proc_end;
+    if (S->reqs[qi].t_post > done)
+        done = S->reqs[qi].t_post;
+    if (m->send_req >= 0)
+        req_complete(S, m->send_req, t_match);
+    msg_release(S, mi);
+    req_complete(S, qi, done);
+}
+
+void post_recv(sim *S, int r, int32_t qi)
+{
+    sim_req *q = &S->reqs[qi];
+    q->state = RQ_ACTIVE;
+    q->t_post = S->now;
+    int32_t bi = bucket_get(S, q->comm, q->tag, r, q->peer);
+    if (bi < 0)
+        return;
+    bucket *k = &S->bks[bi];
+    if (k->uq_head >= 0) {
+        int32_t mi = k->uq_head;
+        k->uq_head = S->msgs[mi].next;
+        if (k->uq_head < 0)
+            k->uq_tail = -1;
+        bucket_maybe_drop(S, bi);
+        match(S, qi, mi, S->now);
+        return;
+    }
+    q->next = -1;
+    if (k->rq_tail >= 0)
+        S->reqs[k->rq_tail].next = qi;
+    else
+        k->rq_head = qi;
+    k->rq_tail = qi;
+}
+
+/* The receiver processes arrived message mi at T (CPU and NIC free). */
+static void process_msg(sim *S, int r, int32_t mi, int64_t T)
+{
+    sim_rank *R = &S->r[r];
+    sim_msg *m = &S->msgs[mi];
+    R->nic_r = T + m->recv_nic;
+    m->t_proc_end = T + m->recv_cpu;
+    cpu_work(S, r, T, m->recv_cpu, "recv");
+    int32_t bi = bucket_get(S, m->comm, m->tag, r, m->src);
+    if (bi < 0)
+        return;
+    bucket *k = &S->bks[bi];
+    m = &S->msgs[mi];
+    if (k->rq_head >= 0) {
+        int32_t qi = k->rq_head;
+        k->rq_head = S->reqs[qi].next;
+        if (k->rq_head < 0)
+            k->rq_tail = -1;
+        bucket_maybe_drop(S, bi);
+        match(S, qi, mi, T);
+        return;
+    }
+    m->next = -1;
+    if (k->uq_tail >= 0)
+        S->msgs[k->uq_tail].next = mi;
+    else
+        k->uq_head = mi;
+    k->uq_tail = mi;
+    if (R->probing && R->ev.comm == m->comm && R->ev.peer == m->src && R->ev.tag == m->tag) {
+        R->probing = 0;
+        rank_notify(S, r, m->t_proc_end);
+    }
+}
+
+/* ------------------------------------------------------------ progress */
+
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Earliest time the rank's inbox or outbox head can be handled; INT64_MAX if
+ * both are empty. *which: 0 inbox, 1 outbox. */
+static int64_t progress_next(const sim *S, int r, int *which)
+{
+    const sim_rank *R = &S->r[r];
+    int64_t tin = INT64_MAX, tout = INT64_MAX;
+    if (R->inbox_head >= 0)
+        tin = max64(S->msgs[R->inbox_head].t_arrive, max64(R->cpu, R->nic_r));
+    if (R->outbox_head >= 0)
+        tout = max64(S->reqs[R->outbox_head].t_post, max64(R->cpu, R->nic_s));
+    *which = tout <= tin; /* sends first on ties: they free the partner sooner */
+    return tout <= tin ? tout : tin;
+}
+
+static void kick_progress(sim *S, int r)
+{
+    sim_rank *R = &S->r[r];
+    int which;
+    int64_t t = progress_next(S, r, &which);
+    if (t == INT64_MAX)
+        return;
+    if (t < S->now)
+        t = S->now;
+    /* A queued step of the rank at or before t drains the queues itself. */
+    if (R->step_at >= 0 && R->step_at <= t)
+        return;
+    if (R->progress_at < 0 || t < R->progress_at) {
+        R->progress_at = t;
+        push_event(S, t, EV_PROGRESS, r);
+    }
+}
+
+/* Handles every queued message and send of the rank that can start by now.
+ * Returns how many. */
+static int drain(sim *S, int r)
+{
+    sim_rank *R = &S->r[r];
+    int n = 0;
+    while (!S->rc) {
+        int which;
+        int64_t t = progress_next(S, r, &which);
+        if (t == INT64_MAX || t > S->now)
+            break;
+        if (which) {
+            int32_t qi = R->outbox_head;
+            R->outbox_head = S->reqs[qi].next;
+            if (R->outbox_head < 0)
+                R->outbox_tail = -1;
+            issue_send(S, r, qi, S->now);
+        } else {
+            int32_t mi = R->inbox_head;
+            R->inbox_head = S->msgs[mi].next;
+            if (R->inbox_head < 0)
+                R->inbox_tail = -1;
+            process_msg(S, r, mi, S->now);
+        }
+        n++;
+    }
+    return n;
+}
+
+static void progress(sim *S, int r)
+{
+    sim_rank *R = &S->r[r];
+    if (R->progress_at != S->now)
+        return; /* superseded by an earlier one */
+    R->progress_at = -1;
+    drain(S, r);
+    kick_progress(S, r);
+}
+
+static void arrive(sim *S, int32_t mi)
+{
+    sim_msg *m = &S->msgs[mi];
+    sim_rank *R = &S->r[m->dst];
+    m->next = -1;
+    /* Receiver idle with nothing queued: process now rather than through a
+     * progress event at this same time (same result, one queue round trip
+     * less per message). */
+    if (R->inbox_head < 0 && R->outbox_head < 0 && R->cpu <= S->now && R->nic_r <= S->now) {
+        process_msg(S, m->dst, mi, S->now);
+        return;
+    }
+    if (R->inbox_tail >= 0)
+        S->msgs[R->inbox_tail].next = mi;
+    else
+        R->inbox_head = mi;
+    R->inbox_tail = mi;
+    kick_progress(S, m->dst);
+}
+
+/* ------------------------------------------------------------ requests */
+
+static int32_t find_req(sim *S, int r, uint32_t id)
+{
+    int64_t v;
+    if (id != MC_NO_REQ && u64map_get(&S->reqmap, ((uint64_t)(uint32_t)r << 32) | id, &v))
+        return (int32_t)v;
+    return -1;
+}
+
+/* A new application request with the id the trace gave it. */
+static int32_t app_req(sim *S, int r, const mc_event *e, int kind)
+{
+    if (e->req == MC_NO_REQ) {
+        sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: %s without a request id", r,
+                 (unsigned long long)S->r[r].events, mc_op_name(e->op));
+        return -1;
+    }
+    int created;
+    int64_t *slot = u64map_insert(&S->reqmap, ((uint64_t)(uint32_t)r << 32) | e->req, &created);
+    if (!slot) {
+        sim_fail(S, MC_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    if (!created) {
+        sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: %s reuses request id %u", r,
+                 (unsigned long long)S->r[r].events, mc_op_name(e->op), e->req);
+        return -1;
+    }
+    int32_t qi = req_new(S, r, kind, e->op); /* may move S->reqs, not the map */
+    if (qi < 0) {
+        u64map_del(&S->reqmap, ((uint64_t)(uint32_t)r << 32) | e->req);
+        return -1;
+    }
+    *slot = qi;
+    S->reqs[qi].id = e->req;
+    return qi;
+}
+
+static void set_p2p(sim_req *q, uint64_t comm, int peer, int tag, int64_t bytes)
+{
+    q->comm = comm;
+    q->peer = peer;
+    q->tag = tag;
+    q->bytes = bytes;
+}
+
+/* The rank waits for request qi (already posted) unless it is complete. */
+static void wait_on(sim *S, int r, int32_t qi)
+{
+    sim_rank *R = &S->r[r];
+    sim_req *q = &S->reqs[qi];
+    if (q->state == RQ_INACTIVE)
+        return; /* MPI: waiting on an inactive persistent request returns at once */
+    if (q->state == RQ_DONE) {
+        if (q->t_done > R->wake)
+            R->wake = q->t_done;
+        if (q->flags & F_PERSIST)
+            q->state = RQ_INACTIVE;
+        else
+            req_release(S, qi);
+        return;
+    }
+    q->flags |= F_WAITED;
+    R->nwait++;
+}
+
+static int valid_peer(sim *S, int r, int peer, const char *what)
+{
+    if (peer >= 0 && peer < S->n)
+        return 1;
+    if (peer == MC_NONE)
+        return 0;
+    if (peer == MC_ANY)
+        sim_fail(S, MC_ERR_FORMAT,
+                 "rank %d event %llu: %s with an unresolved wildcard %s (the source must "
+                 "resolve MPI_ANY_SOURCE/MPI_ANY_TAG to the recorded match)",
+                 r, (unsigned long long)S->r[r].events, mc_op_name(S->r[r].ev.op), what);
+    else
+        sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: %s %s %d is not a rank (0..%d)", r,
+                 (unsigned long long)S->r[r].events, mc_op_name(S->r[r].ev.op), what, peer,
+                 S->n - 1);
+    return 0;
+}
+
+static int valid_tag(sim *S, int r, int tag)
+{
+    if (tag != MC_ANY)
+        return 1;
+    valid_peer(S, r, MC_ANY, "tag");
+    return 0;
+}
+
+/* Starts a send of the current call; blocking: the rank waits for its
+ * completion; nonblocking: only for its issue. */
+static void start_send(sim *S, int r, int32_t qi, int blocking)
+{
+    if (blocking) {
+        post_send(S, r, qi);
+        wait_on(S, r, qi);
+        return;
+    }
+    S->reqs[qi].flags |= F_NOTIFY;
+    if (!post_send(S, r, qi))
+        S->r[r].nwait++;
+}
+
+static int is_sync_send(int op)
+{
+    return op == MC_OP_SSEND || op == MC_OP_ISSEND || op == MC_OP_SSEND_INIT;
+}
+
+static void op_send(sim *S, int r, const mc_event *e, int blocking)
+{
+    if (!valid_peer(S, r, e->peer, "destination") || !valid_tag(S, r, e->tag))
+        return;
+    int32_t qi = blocking ? req_new(S, r, RK_SEND, e->op) : app_req(S, r, e, RK_SEND);
+    if (qi < 0)
+        return;
+    set_p2p(&S->reqs[qi], e->comm, e->peer, e->tag, e->bytes);
+    if (is_sync_send(e->op))
+        S->reqs[qi].flags |= F_SYNC;
+    start_send(S, r, qi, blocking);
+}
+
+static void op_recv(sim *S, int r, const mc_event *e, int blocking)
+{
+    if (!blocking && e->peer == MC_NONE) {
+        /* Irecv from MPI_PROC_NULL: a request that is complete at once */
+        int32_t qi = app_req(S, r, e, RK_RECV);
+        if (qi >= 0) {
+            S->reqs[qi].state = RQ_DONE;
+            S->reqs[qi].t_done = S->now;
+        }
+        return;
+    }
+    if (!valid_peer(S, r, e->peer, "source") || !valid_tag(S, r, e->tag))
+        return;
+    int32_t qi = blocking ? req_new(S, r, RK_RECV, e->op) : app_req(S, r, e, RK_RECV);
+    if (qi < 0)
+        return;
+    set_p2p(&S->reqs[qi], e->comm, e->peer, e->tag, e->bytes);
+    post_recv(S, r, qi);
+    if (blocking)
+        wait_on(S, r, qi);
+}
+
+static void op_sendrecv(sim *S, int r, const mc_event *e)
+{
+    int32_t rq = -1, sq = -1;
+    if (e->peer2 != MC_NONE) {
+        if (!valid_peer(S, r, e->peer2, "source") || !valid_tag(S, r, e->tag2))
+            return;
+        rq = req_new(S, r, RK_RECV, e->op);
+        if (rq < 0)
+            return;
+        set_p2p(&S->reqs[rq], e->comm, e->peer2, e->tag2, e->bytes2);
+        post_recv(S, r, rq);
+    }
+    if (e->peer != MC_NONE) {
+        if (!valid_peer(S, r, e->peer, "destination") || !valid_tag(S, r, e->tag))
+            return;
+        sq = req_new(S, r, RK_SEND, e->op);
+        if (sq < 0)
+            return;
+        set_p2p(&S->reqs[sq], e->comm, e->peer, e->tag, e->bytes);
+        post_send(S, r, sq);
+    }
+    if (rq >= 0)
+        wait_on(S, r, rq);
+    if (sq >= 0)
+        wait_on(S, r, sq);
+}
+
+static void op_probe(sim *S, int r, const mc_event *e)
+{
+    if (e->peer == MC_NONE)
+        return;
+    if (!valid_peer(S, r, e->peer, "source") || !valid_tag(S, r, e->tag))
+        return;
+    sim_rank *R = &S->r[r];
+    int32_t bi = bucket_find(S, e->comm, e->tag, r, e->peer);
+    if (bi >= 0 && S->bks[bi].uq_head >= 0) {
+        int64_t t = S->msgs[S->bks[bi].uq_head].t_proc_end;
+        if (t > R->wake)
+            R->wake = t;
+        return;
+    }
+    R->probing = 1;
+    R->nwait++;
+}
+
+static void op_init(sim *S, int r, const mc_event *e)
+{
+    int is_recv = e->op == MC_OP_RECV_INIT;
+    if (e->peer != MC_NONE && !valid_peer(S, r, e->peer, is_recv ? "source" : "destination"))
+        return;
+    int32_t qi = app_req(S, r, e, is_recv ? RK_RECV : RK_SEND);
+    if (qi < 0)
+        return;
+    sim_req *q = &S->reqs[qi];
+    set_p2p(q, e->comm, e->peer, e->tag, e->bytes);
+    q->flags |= F_PERSIST;
+    if (is_sync_send(e->op))
+        q->flags |= F_SYNC;
+}
+
+static int32_t req_of_val(sim *S, int r, int64_t v)
+{
+    int32_t qi = v > 0 && v <= UINT32_MAX ? find_req(S, r, (uint32_t)v) : -1;
+    if (qi < 0)
+        sim_fail(S, MC_ERR_DEADLOCK, "rank %d event %llu: %s on unknown request %lld", r,
+                 (unsigned long long)S->r[r].events, mc_op_name(S->r[r].ev.op), (long long)v);
+    return qi;
+}
+
+static void op_start(sim *S, int r, const mc_event *e)
+{
+    for (uint32_t i = 0; i < e->nvals && !S->rc; i++) {
+        int32_t qi = req_of_val(S, r, e->vals[i]);
+        if (qi < 0)
+            return;
+        sim_req *q = &S->reqs[qi];
+        if (!(q->flags & F_PERSIST) || q->state == RQ_ACTIVE) {
+            sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: Start of request %u that is %s", r,
+                     (unsigned long long)S->r[r].events, q->id,
+                     q->flags & F_PERSIST ? "already active" : "not persistent");
+            return;
+        }
+        if (q->peer == MC_NONE) {
+            q->state = RQ_DONE;
+            q->t_done = S->now;
+        } else if (q->kind == RK_SEND) {
+            start_send(S, r, qi, 0);
+        } else {
+            post_recv(S, r, qi);
+        }
+    }
+}
+
+static void op_request_free(sim *S, int r, const mc_event *e)
+{
+    for (uint32_t i = 0; i < e->nvals && !S->rc; i++) {
+        int32_t qi = req_of_val(S, r, e->vals[i]);
+        if (qi < 0)
+            return;
+        if (S->reqs[qi].state == RQ_ACTIVE)
+            S->reqs[qi].flags |= F_FREED;
+        else
+            req_release(S, qi);
+    }
+}
+
+/* ns of the traced machine -> ps on the target (cpu.speed), capped. */
+static int64_t scale_ps(int64_t ns, double speed)
+{
+    double ps = (double)ns * 1000.0 / speed;
+    return ps < (double)TIME_LIMIT ? llround(ps) : TIME_LIMIT;
+}
+
+/* Recorded duration of the call, scaled like compute: what a test that
+ * completed nothing, or an Iprobe, costs. */
+static void op_local_cost(sim *S, int r, const mc_event *e)
+{
+    int64_t d = mc_event_duration(e);
+    if (d <= 0)
+        return;
+    if (d > NS_LIMIT)
+        d = NS_LIMIT;
+    int64_t ps = S->speed == 1.0 ? d * 1000 : scale_ps(d, S->speed);
+    cpu_work(S, r, S->now, ps, mc_op_name(e->op));
+}
+
+static void op_wait(sim *S, int r, const mc_event *e)
+{
+    int is_test = e->op >= MC_OP_TEST && e->op <= MC_OP_TESTSOME;
+    if (e->nvals == 0) {
+        if (is_test)
+            op_local_cost(S, r, e);
+        return;
+    }
+    if (e->nvals % 4) {
+        sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: %s has %u completion values, not 4 per "
+                 "request", r, (unsigned long long)S->r[r].events, mc_op_name(e->op), e->nvals);
+        return;
+    }
+    /* A test that completed requests in the run is replayed as a wait on
+     * exactly those requests (they must complete before the rank goes on). */
+    for (uint32_t i = 0; i < e->nvals && !S->rc; i += 4) {
+        int32_t qi = req_of_val(S, r, e->vals[i]);
+        if (qi >= 0)
+            wait_on(S, r, qi);
+    }
+}
+
+static void op_comm_create(sim *S, int r, const mc_event *e)
+{
+    if (e->newcomm == MC_COMM_NULL || e->nvals == 0)
+        return;
+    uint32_t n = e->nvals;
+    int inter = e->op == MC_OP_INTERCOMM_CREATE;
+    if (!inter && e->peer2 > 0 && (uint32_t)e->peer2 <= n)
+        n = (uint32_t)e->peer2;
+    if (comm_find(S, e->newcomm))
+        return;
+    int32_t *m = malloc(n * sizeof *m);
+    if (!m) {
+        sim_fail(S, MC_ERR_NOMEM, "out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (e->vals[i] < 0 || e->vals[i] >= S->n) {
+            free(m);
+            sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: %s member %lld is not a rank", r,
+                     (unsigned long long)S->r[r].events, mc_op_name(e->op),
+                     (long long)e->vals[i]);
+            return;
+        }
+        m[i] = (int32_t)e->vals[i];
+    }
+    comm_add(S, e->newcomm, m, (int32_t)n, inter);
+    free(m);
+}
+
+/* Executes the current call at S->now. Returns 1 if the rank blocks. */
+static int exec_op(sim *S, int r)
+{
+    sim_rank *R = &S->r[r];
+    const mc_event *e = &R->ev;
+    R->phase = PH_FETCH;
+    R->nwait = 0;
+    R->wake = S->now;
+    if (e->op == MC_OP_COMPUTE)
+        return 0;
+    R->in_call = 1;
+    R->call_start = R->tl_mark = S->now;
+    switch (e->op) {
+    case MC_OP_SEND: case MC_OP_SSEND: case MC_OP_BSEND: case MC_OP_RSEND:
+        if (e->peer != MC_NONE)
+            op_send(S, r, e, 1);
+        break;
+    case MC_OP_ISEND: case MC_OP_ISSEND: case MC_OP_IBSEND: case MC_OP_IRSEND:
+        if (e->peer == MC_NONE) {
+            int32_t qi = app_req(S, r, e, RK_SEND);
+            if (qi >= 0) {
+                S->reqs[qi].state = RQ_DONE;
+                S->reqs[qi].t_done = S->now;
+            }
+        } else {
+            op_send(S, r, e, 0);
+        }
+        break;
+    case MC_OP_RECV:
+        if (e->peer != MC_NONE)
+            op_recv(S, r, e, 1);
+        break;
+    case MC_OP_IRECV:
+        op_recv(S, r, e, 0);
+        break;
+    case MC_OP_SENDRECV: case MC_OP_SENDRECV_REPLACE:
+        op_sendrecv(S, r, e);
+        break;
+    case MC_OP_PROBE:
+        op_probe(S, r, e);
+        break;
+    case MC_OP_IPROBE:
+        op_local_cost(S, r, e);
+        break;
+    case MC_OP_SEND_INIT: case MC_OP_SSEND_INIT: case MC_OP_BSEND_INIT: case MC_OP_RSEND_INIT:
+    case MC_OP_RECV_INIT:
+        op_init(S, r, e);
+        break;
+    case MC_OP_START: case MC_OP_STARTALL:
+        op_start(S, r, e);
+        break;
+    case MC_OP_REQUEST_FREE:
+        op_request_free(S, r, e);
+        break;
+    case MC_OP_WAIT: case MC_OP_WAITALL: case MC_OP_WAITANY: case MC_OP_WAITSOME:
+    case MC_OP_TEST: case MC_OP_TESTALL: case MC_OP_TESTANY: case MC_OP_TESTSOME:
+        op_wait(S, r, e);
+        break;
+    case MC_OP_COMM_DUP: case MC_OP_COMM_SPLIT: case MC_OP_COMM_CREATE:
+    case MC_OP_CART_CREATE: case MC_OP_CART_SUB: case MC_OP_GRAPH_CREATE:
+    case MC_OP_DIST_GRAPH_CREATE_ADJACENT: case MC_OP_INTERCOMM_CREATE:
+        /* modelled as free local calls: membership only */
+        op_comm_create(S, r, e);
+        break;
+    default:
+        if (e->op >= MC_OP_BARRIER && e->op <= MC_OP_EXSCAN) {
+            R->nwait++;
+            exec_start(S, r, e, e->op, -1);
+        } else if (mc_op_is_nonblocking_coll(e->op)) {
+            int32_t qi = app_req(S, r, e, RK_COLL);
+            if (qi >= 0) {
+                S->reqs[qi].state = RQ_ACTIVE;
+                S->reqs[qi].comm = e->comm;
+                exec_start(S, r, e, e->op - (MC_OP_IBARRIER - MC_OP_BARRIER), qi);
+            }
+        } else if (e->op < 0 || e->op >= MC_OP_COUNT) {
+            sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: unknown operation %d", r,
+                     (unsigned long long)R->events, e->op);
+        }
+        /* Init, Finalize, Pcontrol, Comm_free: no cost */
+        break;
+    }
+    if (R->nwait > 0) {
+        R->state = RS_BLOCKED;
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ rank steps */
+
+static void end_call(sim *S, int r)
+{
+    sim_rank *R = &S->r[r];
+    if (!R->in_call)
+        return;
+    R->in_call = 0;
+    if (S->tl) {
+        if (S->now > R->tl_mark)
+            tl_slice(S, r, "wait", "wait", R->tl_mark, S->now);
+        tl_slice(S, r, mc_op_name(R->ev.op), "mpi", R->call_start, S->now);
+    }
+}
+
+static int64_t burst_ps(sim *S, int r, const mc_event *e)
+{
+    int64_t b = e->burst > 0 ? e->burst : 0;
+    if (b > NS_LIMIT)
+        b = NS_LIMIT;
+    int64_t ps = S->speed == 1.0 ? b * 1000 : scale_ps(b, S->speed);
+    if (S->compute) {
+        int64_t v = S->compute(S->compute_ctx, r, S->r[r].prev_site, e->site, ps);
+        if (v >= 0)
+            ps = v;
+    }
+    if (e->op == MC_OP_COMPUTE && e->bytes > 0) {
+        double f = (double)e->bytes * S->ps_per_flop;
+        ps += f < (double)TIME_LIMIT ? llround(f) : TIME_LIMIT;
+    }
+    if (ps > TIME_LIMIT)
+        ps = TIME_LIMIT;
+    return ps;
+}
+
+/* Reads the rank's next event and starts its compute burst. Returns 0 when
+ * the rank has finished (or failed). */
+static int fetch(sim *S, int r)
+{
+    sim_rank *R = &S->r[r];
+    end_call(S, r);
+    /* S->src_err is zeroed once: sources fill it only when they fail, and the
+     * first failure ends the replay (zeroing 1 KiB per event would not be free). */
+    int rc = mc_source_next(S->src, r, &R->ev, &S->src_err);
+    if (rc <= 0) {
+        if (rc < 0) {
+            if (!S->rc) {
+                S->rc = S->src_err.code ? S->src_err.code : MC_ERR_FORMAT;
+                if (S->err)
+                    *S->err = S->src_err;
+                if (!S->src_err.msg[0] && S->err)
+                    mc_error_set(S->err, S->rc, "%s: rank %d: cannot read the next event",
+                                 S->src->name ? S->src->name : "trace", r);
+            }
+        }
+        R->state = RS_DONE;
+        R->end = S->now;
+        S->ndone++;
+        return 0;
+    }
+    R->events++;
+    S->events++;
+    int64_t b = burst_ps(S, r, &R->ev);
+    if (b > TIME_LIMIT - S->now) {
+        sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: simulated time passes %.0f s (a compute "
+                 "burst, duration or size in the trace is absurdly large)", r,
+                 (unsigned long long)R->events, (double)TIME_LIMIT * 1e-12);
+        return 0;
+    }
+    R->prev_site = R->ev.site;
+    if (b > 0) {
+        R->compute += b;
+        R->cpu = S->now + b;
+        if (S->tl)
+            tl_slice(S, r, "compute", "compute", S->now, S->now + b);
+    }
+    R->phase = PH_EXEC;
+    return 1;
+}
+
+/* Runs the rank from S->now until it must wait. Order at one instant: the
+ * MPI call executes, then the rank processes the messages (and queued sends)
+ * that are ready, and only then goes back to computing — an MPI library
+ * progresses what has arrived before it returns to the application. */
+static void rank_step(sim *S, int r)
+{
+    sim_rank *R = &S->r[r];
+    for (;;) {
+        if (S->rc || R->state == RS_DONE)
+            break;
+        int64_t t = R->phase == PH_FETCH ? max64(R->cpu, R->wake) : R->cpu;
+        if (t > S->now) {
+            /* Nothing else can happen before t: go on without the queue. */
+            if (heap_empty(&S->h) || t < heap_min(&S->h)) {
+                S->now = t;
+                S->sim_events++;
+            } else {
+                push_step(S, r, t);
+                break;
+            }
+        }
+        if (R->phase == PH_FETCH) {
+            if (drain(S, r))
+                continue;
+            if (!fetch(S, r))
+                break;
+        } else if (exec_op(S, r)) {
+            drain(S, r);
+            break;
+        }
+    }
+    kick_progress(S, r);
+}
+
+/* ------------------------------------------------------------ run */
+
+static double plat_num(const mc_platform *p, const char *key, double dflt)
+{
+    double v = p ? mc_platform_num(p, key) : NAN;
+    return isnan(v) ? dflt : v;
+}
+
+static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_options *opt,
+                    mc_error *err)
+{
+    memset(S, 0, sizeof *S);
+    S->src = src;
+    S->plat = p;
+    S->err = err;
+    S->n = src->nranks;
+    S->free_req = S->free_msg = S->free_bk = S->free_exec = -1;
+    S->speed = plat_num(p, "cpu.speed", 1.0);
+    if (!(S->speed > 0))
+        S->speed = 1.0;
+    double flops = plat_num(p, "cpu.flops", 1e9);
+    S->ps_per_flop = flops > 0 && !isinf(flops) ? MC_PS_PER_S / flops : 0.0;
+    S->reduce_ps_per_byte = plat_num(p, "cpu.reduce_cost", 0.0) * MC_PS_PER_S;
+    double el = plat_num(p, "network.eager_limit", 65536.0);
+    S->eager_limit = el >= 9.2e18 ? INT64_MAX : (int64_t)el;
+    for (int op = MC_OP_BARRIER; op <= MC_OP_EXSCAN; op++) {
+        char key[64] = "collectives.";
+        size_t k = strlen(key);
+        for (const char *c = mc_op_name(op); *c && k + 1 < sizeof key; c++)
+            key[k++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        key[k] = 0;
+        int known = 0;
+        const char *name;
+        for (int i = 0; (name = mc_platform_key_at(i, NULL, NULL)); i++)
+            if (strcmp(name, key) == 0)
+                known = 1;
+        S->coll_alg[op] = known && p ? mc_platform_str(p, key) : NULL;
+    }
+    if (opt) {
+        S->compute = opt->compute;
+        S->compute_ctx = opt->compute_ctx;
+        S->tl = opt->timeline;
+    }
+    if (S->n > MAX_INDEX) {
+        mc_error_set(err, MC_ERR_USAGE, "%s: %d ranks: the simulator handles at most %d",
+                     src->name ? src->name : "trace", S->n, MAX_INDEX);
+        return -1;
+    }
+    if (S->n <= 0) {
+        mc_error_set(err, MC_ERR_FORMAT, "%s: the trace has no ranks", src->name ? src->name : "trace");
+        return -1;
+    }
+    S->net = mc_net_create(opt ? opt->net_model : NULL, p, S->n, err);
+    if (!S->net)
+        return -1;
+    S->r = calloc((size_t)S->n, sizeof *S->r);
+    if (!S->r) {
+        mc_error_set(err, MC_ERR_NOMEM, "out of memory for %d ranks", S->n);
+        return -1;
+    }
+    for (int i = 0; i < S->n; i++) {
+        sim_rank *R = &S->r[i];
+        R->progress_at = -1;
+        R->step_at = -1;
+        R->inbox_head = R->inbox_tail = R->outbox_head = R->outbox_tail = -1;
+        R->exec = -1;
+    }
+    if (comm_add(S, MC_COMM_WORLD, NULL, S->n, 0))
+        return -1;
+    for (size_t i = 0; opt && i < opt->ncomms; i++) {
+        const mc_sim_comm *c = &opt->comms[i];
+        if (c->id == MC_COMM_WORLD || comm_find(S, c->id))
+            continue;
+        for (int32_t k = 0; k < c->size; k++)
+            if (c->members[k] < 0 || c->members[k] >= S->n) {
+                mc_error_set(err, MC_ERR_FORMAT, "%s: communicator %llx: member %d is not a rank",
+                             src->name ? src->name : "trace", (unsigned long long)c->id,
+                             c->members[k]);
+                return -1;
+            }
+        if (comm_add(S, c->id, c->members, c->size, 0))
+            return -1;
+    }
+    return 0;
+}
+
+static void sim_free(sim *S)
+{
+    exec_release_all(S);
+    free(S->h.a);
+    free(S->reqs);
+    free(S->msgs);
+    free(S->bks);
+    free(S->bslots);
+    free(S->execs);
+    u64map_free(&S->reqmap);
+    u64map_free(&S->commmap);
+    u64map_free(&S->rankmap);
+    u64map_free(&S->collseq);
+    for (int32_t i = 0; i < S->ncomms; i++)
+        free(S->comms[i].members);
+    free(S->comms);
+    free(S->r);
+    mc_net_destroy(S->net);
+}
+
+static void run_loop(sim *S)
+{
+    for (int i = 0; i < S->n; i++)
+        push_step(S, i, 0);
+    while (!S->rc && !heap_empty(&S->h)) {
+        hentry e = heap_pop(&S->h);
+        S->now = e.t;
+        S->sim_events++;
+        int32_t idx = HE_IDX(e);
+        switch (HE_TYPE(e)) {
+        case EV_STEP:
+            S->r[idx].step_at = -1;
+            rank_step(S, idx);
+            break;
+        case EV_ARRIVE:
+            arrive(S, idx);
+            break;
+        case EV_PROGRESS:
+            progress(S, idx);
+            break;
+        case EV_ROUND:
+            exec_round_event(S, idx);
+            break;
+        }
+        while (S->npend && !S->rc) {
+            S->npend = 0;
+            if (heap_empty(&S->h) || S->pend_t < heap_min(&S->h)) {
+                if (S->pend_t > S->now)
+                    S->now = S->pend_t;
+                S->sim_events++;
+                rank_step(S, S->pend_r);
+            } else {
+                push_step(S, S->pend_r, S->pend_t);
+            }
+        }
+    }
+}
+
+static void fill_result(sim *S, mc_sim_result *out)
+{
+    out->nranks = S->n;
+    out->ranks = calloc((size_t)S->n, sizeof *out->ranks);
+    out->events = S->events;
+    out->sim_events = S->sim_events;
+    out->messages = S->messages;
+    out->bytes = S->bytes;
+    out->coll_messages = S->coll_messages;
+    out->coll_bytes = S->coll_bytes;
+    out->end = 0;
+    for (int i = 0; i < S->n; i++) {
+        sim_rank *R = &S->r[i];
+        int64_t end = R->state == RS_DONE ? R->end : S->now;
+        if (R->cpu > end)
+            end = R->cpu;
+        if (end > out->end)
+            out->end = end;
+        if (!out->ranks)
+            continue;
+        mc_sim_rank *o = &out->ranks[i];
+        o->end = end;
+        o->compute = R->compute;
+        int64_t mpi = end - R->compute;
+        if (mpi < 0)
+            mpi = 0;
+        o->comm = R->work < mpi ? R->work : mpi;
+        o->wait = mpi - o->comm;
+        o->events = R->events;
+    }
+}
+
+mc_err mc_sim_run(mc_source *src, const mc_platform *p, const mc_sim_options *opt,
+                  mc_sim_result *out, mc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!src)
+        return mc_error_set(err, MC_ERR_USAGE, "mc_sim_run: no source");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sim *S = malloc(sizeof *S);
+    if (!S)
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    mc_error local = {0};
+    if (!err)
+        err = &local;
+    if (sim_init(S, src, p, opt, err)) {
+        mc_err rc = err->code ? err->code : MC_ERR_INTERNAL;
+        sim_free(S);
+        free(S);
+        return rc;
+    }
+    if (S->tl)
+        tl_begin(S);
+    run_loop(S);
+    if (!S->rc && S->ndone < S->n)
+        sim_report_stuck(S, out);
+    else if (!S->rc)
+        sim_check_leftovers(S, out);
+    if (S->tl)
+        tl_end(S);
+    fill_result(S, out);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    out->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    mc_err rc = S->rc;
+    if (!out->ranks && !rc)
+        rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    sim_free(S);
+    free(S);
+    return rc;
+}
+
+void mc_sim_result_free(mc_sim_result *r)
+{
+    if (!r)
+        return;
+    free(r->ranks);
+    free(r->report);
+    r->ranks = NULL;
+    r->report = NULL;
+}

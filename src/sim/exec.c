@@ -1,0 +1,358 @@
+/* Communicators and collective schedule executors.
+ *
+ * A collective call becomes an executor running this rank's schedule from
+ * mc_coll_build (coll.h) round by round: all sends and receives of a round
+ * are posted at once as internal requests, the round completes when all of
+ * them have, then its reductions take CPU time (bytes x cpu.reduce_cost),
+ * then the next round starts. The messages travel through the same LogGP
+ * machinery as the application's, in a separate matching context: tag
+ * (1 << 40) | (seq << 8) | op, where seq numbers the collectives of the
+ * communicator (equal on every member, as MPI orders collectives per
+ * communicator) and op is the blocking form — members that disagree on the
+ * operation never match and end in the deadlock report. Blocking
+ * collectives hold the rank until the executor is done; nonblocking ones run
+ * as extra executors and complete their request.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim_internal.h"
+
+/* ------------------------------------------------------------ communicators */
+
+int comm_add(sim *S, uint64_t id, const int32_t *members, int32_t size, int inter)
+{
+    if (S->ncomms == S->capcomms) {
+        int32_t cap = S->capcomms ? S->capcomms * 2 : 16;
+        sim_comm *c = realloc(S->comms, (size_t)cap * sizeof *c);
+        if (!c)
+            goto nomem;
+        S->comms = c;
+        S->capcomms = cap;
+    }
+    sim_comm *c = &S->comms[S->ncomms];
+    memset(c, 0, sizeof *c);
+    c->id = id;
+    c->size = size;
+    c->index = S->ncomms;
+    c->inter = inter;
+    if (members) {
+        c->members = malloc((size_t)size * sizeof *c->members);
+        if (!c->members)
+            goto nomem;
+        memcpy(c->members, members, (size_t)size * sizeof *c->members);
+        for (int32_t i = 0; i < size && !inter; i++)
+            if (u64map_put(&S->rankmap, ((uint64_t)c->index << 32) | (uint32_t)members[i], i))
+                goto nomem;
+    }
+    if (u64map_put(&S->commmap, id, S->ncomms))
+        goto nomem;
+    S->ncomms++;
+    return 0;
+nomem:
+    sim_fail(S, MC_ERR_NOMEM, "out of memory");
+    return -1;
+}
+
+const sim_comm *comm_find(sim *S, uint64_t id)
+{
+    int64_t v;
+    if (u64map_get(&S->commmap, id, &v))
+        return &S->comms[v];
+    if ((id >> 32) == 0xffffffffull && (id & 0xffffffffull) < (uint64_t)S->n) {
+        int32_t self = (int32_t)(id & 0xffffffffull);
+        if (comm_add(S, id, &self, 1, 0))
+            return NULL;
+        return &S->comms[S->ncomms - 1];
+    }
+    return NULL;
+}
+
+int comm_rank_of(sim *S, const sim_comm *c, int world)
+{
+    if (!c->members)
+        return world >= 0 && world < c->size ? world : -1;
+    int64_t v;
+    if (u64map_get(&S->rankmap, ((uint64_t)c->index << 32) | (uint32_t)world, &v))
+        return (int)v;
+    return -1;
+}
+
+/* ------------------------------------------------------------ executors */
+
+static int32_t exec_new(sim *S)
+{
+    int32_t xi = S->free_exec;
+    if (xi >= 0) {
+        S->free_exec = S->execs[xi].next;
+    } else {
+        if (S->nexecs == S->capexecs) {
+            int32_t cap = S->capexecs ? S->capexecs * 2 : 64;
+            sim_exec *a = realloc(S->execs, (size_t)cap * sizeof *a);
+            if (!a) {
+                sim_fail(S, MC_ERR_NOMEM, "out of memory");
+                return -1;
+            }
+            memset(a + S->capexecs, 0, (size_t)(cap - S->capexecs) * sizeof *a);
+            S->execs = a;
+            S->capexecs = cap;
+        }
+        if (S->nexecs >= MAX_INDEX) {
+            sim_fail(S, MC_ERR_NOMEM, "more than %d collectives in progress", MAX_INDEX);
+            return -1;
+        }
+        xi = S->nexecs++;
+    }
+    S->execs[xi].live = 1;
+    S->execs[xi].next = -1;
+    return xi;
+}
+
+static void exec_done(sim *S, int32_t xi, int64_t t)
+{
+    sim_exec *x = &S->execs[xi];
+    int owner = x->owner;
+    int32_t req = x->req;
+    x->live = 0;
+    x->next = S->free_exec;
+    S->free_exec = xi;
+    if (req < 0) {
+        S->r[owner].exec = -1;
+        rank_notify(S, owner, t);
+    } else {
+        req_complete(S, req, t);
+    }
+}
+
+/* Posts the current round at S->now. Returns 1 if it completed at once. */
+static int exec_post_round(sim *S, int32_t xi)
+{
+    sim_exec *x = &S->execs[xi];
+    const mc_coll_sched *s = &x->sched;
+    int lo = s->round_start[x->round], hi = s->round_start[x->round + 1];
+    const sim_comm *c = &S->comms[x->comm];
+    int n = 0;
+    for (int i = lo; i < hi; i++)
+        n += s->ops[i].kind != MC_COLL_REDUCE;
+    x->outstanding = n;
+    x->t_round = S->now;
+    x->posting = 1;
+    for (int i = lo; i < hi && !S->rc; i++) {
+        const mc_coll_op *op = &S->execs[xi].sched.ops[i];
+        if (op->kind == MC_COLL_REDUCE)
+            continue;
+        if (op->peer < 0 || op->peer >= c->size) {
+            sim_fail(S, MC_ERR_INTERNAL, "collective %s: schedule peer %d outside the "
+                     "communicator of size %d", mc_op_name(S->execs[xi].op), op->peer, c->size);
+            return 0;
+        }
+        int peer = c->members ? c->members[op->peer] : op->peer;
+        int owner = S->execs[xi].owner;
+        int32_t qi = req_new(S, owner, op->kind == MC_COLL_SEND ? RK_SEND : RK_RECV,
+                             S->execs[xi].op);
+        if (qi < 0)
+            return 0;
+        sim_req *q = &S->reqs[qi];
+        q->comm = c->id;
+        q->tag = S->execs[xi].tag;
+        q->bytes = op->bytes;
+        q->peer = peer;
+        q->exec = xi;
+        if (op->kind == MC_COLL_SEND)
+            post_send(S, owner, qi);
+        else
+            post_recv(S, owner, qi);
+    }
+    x = &S->execs[xi];
+    x->posting = 0;
+    return x->outstanding == 0;
+}
+
+/* The current round is complete at x->t_round: reduce, then go on. */
+static void exec_advance(sim *S, int32_t xi)
+{
+    while (!S->rc) {
+        sim_exec *x = &S->execs[xi];
+        const mc_coll_sched *s = &x->sched;
+        int64_t T = x->t_round;
+        double red = 0; /* double: corrupt sizes must not overflow */
+        for (int i = s->round_start[x->round]; i < s->round_start[x->round + 1]; i++)
+            if (s->ops[i].kind == MC_COLL_REDUCE)
+                red += (double)s->ops[i].bytes;
+        if (red > 0 && S->reduce_ps_per_byte > 0) {
+            double c = red * S->reduce_ps_per_byte;
+            int64_t cost = c < (double)((int64_t)1 << 50) ? llround(c) : (int64_t)1 << 50;
+            int64_t start = T > S->r[x->owner].cpu ? T : S->r[x->owner].cpu;
+            cpu_work(S, x->owner, start, cost, "reduce");
+            T = start + cost;
+        }
+        x->round++;
+        if (x->round >= s->nrounds) {
+            exec_done(S, xi, T);
+            return;
+        }
+        if (T > S->now) {
+            x->t_round = T;
+            push_event(S, T, EV_ROUND, xi);
+            return;
+        }
+        if (!exec_post_round(S, xi))
+            return;
+    }
+}
+
+void exec_round_event(sim *S, int32_t xi)
+{
+    if (!S->execs[xi].live)
+        return;
+    if (exec_post_round(S, xi))
+        exec_advance(S, xi);
+}
+
+void exec_op_done(sim *S, int32_t xi, int64_t t)
+{
+    sim_exec *x = &S->execs[xi];
+    if (t > x->t_round)
+        x->t_round = t;
+    if (--x->outstanding == 0 && !x->posting)
+        exec_advance(S, xi);
+}
+
+static int is_rooted(int op)
+{
+    return op == MC_OP_BCAST || op == MC_OP_REDUCE || op == MC_OP_GATHER ||
+           op == MC_OP_GATHERV || op == MC_OP_SCATTER || op == MC_OP_SCATTERV;
+}
+
+/* Per-rank byte arrays of the v-collectives from the event's vals. */
+static void v_counts(const mc_event *e, int op, int size, mc_coll_args *a)
+{
+    uint32_t n = e->nvals, sz = (uint32_t)size;
+    switch (op) {
+    case MC_OP_GATHERV: case MC_OP_ALLGATHERV: case MC_OP_REDUCE_SCATTER:
+        if (n >= sz)
+            a->recvcounts = e->vals;
+        break;
+    case MC_OP_SCATTERV:
+        if (n >= sz)
+            a->sendcounts = e->vals;
+        break;
+    case MC_OP_ALLTOALLV: case MC_OP_ALLTOALLW:
+        if (n >= 2 * sz) {
+            a->sendcounts = e->vals;
+            a->recvcounts = e->vals + sz;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void coll_fail(sim *S, int r, const mc_event *e, const char *what)
+{
+    char cb[48];
+    sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: %s on comm %s: %s", r,
+             (unsigned long long)S->r[r].events, mc_op_name(e->op),
+             comm_name(e->comm, cb, sizeof cb), what);
+}
+
+int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
+{
+    const sim_comm *c = comm_find(S, e->comm);
+    if (!c) {
+        coll_fail(S, r, e, "unknown communicator (not in meta.json nor created by an event)");
+        return -1;
+    }
+    if (c->inter) {
+        coll_fail(S, r, e, "collectives on intercommunicators are not supported");
+        return -1;
+    }
+    int me = comm_rank_of(S, c, r);
+    if (me < 0) {
+        coll_fail(S, r, e, "this rank is not a member");
+        return -1;
+    }
+    int root = -1;
+    if (is_rooted(op)) {
+        root = e->peer >= 0 ? comm_rank_of(S, c, e->peer) : -1;
+        if (root < 0) {
+            coll_fail(S, r, e, "the root is not a member");
+            return -1;
+        }
+    }
+    int32_t cidx = c->index, size = c->size;
+    int64_t *seqp = u64map_ref(&S->collseq, ((uint64_t)cidx << 32) | (uint32_t)r);
+    if (!seqp) {
+        sim_fail(S, MC_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    int64_t seq = (*seqp)++;
+    if (size <= 1) {
+        if (app_req < 0)
+            rank_notify(S, r, S->now);
+        else
+            req_complete(S, app_req, S->now);
+        return 0;
+    }
+    /* Sizes whose totals over the communicator could overflow int64 are
+     * corrupt input (2^56 B = 64 PiB per call). */
+    int64_t lim = ((int64_t)1 << 56) / size;
+    int bad = e->bytes > lim || e->bytes2 > lim;
+    for (uint32_t i = 0; i < e->nvals && !bad; i++)
+        bad = e->vals[i] > lim;
+    if (bad) {
+        coll_fail(S, r, e, "byte count out of range");
+        return -1;
+    }
+    mc_coll_args a = {0};
+    a.op = op;
+    a.size = size;
+    a.rank = me;
+    a.root = root;
+    a.bytes = e->bytes;
+    a.bytes2 = e->bytes2;
+    v_counts(e, op, size, &a);
+    /* the same on every member, so that "auto" picks the same algorithm */
+    int64_t bytes = mc_coll_decision_bytes(&a);
+    mc_error cerr = {0};
+    const mc_coll_alg *alg = mc_coll_select(op, S->coll_alg[op], size, bytes, &cerr);
+    if (!alg) {
+        coll_fail(S, r, e, cerr.msg[0] ? cerr.msg : "no algorithm");
+        return -1;
+    }
+    int32_t xi = exec_new(S);
+    if (xi < 0)
+        return -1;
+    sim_exec *x = &S->execs[xi];
+    if (mc_coll_build(alg, &a, &x->sched, &cerr)) {
+        x->live = 0;
+        x->next = S->free_exec;
+        S->free_exec = xi;
+        coll_fail(S, r, e, cerr.msg[0] ? cerr.msg : "cannot build the schedule");
+        return -1;
+    }
+    x->comm = cidx;
+    x->owner = r;
+    x->op = (int16_t)op;
+    x->seq = (int32_t)seq;
+    x->tag = ((int64_t)1 << 40) | (seq << 8) | op;
+    x->req = app_req;
+    x->round = 0;
+    x->outstanding = 0;
+    x->posting = 0;
+    if (app_req < 0)
+        S->r[r].exec = xi;
+    if (x->sched.nrounds <= 0) {
+        exec_done(S, xi, S->now);
+        return 0;
+    }
+    if (exec_post_round(S, xi))
+        exec_advance(S, xi);
+    return 0;
+}
+
+void exec_release_all(sim *S)
+{
+    for (int32_t i = 0; i < S->nexecs; i++)
+        mc_coll_sched_free(&S->execs[i].sched);
+}

@@ -1,0 +1,239 @@
+/* Internal to the replay simulator: engine state shared by engine.c (rank
+ * state machines, point-to-point semantics), exec.c (collective schedule
+ * executors), tables.c (priority queue, hash maps, pools), stuck.c (deadlock
+ * report) and timeline.c. Not a public interface.
+ *
+ * Time: int64_t picoseconds. Indices into pools are int32_t, -1 = none.
+ */
+#ifndef MPICAST_SIM_INTERNAL_H
+#define MPICAST_SIM_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "coll.h"
+#include "mpicast/format.h"
+#include "mpicast/net.h"
+#include "mpicast/sim.h"
+
+/* ------------------------------------------------------------ queue */
+
+enum { EV_STEP, EV_ARRIVE, EV_PROGRESS, EV_ROUND };
+
+/* 16 bytes, so a node's four children share a cache line: time, then
+ * (insertion sequence << 32 | type << 30 | index). The 32-bit sequence breaks
+ * ties in insertion order (deterministically also past its wrap-around). */
+typedef struct hentry {
+    int64_t t;
+    uint64_t s;
+} hentry;
+#define HE_TYPE(e) ((uint32_t)((e).s >> 30) & 3u)
+#define HE_IDX(e) ((int32_t)((e).s & 0x3fffffffu))
+#define MAX_INDEX (1 << 30) /* ranks, messages, executors: fit HE_IDX */
+/* Largest simulated time (ps, ~53 days): far enough from INT64_MAX that the
+ * bounded costs added after the check cannot overflow. */
+#define TIME_LIMIT ((int64_t)1 << 62)
+#define NS_LIMIT ((int64_t)1 << 50) /* a single recorded burst or duration, ns */
+
+typedef struct heap {
+    hentry *a;
+    size_t n, cap;
+} heap;
+
+int heap_push(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx);
+hentry heap_pop(heap *h);
+static inline int heap_empty(const heap *h) { return h->n == 0; }
+static inline int64_t heap_min(const heap *h) { return h->a[0].t; }
+
+/* ------------------------------------------------------------ u64 map */
+
+/* Open addressing, linear probing, backward-shift deletion. Key UINT64_MAX
+ * is reserved (empty slot). */
+typedef struct u64map {
+    uint64_t *keys;
+    int64_t *vals;
+    size_t cap, n; /* cap: power of two */
+} u64map;
+
+int u64map_put(u64map *m, uint64_t key, int64_t val); /* 0 or -1 (no memory) */
+int u64map_get(const u64map *m, uint64_t key, int64_t *val); /* 1 found, 0 not */
+int64_t *u64map_ref(u64map *m, uint64_t key); /* slot of key, created as 0; NULL on OOM */
+int64_t *u64map_insert(u64map *m, uint64_t key, int *created); /* same, says if new */
+void u64map_del(u64map *m, uint64_t key);
+void u64map_free(u64map *m);
+
+/* ------------------------------------------------------------ objects */
+
+enum { RK_SEND, RK_RECV, RK_COLL };
+enum { RQ_INACTIVE, RQ_ACTIVE, RQ_DONE };
+enum {
+    F_PERSIST = 1, /* persistent request: back to INACTIVE when consumed */
+    F_WAITED = 2,  /* a Wait* of the owner is blocked on it */
+    F_FREED = 4,   /* Request_free'd while active: release at completion */
+    F_SYNC = 8,    /* synchronous send: completes when matched */
+    F_NOTIFY = 16  /* queued send: tell the owner when it is issued */
+};
+
+/* A request: application (id != 0), blocking-call internal (id 0), or a
+ * send/receive of a collective executor (exec >= 0). */
+typedef struct sim_req {
+    uint64_t comm;
+    int64_t tag;    /* application tags are int32; collective tags >= 2^40 */
+    int64_t bytes;
+    int64_t t_post; /* posted (receives) / ready to issue (sends) */
+    int64_t t_done;
+    uint32_t id;
+    int32_t owner;  /* world rank */
+    int32_t peer;   /* world rank */
+    int32_t exec;   /* executor to notify, or -1 */
+    int32_t next;   /* queue link: posted-receive queue or outbox; free list */
+    int16_t op;     /* mc_op that created it (for reports) */
+    uint8_t kind, state, flags;
+} sim_req;
+
+/* A message in flight, in an inbox (arrived, not processed) or in an
+ * unexpected queue (processed, not matched). */
+typedef struct sim_msg {
+    uint64_t comm;
+    int64_t tag;
+    int64_t bytes;
+    int64_t t_arrive;
+    int64_t t_proc_end; /* receiver finished processing it */
+    int64_t recv_cpu, recv_nic;
+    int32_t src, dst;
+    int32_t send_req;   /* rendezvous / synchronous sender to release, or -1 */
+    int32_t next;
+} sim_msg;
+
+/* Matching bucket: one (receiver, communicator, source, tag) key with its
+ * FIFO of posted receives and FIFO of unexpected messages. */
+typedef struct bucket {
+    uint64_t comm;
+    int64_t tag;
+    int32_t dst, src;
+    int32_t next;   /* hash chain; free list when unused */
+    int32_t rq_head, rq_tail; /* sim_req */
+    int32_t uq_head, uq_tail; /* sim_msg */
+} bucket;
+
+typedef struct sim_comm {
+    uint64_t id;
+    int32_t size;
+    int32_t *members; /* NULL: identity (world) */
+    int32_t index;    /* position in the comm array (map keys) */
+    int inter;
+} sim_comm;
+
+/* One executing collective schedule of one rank. */
+typedef struct sim_exec {
+    mc_coll_sched sched;
+    int32_t comm;     /* index in sim.comms */
+    int64_t tag;      /* collective context: (1 << 40) | seq << 8 | op */
+    int64_t t_round;  /* latest completion in the current round */
+    int32_t owner;    /* world rank */
+    int32_t round;
+    int32_t outstanding;
+    int32_t req;      /* application request (nonblocking), or -1 (blocking) */
+    int32_t next;      /* free list */
+    int32_t seq;
+    int16_t op;
+    uint8_t posting, live;
+} sim_exec;
+
+enum { RS_READY, RS_BLOCKED, RS_DONE };
+enum { PH_FETCH, PH_EXEC };
+
+typedef struct sim_rank {
+    int64_t cpu, nic_s, nic_r; /* busy until */
+    int64_t wake;              /* resume time while blocked */
+    int64_t progress_at;       /* valid scheduled progress event, -1 none */
+    int64_t step_at;           /* queued step event, -1 none */
+    int64_t call_start, tl_mark;
+    int64_t compute, work, end;
+    mc_event ev;               /* current event */
+    uint64_t events;
+    int32_t inbox_head, inbox_tail;   /* sim_msg */
+    int32_t outbox_head, outbox_tail; /* sim_req */
+    int32_t nwait;
+    int32_t exec;      /* blocking collective executor, or -1 */
+    int32_t prev_site;
+    uint8_t state, phase, in_call, probing;
+} sim_rank;
+
+typedef struct sim {
+    mc_source *src;
+    const mc_platform *plat;
+    mc_net *net;
+    int n;
+    sim_rank *r;
+    heap h;
+    uint64_t seq;
+    int64_t now;
+
+    sim_req *reqs;
+    int32_t nreqs, capreqs, free_req;
+    sim_msg *msgs;
+    int32_t nmsgs, capmsgs, free_msg;
+    bucket *bks;
+    int32_t nbks, capbks, free_bk;
+    int32_t *bslots;
+    uint32_t bmask;
+    int32_t bused;
+    sim_exec *execs;
+    int32_t nexecs, capexecs, free_exec;
+
+    u64map reqmap;   /* (rank << 32 | id) -> req index */
+    u64map commmap;  /* comm id -> index in comms */
+    u64map rankmap;  /* (comm index << 32 | world rank) -> comm rank */
+    u64map collseq;  /* (comm index << 32 | world rank) -> next collective seq */
+    sim_comm *comms;
+    int32_t ncomms, capcomms;
+
+    double speed, ps_per_flop, reduce_ps_per_byte;
+    int64_t eager_limit;
+    const char *coll_alg[MC_OP_COUNT];
+
+    mc_sim_compute_fn compute;
+    void *compute_ctx;
+    FILE *tl;
+    int tl_first;
+
+    int32_t pend_r;  /* a rank woken by the current handler, not yet queued */
+    int64_t pend_t;
+    int npend;
+    int ndone;
+    uint64_t events, sim_events, messages, bytes, coll_messages, coll_bytes;
+    mc_err rc;
+    mc_error *err;
+    mc_error src_err;
+} sim;
+
+/* engine.c */
+void sim_fail(sim *S, mc_err code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int32_t req_new(sim *S, int owner, int kind, int op);
+void req_complete(sim *S, int32_t qi, int64_t t);
+int post_send(sim *S, int r, int32_t qi);   /* 1 issued now, 0 queued */
+void post_recv(sim *S, int r, int32_t qi);
+void rank_notify(sim *S, int r, int64_t t);
+void cpu_work(sim *S, int r, int64_t start, int64_t len, const char *what);
+void push_event(sim *S, int64_t t, uint32_t type, int32_t idx);
+const char *comm_name(uint64_t comm, char *buf, size_t len);
+
+/* exec.c */
+int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req); /* 0 or -1 (failed) */
+void exec_op_done(sim *S, int32_t xi, int64_t t);
+void exec_round_event(sim *S, int32_t xi);
+int comm_rank_of(sim *S, const sim_comm *c, int world);
+const sim_comm *comm_find(sim *S, uint64_t id);
+int comm_add(sim *S, uint64_t id, const int32_t *members, int32_t size, int inter);
+void exec_release_all(sim *S);
+
+/* stuck.c */
+void sim_report_stuck(sim *S, mc_sim_result *out);
+int sim_check_leftovers(sim *S, mc_sim_result *out);
+
+/* timeline.c */
+void tl_begin(sim *S);
+void tl_slice(sim *S, int r, const char *name, const char *cat, int64_t t0, int64_t t1);
+void tl_end(sim *S);
+
+#endif

@@ -1,0 +1,442 @@
+/* mpicast tracer — filling an event's fields per operation, exactly as
+ * docs/trace-format.md ("Per operation") defines them, and the request
+ * table that links completions back to the calls that created them. */
+#include "tracer.h"
+#include "map.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ helpers */
+
+int64_t mct_tsize(MPI_Datatype t)
+{
+    int s = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &s) != MPI_SUCCESS)
+        return 0;
+    return s;
+}
+
+static int64_t nbytes(int count, MPI_Datatype t)
+{
+    return count > 0 ? (int64_t)count * mct_tsize(t) : 0;
+}
+
+static int32_t tag_of(int tag)
+{
+    return tag == MPI_ANY_TAG ? MC_ANY : tag;
+}
+
+/* Bytes a receive delivered: the status counts in bytes (MPI_BYTE), which
+ * stays valid even if the user freed the receive datatype since. */
+static int64_t status_bytes(const MPI_Status *st)
+{
+    int n = 0;
+    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
+        return 0;
+    return n;
+}
+
+/* Matched source/tag of a receive status; MPI_PROC_NULL gives MC_NONE both. */
+static void matched(const mct_comm *ci, const MPI_Status *st, int32_t *src, int32_t *tag)
+{
+    if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) {
+        *src = MC_NONE;
+        *tag = MC_NONE;
+        return;
+    }
+    *src = mct_peer(ci, st->MPI_SOURCE);
+    *tag = st->MPI_TAG;
+}
+
+static mct_comm *comm_of(mct_frame *f, MPI_Comm c)
+{
+    mct_comm *ci = mct_comm_get(c);
+    f->ev.comm = ci ? ci->id : MC_COMM_NULL;
+    return ci;
+}
+
+/* ------------------------------------------------------------ point to point */
+
+void mct_rec_send(mct_frame *f, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype t)
+{
+    mct_comm *ci = comm_of(f, comm);
+    f->ev.peer = mct_peer(ci, dest);
+    f->ev.tag = tag;
+    f->ev.bytes = nbytes(count, t);
+}
+
+void mct_rec_recv(mct_frame *f, int rc, MPI_Comm comm, int count, MPI_Datatype t,
+                  const MPI_Status *st)
+{
+    mct_comm *ci = comm_of(f, comm);
+    f->ev.bytes = nbytes(count, t);
+    if (rc != MPI_SUCCESS)
+        return;
+    matched(ci, st, &f->ev.peer, &f->ev.tag);
+    f->ev.bytes2 = status_bytes(st);
+}
+
+void mct_rec_irecv(mct_frame *f, MPI_Comm comm, int source, int tag, int count,
+                   MPI_Datatype t)
+{
+    mct_comm *ci = comm_of(f, comm);
+    f->ev.peer = mct_peer(ci, source);
+    f->ev.tag = source == MPI_PROC_NULL ? MC_NONE : tag_of(tag);
+    f->ev.bytes = nbytes(count, t);
+}
+
+void mct_rec_probe(mct_frame *f, int rc, MPI_Comm comm, const MPI_Status *st)
+{
+    mct_comm *ci = comm_of(f, comm);
+    if (rc != MPI_SUCCESS)
+        return;
+    matched(ci, st, &f->ev.peer, &f->ev.tag);
+    f->ev.bytes2 = status_bytes(st);
+}
+
+void mct_rec_iprobe(mct_frame *f, int rc, MPI_Comm comm, int source, int tag, int flag,
+                    const MPI_Status *st)
+{
+    mct_comm *ci = comm_of(f, comm);
+    f->ev.peer = mct_peer(ci, source);
+    f->ev.tag = source == MPI_PROC_NULL ? MC_NONE : tag_of(tag);
+    f->ev.bytes2 = rc == MPI_SUCCESS && flag ? 1 : 0;
+    if (f->ev.bytes2)
+        matched(ci, st, &f->ev.peer2, &f->ev.tag2);
+}
+
+void mct_rec_sendrecv(mct_frame *f, int rc, MPI_Comm comm, int dest, int stag, int scount,
+                      MPI_Datatype stype, const MPI_Status *st)
+{
+    mct_comm *ci = comm_of(f, comm);
+    f->ev.peer = mct_peer(ci, dest);
+    f->ev.tag = stag;
+    f->ev.bytes = nbytes(scount, stype);
+    if (rc != MPI_SUCCESS)
+        return;
+    matched(ci, st, &f->ev.peer2, &f->ev.tag2);
+    f->ev.bytes2 = status_bytes(st);
+}
+
+/* ------------------------------------------------------------ requests */
+
+/* Slot payload: a = id | kind << 32 | persistent << 40 | active << 41,
+ * b = the communicator info (kept alive by the known-comm list). */
+#define REQ_KIND(a) ((int)(((a) >> 32) & 0xff))
+#define REQ_PERSISTENT (1ull << 40)
+#define REQ_ACTIVE (1ull << 41)
+
+static mct_map reqs;
+static uint32_t next_req = 1;
+
+static uint64_t req_key(MPI_Request r)
+{
+    uint64_t k = 0;
+    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+    return k;
+}
+
+void mct_req_init(void)
+{
+    next_req = 1;
+}
+
+void mct_rec_newreq(mct_frame *f, int rc, MPI_Request r, MPI_Comm comm, int kind,
+                    int persistent)
+{
+    if (rc != MPI_SUCCESS || r == MPI_REQUEST_NULL)
+        return;
+    mct_comm *ci = mct_comm_get(comm);
+    mct_lock();
+    uint32_t id = next_req++;
+    mct_slot *s = mct_map_put(&reqs, req_key(r));
+    if (s) {
+        s->a = id | (uint64_t)kind << 32 | (persistent ? REQ_PERSISTENT : REQ_ACTIVE);
+        s->b = ci;
+    }
+    mct_unlock();
+    f->ev.req = id;
+}
+
+void mct_rec_start(mct_frame *f, MPI_Request r)
+{
+    mct_lock();
+    mct_slot *s = mct_map_find(&reqs, req_key(r));
+    if (s)
+        s->a |= REQ_ACTIVE;
+    mct_unlock();
+    mct_val(f, s ? (int64_t)(uint32_t)s->a : 0);
+}
+
+void mct_rec_reqfree_pre(mct_frame *f, MPI_Request r)
+{
+    mct_lock();
+    mct_slot *s = mct_map_find(&reqs, req_key(r));
+    int64_t id = s ? (int64_t)(uint32_t)s->a : 0;
+    if (s)
+        mct_map_del(&reqs, req_key(r));
+    mct_unlock();
+    mct_val(f, id);
+}
+
+/* ------------------------------------------------------------ completion */
+
+/* What the completion call is about, copied before the call: completed
+ * requests become MPI_REQUEST_NULL. */
+typedef struct cpl_entry {
+    MPI_Request handle;
+    uint64_t a;        /* slot payload; 0: not ours / null / inactive */
+    mct_comm *ci;
+} cpl_entry;
+
+static MCT_TLS cpl_entry *cpl;
+static MCT_TLS int ncpl;
+
+void mct_cpl_pre(mct_frame *f, int n, const MPI_Request *rs)
+{
+    ncpl = 0;
+    cpl = n > 0 ? mct_scratch(3, (size_t)n * sizeof *cpl) : NULL;
+    if (n > 0 && !cpl) {
+        f->record = 0;
+        return;
+    }
+    mct_lock();
+    for (int i = 0; i < n; i++) {
+        cpl[i].handle = rs[i];
+        cpl[i].a = 0;
+        cpl[i].ci = NULL;
+        if (rs[i] == MPI_REQUEST_NULL)
+            continue;
+        mct_slot *s = mct_map_find(&reqs, req_key(rs[i]));
+        if (!s) {
+            cpl[i].a = 1ull << 63; /* unknown but active: id 0 */
+            continue;
+        }
+        if ((s->a & REQ_PERSISTENT) && !(s->a & REQ_ACTIVE))
+            continue; /* an inactive persistent request completes nothing */
+        cpl[i].a = s->a;
+        cpl[i].ci = s->b;
+    }
+    mct_unlock();
+    ncpl = n;
+}
+
+void mct_cpl_done(mct_frame *f, int i, const MPI_Status *st)
+{
+    if (i < 0 || i >= ncpl || cpl[i].a == 0)
+        return;
+    uint64_t a = cpl[i].a;
+    int known = !(a >> 63);
+    int64_t *v = mct_vals_add(f, 4);
+    if (!v)
+        return;
+    v[0] = known ? (int64_t)(uint32_t)a : 0;
+    v[1] = v[2] = MC_NONE;
+    v[3] = 0;
+    if (known && REQ_KIND(a) == MCT_REQ_RECV && st) {
+        int32_t src, tag;
+        matched(cpl[i].ci, st, &src, &tag);
+        v[1] = src;
+        v[2] = tag;
+        v[3] = src == MC_NONE ? 0 : status_bytes(st);
+    }
+    if (!known)
+        return;
+    mct_lock();
+    if (a & REQ_PERSISTENT) {
+        mct_slot *s = mct_map_find(&reqs, req_key(cpl[i].handle));
+        if (s)
+            s->a &= ~REQ_ACTIVE;
+    } else {
+        mct_map_del(&reqs, req_key(cpl[i].handle));
+    }
+    mct_unlock();
+    cpl[i].a = 0;
+}
+
+void mct_cpl_all(mct_frame *f, int n, const MPI_Status *sts)
+{
+    for (int i = 0; i < n; i++)
+        mct_cpl_done(f, i, sts ? &sts[i] : NULL);
+}
+
+/* ------------------------------------------------------------ collectives */
+
+static int comm_rank(MPI_Comm c)
+{
+    int r = 0;
+    PMPI_Comm_rank(c, &r);
+    return r;
+}
+
+/* Members a per-rank array of the collective covers (remote group of an
+ * intercomm). */
+static int peers_of(const mct_comm *ci)
+{
+    return ci ? (ci->rsize > 0 ? ci->rsize : ci->size) : 0;
+}
+
+/* Is this rank the root of a rooted collective? (MPI_ROOT: intercomm root) */
+static int at_root(MPI_Comm c, const mct_comm *ci, int root)
+{
+    if (root == MPI_ROOT)
+        return 1;
+    if (ci && ci->rsize > 0)
+        return 0;
+    return comm_rank(c) == root;
+}
+
+int mct_npeers(MPI_Comm c)
+{
+    return peers_of(mct_comm_get(c));
+}
+
+static void coll_head(mct_frame *f, MPI_Comm comm, int root, int flags, mct_comm **ci,
+                      int *isroot)
+{
+    *ci = comm_of(f, comm);
+    f->ev.peer2 = peers_of(*ci);
+    *isroot = 0;
+    if (flags & MCT_ROOTED) {
+        *isroot = at_root(comm, *ci, root);
+        if (root == MPI_ROOT)
+            f->ev.peer = mct_world_rank;
+        else
+            f->ev.peer = mct_peer(*ci, root);
+    }
+}
+
+void mct_rec_coll(mct_frame *f, MPI_Comm comm, int root, const void *sbuf, int scount,
+                  MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype,
+                  int flags)
+{
+    mct_comm *ci;
+    int isroot;
+    coll_head(f, comm, root, flags, &ci, &isroot);
+    int send_ok = !(flags & MCT_SEND_AT_ROOT) || isroot;
+    int recv_ok = !(flags & MCT_RECV_AT_ROOT) || isroot;
+    f->ev.bytes2 = recv_ok && rbuf != MPI_IN_PLACE ? nbytes(rcount, rtype) : 0;
+    if (!send_ok)
+        f->ev.bytes = 0;
+    else if (sbuf == MPI_IN_PLACE) /* the block sits in the receive buffer */
+        f->ev.bytes = nbytes(rcount, rtype);
+    else
+        f->ev.bytes = nbytes(scount, stype);
+    if (rbuf == MPI_IN_PLACE && send_ok) /* scatter at the root, in place */
+        f->ev.bytes2 = f->ev.bytes;
+}
+
+static void vals_counts(mct_frame *f, int n, const int *counts, MPI_Datatype t)
+{
+    int64_t size = mct_tsize(t);
+    int64_t *v = mct_vals_add(f, (uint32_t)n);
+    if (!v)
+        return;
+    for (int i = 0; i < n; i++)
+        v[i] = counts[i] > 0 ? counts[i] * size : 0;
+}
+
+void mct_rec_collv(mct_frame *f, MPI_Comm comm, int root, const void *sbuf, int scount,
+                   const int *scounts, MPI_Datatype stype, const void *rbuf, int rcount,
+                   const int *rcounts, MPI_Datatype rtype, int flags)
+{
+    mct_comm *ci;
+    int isroot;
+    coll_head(f, comm, root, flags, &ci, &isroot);
+    int n = peers_of(ci);
+    int send_ok = !(flags & MCT_SEND_AT_ROOT) || isroot;
+    int recv_ok = !(flags & MCT_RECV_AT_ROOT) || isroot;
+    int in_place = sbuf == MPI_IN_PLACE;
+    if (!scounts && send_ok) {
+        if (!in_place)
+            f->ev.bytes = nbytes(scount, stype);
+        else if (rcounts && ci && ci->rsize == 0) /* my block of the receive side */
+            f->ev.bytes = nbytes(rcounts[comm_rank(comm)], rtype);
+    }
+    if (!rcounts && recv_ok && rbuf != MPI_IN_PLACE)
+        f->ev.bytes2 = nbytes(rcount, rtype);
+    if (scounts && send_ok && !in_place)
+        vals_counts(f, n, scounts, stype);
+    if (rcounts && recv_ok)
+        vals_counts(f, n, rcounts, rtype);
+}
+
+void mct_rec_alltoallw(mct_frame *f, MPI_Comm comm, const void *sbuf, const int *scounts,
+                       const MPI_Datatype *stypes, const int *rcounts,
+                       const MPI_Datatype *rtypes)
+{
+    mct_comm *ci = comm_of(f, comm);
+    int n = peers_of(ci);
+    f->ev.peer2 = n;
+    int sides = sbuf == MPI_IN_PLACE ? 1 : 2;
+    int64_t *v = mct_vals_add(f, (uint32_t)(sides * n));
+    if (!v)
+        return;
+    if (sides == 2)
+        for (int i = 0; i < n; i++)
+            *v++ = nbytes(scounts[i], stypes[i]);
+    for (int i = 0; i < n; i++)
+        *v++ = nbytes(rcounts[i], rtypes[i]);
+}
+
+void mct_rec_reduce_scatter(mct_frame *f, MPI_Comm comm, const int *rcounts, MPI_Datatype t)
+{
+    mct_comm *ci = comm_of(f, comm);
+    f->ev.peer2 = peers_of(ci);
+    vals_counts(f, ci ? ci->size : 0, rcounts, t);
+}
+
+/* ------------------------------------------------------------ communicators */
+
+void mct_rec_newcomm(mct_frame *f, int rc, MPI_Comm parent, MPI_Comm newc)
+{
+    comm_of(f, parent);
+    f->ev.peer2 = 0;
+    if (rc != MPI_SUCCESS)
+        return;
+    mct_comm *ci = mct_comm_register(newc);
+    if (!ci)
+        return;
+    f->ev.newcomm = ci->id;
+    f->ev.peer2 = ci->size;
+    int n = ci->size + ci->rsize;
+    int64_t *v = mct_vals_add(f, (uint32_t)n);
+    if (!v)
+        return;
+    for (int i = 0; i < ci->size; i++)
+        *v++ = ci->world[i];
+    for (int i = 0; i < ci->rsize; i++)
+        *v++ = ci->rworld[i];
+}
+
+void mct_rec_cart(mct_frame *f, int rc, MPI_Comm newc)
+{
+    int nd = 0;
+    if (rc != MPI_SUCCESS || newc == MPI_COMM_NULL ||
+        PMPI_Cartdim_get(newc, &nd) != MPI_SUCCESS || nd < 0)
+        return;
+    int *dims = mct_scratch(0, (size_t)(3 * nd + 1) * sizeof(int));
+    if (!dims)
+        return;
+    int *periods = dims + nd, *coords = periods + nd;
+    if (PMPI_Cart_get(newc, nd, dims, periods, coords) != MPI_SUCCESS)
+        return;
+    mct_val(f, nd);
+    for (int i = 0; i < nd; i++)
+        mct_val(f, dims[i]);
+    for (int i = 0; i < nd; i++)
+        mct_val(f, periods[i] != 0);
+}
+
+void mct_rec_commfree_pre(mct_frame *f, MPI_Comm c)
+{
+    mct_comm *ci = mct_comm_get(c);
+    f->ev.comm = ci ? ci->id : MC_COMM_NULL;
+}
+
+void mct_rec_commfree_post(mct_frame *f, int rc, MPI_Comm old)
+{
+    (void)f;
+    if (rc == MPI_SUCCESS)
+        mct_comm_forget(old);
+}

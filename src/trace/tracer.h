@@ -1,0 +1,243 @@
+/* mpicast tracer — internal interface of libmpicast-trace*.so.
+ *
+ * Every wrapper (generated in wrappers.c, or hand-written in wrap_*.c) follows
+ * the same frame protocol:
+ *
+ *     mct_frame f;
+ *     if (!mct_enter(&f, MC_OP_X, __builtin_return_address(0)))
+ *         return PMPI_X(...);            // nested, not initialised, finalised
+ *     int rc = PMPI_X(...);
+ *     mct_stop(&f);                      // exit time
+ *     mct_rec_...(&f, ...);              // fill the event's fields
+ *     mct_leave(&f);                     // write it (when recording)
+ *     return rc;
+ *
+ * The Fortran entry points (mpi_send_ ...) pass their arguments unchanged to
+ * the library's own Fortran entry (pmpi_send_), so Fortran sentinels such as
+ * MPI_IN_PLACE keep working, and convert only what the recorders read.
+ *
+ * mct_enter also marks this thread as "inside a wrapper", so an MPI_ call made
+ * by the MPI library itself (MPICH's Fortran bindings call the C MPI_
+ * functions) passes straight through and is not counted twice. Bookkeeping
+ * (communicator ids, request ids) goes on while Pcontrol has paused
+ * recording or the writer failed, because it is collective or needed later.
+ *
+ * Not part of the public interface: nothing here is exported from the .so.
+ */
+#ifndef MPICAST_TRACE_TRACER_H
+#define MPICAST_TRACE_TRACER_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "mpicast/format.h"
+
+#define MCT_EXPORT __attribute__((visibility("default")))
+#define MCT_RETADDR() __builtin_extract_return_addr(__builtin_return_address(0))
+
+/* ------------------------------------------------------------ state */
+
+enum mct_state {
+    MCT_OFF = 0,   /* before MPI_Init */
+    MCT_ON,        /* recording */
+    MCT_PAUSED,    /* MPI_Pcontrol(0): bookkeeping only */
+    MCT_FAILED,    /* the writer failed: bookkeeping only, warned once */
+    MCT_DONE       /* after MPI_Finalize */
+};
+extern volatile int mct_state;
+extern int mct_world_rank, mct_world_size;
+extern int mct_cpu_mode;
+/* initial-exec: the tracer is preloaded, so static TLS is available and
+ * each access avoids a __tls_get_addr call. */
+#define MCT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+extern MCT_TLS int mct_inside;
+
+/* ------------------------------------------------------------ frames */
+
+typedef struct mct_frame {
+    mc_event ev;
+    void *ret;       /* return address of the wrapper: the call site */
+    int record;      /* 1 when the event is written at mct_leave */
+} mct_frame;
+
+int64_t mct_now(void);        /* CLOCK_MONOTONIC ns, absolute */
+int64_t mct_cpu_now(void);    /* CLOCK_THREAD_CPUTIME_ID ns */
+extern int64_t mct_epoch;     /* mct_now() at the end of MPI_Init */
+
+/* Starts a frame; 0 means "call PMPI directly, record nothing". */
+int mct_enter_slow(mct_frame *f, int op, void *ret);
+static inline int mct_enter(mct_frame *f, int op, void *ret)
+{
+    if (mct_inside || (mct_state != MCT_ON && mct_state != MCT_PAUSED &&
+                       mct_state != MCT_FAILED))
+        return 0;
+    return mct_enter_slow(f, op, ret);
+}
+static inline void mct_stop(mct_frame *f) { f->ev.t_end = mct_now() - mct_epoch; }
+/* Writes the event when recording and leaves the wrapper. */
+void mct_leave(mct_frame *f);
+
+/* Space for n more event values (per-thread buffer, valid until mct_leave);
+ * NULL when out of memory (the event is then dropped). */
+int64_t *mct_vals_add(mct_frame *f, uint32_t n);
+static inline void mct_val(mct_frame *f, int64_t v)
+{
+    int64_t *p = mct_vals_add(f, 1);
+    if (p)
+        *p = v;
+}
+
+/* Per-thread scratch memory for wrappers (request and status copies). Slot
+ * k (0..MCT_NSCRATCH-1; 0-3 for recorders, 4+ for generated wrappers) grows
+ * to at least `bytes`; NULL when out of memory. */
+#define MCT_NSCRATCH 12
+void *mct_scratch(int k, size_t bytes);
+
+/* Called once by the Init wrappers (C and Fortran) after PMPI_Init*. */
+void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level);
+/* Called by the Finalize wrappers before PMPI_Finalize. */
+void mct_before_finalize(mct_frame *f);
+/* Called by the Finalize wrappers after PMPI_Finalize. */
+void mct_after_finalize(mct_frame *f);
+/* Flushes the writer (MPI_Abort, signals). */
+void mct_flush_now(void);
+/* Pcontrol: records the event and pauses / resumes. */
+void mct_pcontrol(int level, void *ret);
+/* Reports a tracer failure once and stops recording. */
+void mct_fail(const char *what);
+
+/* Locks for MPI_THREAD_MULTIPLE (no-ops otherwise: inline test). */
+extern int mct_threaded;
+void mct_lock_slow(void);
+void mct_unlock_slow(void);
+static inline void mct_lock(void)
+{
+    if (mct_threaded)
+        mct_lock_slow();
+}
+static inline void mct_unlock(void)
+{
+    if (mct_threaded)
+        mct_unlock_slow();
+}
+
+/* ------------------------------------------------------------ sites */
+
+int32_t mct_site_of(void *ret);
+/* Writes sites-NNNNNN.txt and serialises the site table (rank 0 gathers it). */
+char *mct_sites_serialise(size_t *len);
+int mct_sites_write(const char *dir, int rank);
+void mct_sites_parse_into(const char *buf, size_t len, mc_meta *m);
+
+/* ------------------------------------------------------------ communicators */
+
+typedef struct mct_comm {
+    uint64_t id;
+    int size;            /* local group size */
+    int rsize;           /* remote group size; 0 for an intracommunicator */
+    int32_t *world;      /* world ranks of the local group; NULL: identity */
+    int32_t *rworld;     /* world ranks of the remote group */
+    int refs;            /* handle map + pending requests */
+} mct_comm;
+
+void mct_comm_init(void);
+/* Info of a communicator handle; registers unknown ones with a membership-
+ * derived id. NULL for MPI_COMM_NULL or on failure. */
+mct_comm *mct_comm_get(MPI_Comm c);
+static inline uint64_t mct_comm_id(MPI_Comm c)
+{
+    if (c == MPI_COMM_WORLD)
+        return MC_COMM_WORLD;
+    mct_comm *ci = mct_comm_get(c);
+    return ci ? ci->id : MC_COMM_NULL;
+}
+/* World rank of rank r of the comm (remote group for intercomms);
+ * MC_NONE for MPI_PROC_NULL or out of range, MC_ANY for MPI_ANY_SOURCE. */
+int32_t mct_peer(const mct_comm *ci, int r);
+int32_t mct_peer_of(MPI_Comm c, int r);
+/* Registers a new communicator (collective over newc; both sides of an
+ * intercomm). Returns its info (NULL for MPI_COMM_NULL). */
+mct_comm *mct_comm_register(MPI_Comm newc);
+void mct_comm_forget(MPI_Comm c);
+void mct_comm_ref(mct_comm *ci);
+void mct_comm_unref(mct_comm *ci);
+/* Serialises every communicator this rank knows (for rank 0's meta). */
+int64_t *mct_comms_serialise(size_t *n);
+void mct_comms_parse_into(const int64_t *buf, size_t n, mc_meta *m);
+
+/* ------------------------------------------------------------ requests */
+
+enum { MCT_REQ_SEND = 0, MCT_REQ_RECV = 1, MCT_REQ_COLL = 2 };
+void mct_req_init(void);
+
+/* ------------------------------------------------------------ recorders */
+
+int64_t mct_tsize(MPI_Datatype t);
+/* Length of a collective's per-rank arrays (remote size for intercomms). */
+int mct_npeers(MPI_Comm c);
+
+void mct_rec_send(mct_frame *f, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype t);
+void mct_rec_recv(mct_frame *f, int rc, MPI_Comm comm, int count, MPI_Datatype t,
+                  const MPI_Status *st);
+void mct_rec_irecv(mct_frame *f, MPI_Comm comm, int source, int tag, int count,
+                   MPI_Datatype t);
+void mct_rec_probe(mct_frame *f, int rc, MPI_Comm comm, const MPI_Status *st);
+void mct_rec_iprobe(mct_frame *f, int rc, MPI_Comm comm, int source, int tag, int flag,
+                    const MPI_Status *st);
+void mct_rec_sendrecv(mct_frame *f, int rc, MPI_Comm comm, int dest, int stag, int scount,
+                      MPI_Datatype stype, const MPI_Status *st);
+/* A request created by the call: new id into ev.req. */
+void mct_rec_newreq(mct_frame *f, int rc, MPI_Request r, MPI_Comm comm, int kind,
+                    int persistent);
+void mct_rec_start(mct_frame *f, MPI_Request r);
+void mct_rec_reqfree_pre(mct_frame *f, MPI_Request r);
+
+/* Completion: pre copies the handles (completed ones become
+ * MPI_REQUEST_NULL), done records one completed request. */
+void mct_cpl_pre(mct_frame *f, int n, const MPI_Request *reqs);
+void mct_cpl_done(mct_frame *f, int i, const MPI_Status *st);
+void mct_cpl_all(mct_frame *f, int n, const MPI_Status *sts);
+/* Status i of an array that may be MPI_STATUSES_IGNORE (then NULL). */
+#define MCT_ST(arr, i) ((arr) == MPI_STATUSES_IGNORE ? NULL : &(arr)[i])
+
+/* Collectives. flags: */
+enum { MCT_SEND_AT_ROOT = 1, MCT_RECV_AT_ROOT = 2, MCT_ROOTED = 4 };
+void mct_rec_coll(mct_frame *f, MPI_Comm comm, int root, const void *sbuf, int scount,
+                  MPI_Datatype stype, const void *rbuf, int rcount, MPI_Datatype rtype,
+                  int flags);
+/* v-collectives: pass scounts/rcounts NULL where the op has a scalar. */
+void mct_rec_collv(mct_frame *f, MPI_Comm comm, int root, const void *sbuf, int scount,
+                   const int *scounts, MPI_Datatype stype, const void *rbuf, int rcount,
+                   const int *rcounts, MPI_Datatype rtype, int flags);
+void mct_rec_alltoallw(mct_frame *f, MPI_Comm comm, const void *sbuf, const int *scounts,
+                       const MPI_Datatype *stypes, const int *rcounts,
+                       const MPI_Datatype *rtypes);
+void mct_rec_reduce_scatter(mct_frame *f, MPI_Comm comm, const int *rcounts,
+                            MPI_Datatype t);
+
+/* Communicator management. */
+void mct_rec_newcomm(mct_frame *f, int rc, MPI_Comm parent, MPI_Comm newc);
+void mct_rec_cart(mct_frame *f, int rc, MPI_Comm newc);
+void mct_rec_commfree_pre(mct_frame *f, MPI_Comm c);
+void mct_rec_commfree_post(mct_frame *f, int rc, MPI_Comm old);
+
+/* ------------------------------------------------------------ Fortran */
+
+/* Fortran status length in MPI_Fint (the C status sizeof). */
+#ifdef MPI_F_STATUS_SIZE
+#define MCT_FSTATUS MPI_F_STATUS_SIZE
+#else
+#define MCT_FSTATUS ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#endif
+#define MCT_FSTATUS_MAX 16
+/* The library's Fortran profiling entry point (pmpi_send_ ...), found once. */
+void *mct_f_resolve(const char *name);
+/* Maps the Fortran MPI_IN_PLACE / MPI_BOTTOM addresses to C's. */
+const void *mct_f_buf(const void *p);
+int mct_f_status_ignore(const MPI_Fint *s);
+int mct_f_statuses_ignore(const MPI_Fint *s);
+/* MPICH's mpi_f08 sentinels. */
+int mct_f08_status_ignore(const MPI_Fint *s);
+int mct_f08_statuses_ignore(const MPI_Fint *s);
+
+#endif

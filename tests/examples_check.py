@@ -1,0 +1,536 @@
+#!/usr/bin/env python3
+"""Traces one example program at several process counts and checks the trace exactly.
+
+For each run it calls `mpicast trace -o DIR -- mpirun ... EXAMPLE ARGS`, then
+`mpicast dump DIR --no-times` and `mpicast stats DIR --json`, and compares with what
+the example must do (examples/README.md):
+
+* dump: per rank, the multiset of events (op, peer, tag, bytes, peer2, tag2, bytes2 and
+  the communicator members / number of completion values) equals the model's;
+* stats: per function the total and per-rank calls and bytes, the function set, and the
+  point-to-point message statistics equal the model's, and the README's closed-form
+  totals hold;
+* master_worker: the task each worker got is read from the trace, then every Recv of
+  the master must name the worker that really sent the result (never MC_ANY = -2);
+* a Fortran twin (--twin): the C twin is traced with the same arguments and the
+  statistics (calls and bytes per function and rank) and the output line are equal.
+
+No tolerance: counts and bytes are exact integers; averages are checked against the
+exact quotient.
+
+usage: examples_check.py --mpicast BIN --example NAME --exe PATH
+                         --flavour openmpi|mpich [--ranks 1,2,4,8] [--twin PATH]
+"""
+
+import argparse
+import collections
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+NONE = -1   # MC_NONE: no peer / MPI_PROC_NULL
+ANY = -2    # MC_ANY: an unresolved wildcard
+
+D = 8       # bytes of one MPI_DOUBLE
+
+# Ops whose `bytes` count in `mpicast stats` (point-to-point and collectives); the
+# others (completion, communicator management, Init/Finalize) count 0 bytes.
+P2P = {"Send", "Recv", "Sendrecv", "Isend", "Irecv"}
+COLL = {"Allreduce", "Reduce", "Alltoall"}
+SENDS = {"Send", "Isend", "Sendrecv"}
+COMPLETION = {"Wait", "Waitall"}
+MANAGEMENT = {"Cart_create", "Comm_split", "Comm_free"}
+
+
+class CheckError(Exception):
+    pass
+
+
+def ev(op, peer=NONE, tag=NONE, nbytes=0, peer2=NONE, tag2=NONE, bytes2=0, vals=()):
+    """One expected event, in the fields `mpicast dump --no-times` prints.
+
+    vals: the values themselves for communicator management, ("n", count) for
+    completion calls (whose request ids are not predicted), () otherwise."""
+    return (op, peer, tag, nbytes, peer2, tag2, bytes2, tuple(vals))
+
+
+# ------------------------------------------------------------------ topology
+
+def dims_create(nnodes, ndims):
+    """MPI_Dims_create with all dims free: as balanced as possible, non-increasing.
+    Exhaustive search (tiny process counts): the factorisation that minimises the
+    largest dimension, then the next, ... which is what both MPI libraries return."""
+    best = None
+
+    def rec(left, slots, cur):
+        nonlocal best
+        if slots == 1:
+            cand = sorted(cur + [left], reverse=True)
+            if best is None or cand < best:
+                best = cand
+            return
+        for f in range(1, left + 1):
+            if left % f == 0:
+                rec(left // f, slots - 1, cur + [f])
+
+    rec(nnodes, ndims, [])
+    return best
+
+
+def cart_coords(rank, dims):
+    coords = []
+    for d in range(len(dims)):
+        stride = 1
+        for e in dims[d + 1:]:
+            stride *= e
+        coords.append((rank // stride) % dims[d])
+    return coords
+
+
+def cart_rank(coords, dims):
+    rank = 0
+    for c, n in zip(coords, dims):
+        rank = rank * n + c
+    return rank
+
+
+def cart_shift(rank, dims, periodic, d):
+    """(lo, hi) neighbours of rank along d, as MPI_Cart_shift(d, 1); NONE outside."""
+    out = []
+    for step in (-1, 1):
+        c = cart_coords(rank, dims)
+        c[d] += step
+        if 0 <= c[d] < dims[d]:
+            out.append(cart_rank(c, dims))
+        elif periodic:
+            c[d] %= dims[d]
+            out.append(cart_rank(c, dims))
+        else:
+            out.append(NONE)
+    return out
+
+
+# ------------------------------------------------------------------ models
+# Each model returns (events, formulas): events[r] is the list of rank r's events in
+# program order; formulas maps "MPI_X" to the README's closed-form (calls, bytes)
+# totals over all ranks, and "messages" to (sends, total_bytes).
+
+def opts(args):
+    """The example options as a dict (defaults of the C programs applied by caller)."""
+    o = {"s": None, "i": None, "p": False, "b": False}
+    it = iter(args)
+    for a in it:
+        if a in ("-s", "-i"):
+            o[a[1]] = int(next(it))
+        elif a == "-p":
+            o["p"] = True
+        elif a == "-b":
+            o["b"] = True
+        else:
+            raise CheckError("unknown example option %r" % a)
+    return o
+
+
+def wrap(events):
+    """Init first and Finalize last on every rank."""
+    return [[ev("Init")] + e + [ev("Finalize")] for e in events]
+
+
+def model_ring(P, o, _trace):
+    s, T = o["s"], o["i"]
+    b = D * s
+    events = []
+    for r in range(P):
+        e = []
+        left, right = (r - 1) % P, (r + 1) % P
+        for _ in range(T if P > 1 else 0):
+            send = ev("Send", right, 7, b)
+            recv = ev("Recv", left, 7, b, bytes2=b)
+            e += [send, recv] if r == 0 else [recv, send]
+        events.append(e)
+    n = T * P if P > 1 else 0
+    formulas = {"MPI_Send": (n, n * b), "MPI_Recv": (n, n * b), "messages": (n, n * b)}
+    return wrap(events), formulas
+
+
+def model_halo(nd):
+    def model(P, o, _trace):
+        s, T, periodic, nb = o["s"], o["i"], o["p"], o["b"]
+        dims = dims_create(P, nd)
+        b = D * s ** (nd - 1)
+        events = []
+        for r in range(P):
+            nbr = [cart_shift(r, dims, periodic, d) for d in range(nd)]
+            e = [ev("Cart_create", peer2=P,
+                    vals=list(range(P)) + [nd] + dims + [int(periodic)] * nd)]
+            for _ in range(T):
+                if nb:
+                    for d in range(nd):
+                        lo, hi = nbr[d]
+                        e += [irecv(lo, 2 * d, b), irecv(hi, 2 * d + 1, b)]
+                    for d in range(nd):
+                        lo, hi = nbr[d]
+                        e += [ev("Isend", hi, 2 * d, b), ev("Isend", lo, 2 * d + 1, b)]
+                    e.append(ev("Waitall", vals=("n", 4 * 4 * nd)))
+                else:
+                    for d in range(nd):
+                        lo, hi = nbr[d]
+                        e.append(sendrecv(hi, 2 * d, b, lo))
+                        e.append(sendrecv(lo, 2 * d + 1, b, hi))
+                e.append(ev("Allreduce", nbytes=D, peer2=P, bytes2=D))
+            e.append(reduce_to_0(r, P))
+            e.append(ev("Comm_free"))
+            events.append(e)
+        # README formulas: 2*nd*T face calls of b bytes per rank; real messages:
+        # periodic 2*nd per rank, else sum over d of 2*(dims[d]-1)*P/dims[d].
+        calls = 2 * nd * T * P
+        if periodic:
+            msgs = 2 * nd * P * T
+        else:
+            msgs = sum(2 * (dims[d] - 1) * (P // dims[d]) for d in range(nd)) * T
+        formulas = {"MPI_Cart_create": (P, 0), "MPI_Allreduce": (T * P, D * T * P),
+                    "MPI_Reduce": (P, D * P), "MPI_Comm_free": (P, 0),
+                    "messages": (msgs, msgs * b)}
+        if nb:
+            formulas.update({"MPI_Irecv": (calls, calls * b), "MPI_Isend": (calls, calls * b),
+                             "MPI_Waitall": (T * P, 0)})
+        else:
+            formulas["MPI_Sendrecv"] = (calls, calls * b)
+        return wrap(events), formulas
+    return model
+
+
+def sendrecv(dest, tag, b, source):
+    """A Sendrecv as recorded: a receive from MPI_PROC_NULL matches nothing (source
+    MC_NONE, tag MPI_ANY_TAG = -1 = MC_NONE, 0 bytes)."""
+    if source == NONE:
+        return ev("Sendrecv", dest, tag, b, NONE, NONE, 0)
+    return ev("Sendrecv", dest, tag, b, source, tag, b)
+
+
+def irecv(source, tag, b):
+    """An Irecv as recorded: from MPI_PROC_NULL it has neither source nor tag."""
+    return ev("Irecv", source, tag if source != NONE else NONE, b)
+
+
+def reduce_to_0(rank, P):
+    """MPI_Reduce of one double to root 0; the receive side counts on the root only."""
+    return ev("Reduce", 0, NONE, D, P, NONE, D if rank == 0 else 0)
+
+
+def model_cg(P, o, _trace):
+    s, T = o["s"], o["i"]
+    b = D * s
+    allreduce = ev("Allreduce", nbytes=D, peer2=P, bytes2=D)
+    events = []
+    for r in range(P):
+        up = r - 1 if r > 0 else None
+        down = r + 1 if r < P - 1 else None
+        e = [allreduce]
+        for _ in range(T):
+            if up is not None:
+                e.append(ev("Irecv", up, 2, b))
+            if down is not None:
+                e.append(ev("Irecv", down, 1, b))
+            if up is not None:
+                e.append(ev("Send", up, 1, b))
+            if down is not None:
+                e.append(ev("Send", down, 2, b))
+            e += [ev("Wait", vals=("n", 4))] * ((up is not None) + (down is not None))
+            e += [allreduce, allreduce]
+        events.append(e)
+    n = 2 * (P - 1) * T
+    formulas = {"MPI_Irecv": (n, n * b), "MPI_Send": (n, n * b), "MPI_Wait": (n, 0),
+                "MPI_Allreduce": ((2 * T + 1) * P, D * (2 * T + 1) * P), "messages": (n, n * b)}
+    return wrap(events), formulas
+
+
+def model_fft(P, o, _trace):
+    s, T = o["s"], o["i"]
+    R, C = dims_create(P, 2)
+    events = []
+    for r in range(P):
+        row, col = r // C, r % C
+        e = [ev("Comm_split", tag=row, nbytes=col, peer2=C,
+                vals=[row * C + j for j in range(C)]),
+             ev("Comm_split", tag=col, nbytes=row, peer2=R,
+                vals=[i * C + col for i in range(R)])]
+        for _ in range(T):
+            e.append(ev("Alltoall", nbytes=D * s * R, peer2=C, bytes2=D * s * R))
+            e.append(ev("Alltoall", nbytes=D * s * C, peer2=R, bytes2=D * s * C))
+        e += [reduce_to_0(r, P), ev("Comm_free"), ev("Comm_free")]
+        events.append(e)
+    formulas = {"MPI_Comm_split": (2 * P, 0), "MPI_Comm_free": (2 * P, 0),
+                "MPI_Alltoall": (2 * T * P, D * s * T * (R + C) * P),
+                "MPI_Reduce": (P, D * P), "messages": (0, 0)}
+    return wrap(events), formulas
+
+
+STOP_TAG, TASK_TAG, RESULT_TAG = 1, 100, 20000
+
+
+def model_master_worker(P, o, trace):
+    """The assignment of tasks to workers depends on timing: it is read from the
+    master's task Sends in the trace, everything else follows from it."""
+    m, N = o["s"], o["i"]
+    W = P - 1
+    if W == 0:
+        return wrap([[]]), {"messages": (0, 0)}
+    owner = {}
+    for e in trace[0]:
+        if e[0] == "Send" and e[2] >= TASK_TAG:
+            task = e[2] - TASK_TAG
+            if task in owner or not 0 <= task < N or not 1 <= e[1] <= W:
+                raise CheckError("master_worker: bad task send %r" % (e,))
+            owner[task] = e[1]
+    if len(owner) != N:
+        raise CheckError("master_worker: %d tasks sent, expected %d" % (len(owner), N))
+    for t in range(min(N, W)):   # the first round is deterministic
+        if owner[t] != t + 1:
+            raise CheckError("master_worker: task %d went to %d, not %d" % (t, owner[t], t + 1))
+    master = []
+    for t in range(N):
+        master.append(ev("Send", owner[t], TASK_TAG + t, D * m))
+        # The matched source of an MPI_ANY_SOURCE receive is the real worker.
+        master.append(ev("Recv", owner[t], RESULT_TAG + t, D, bytes2=D))
+    master += [ev("Send", w, STOP_TAG, 0) for w in range(1, P)]
+    events = [master]
+    for w in range(1, P):
+        e = []
+        for t in sorted(t for t in owner if owner[t] == w):
+            e += [ev("Recv", 0, TASK_TAG + t, D * m, bytes2=D * m),
+                  ev("Send", 0, RESULT_TAG + t, D)]
+        e.append(ev("Recv", 0, STOP_TAG, D * m, bytes2=0))
+        events.append(e)
+    formulas = {"MPI_Send": (2 * N + W, D * m * N + D * N),
+                "MPI_Recv": (2 * N + W, D * N + D * m * (N + W)),
+                "messages": (2 * N + W, D * m * N + D * N)}
+    return wrap(events), formulas
+
+
+# Per example: the model, the C defaults (-s, -i), and the runs per process count
+# (argument lists; halo runs cover all four periodic/blocking combinations).
+HALO_RUNS = {1: [[], ["-p", "-b"]], 2: [["-p"], ["-b"]], 4: [[], ["-p", "-b"]],
+             8: [["-p"], ["-b"]]}
+EXAMPLES = {
+    # 20000 doubles (160 KB) exceed the eager limits: rendezvous sends are traced too.
+    "ring": (model_ring, (1024, 20),
+             lambda P: [["-s", "100", "-i", "5"], ["-s", "20000", "-i", "2"]]),
+    "halo1d": (model_halo(1), (4096, 20),
+               lambda P: [["-s", "64", "-i", "4"] + v for v in HALO_RUNS.get(P, [[]])]),
+    "halo2d": (model_halo(2), (64, 20),
+               lambda P: [["-s", "8", "-i", "3"] + v for v in HALO_RUNS.get(P, [[]])]),
+    "halo3d": (model_halo(3), (16, 20),
+               lambda P: [["-s", "4", "-i", "3"] + v for v in HALO_RUNS.get(P, [[]])]),
+    "cg": (model_cg, (64, 30), lambda P: [["-s", "8", "-i", "4"]]),
+    "fft": (model_fft, (256, 10), lambda P: [["-s", "4", "-i", "3"]]),
+    # 5 tasks at 8 ranks leaves two workers without a task (they only get the stop).
+    "master_worker": (model_master_worker, (1024, 40),
+                      lambda P: [["-s", "32", "-i", "5" if P == 8 else "11"]]),
+}
+EXAMPLES["halo1d_f"] = EXAMPLES["halo1d"]
+
+
+# ------------------------------------------------------------------ running
+
+def launcher(flavour, nranks):
+    if flavour == "openmpi":
+        return ["mpirun.openmpi", "--oversubscribe", "-np", str(nranks)]
+    return ["mpirun.mpich", "-n", str(nranks)]
+
+
+def run(cmd, env, what):
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        raise CheckError("%s: timed out: %s" % (what, " ".join(cmd)))
+    if p.returncode != 0:
+        raise CheckError("%s: exit %d: %s\n%s" % (what, p.returncode, " ".join(cmd),
+                                                   p.stderr[-2000:]))
+    return p.stdout
+
+
+def trace_run(mpicast, flavour, exe, nranks, args, workdir, label):
+    """Traces one run; returns (program output, dump events per rank, stats JSON)."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    env.pop("MPICAST_TRACE_DIR", None)
+    tdir = os.path.join(workdir, label)
+    out = run([mpicast, "trace", "-o", tdir, "--"] + launcher(flavour, nranks) + [exe] + args,
+              env, label + ": trace")
+    dump = run([mpicast, "dump", tdir, "--no-times"], env, label + ": dump")
+    stats = json.loads(run([mpicast, "stats", tdir, "--json"], env, label + ": stats"))
+    return out, parse_dump(dump, nranks, label), stats
+
+
+def parse_dump(text, nranks, label):
+    events = [[] for _ in range(nranks)]
+    for line in text.splitlines():
+        tok = line.split()
+        if not tok or not tok[0].lstrip("-").isdigit():
+            continue
+        rank, op = int(tok[0]), tok[1]
+        if not 0 <= rank < nranks:
+            raise CheckError("%s: dump line of rank %d: %s" % (label, rank, line))
+        f = {}
+        for t in tok[2:]:
+            k, _, v = t.partition("=")
+            f[k] = v
+        vals = [int(v) for v in f["vals"].split(",")] if f.get("vals") else []
+        if op in COMPLETION:
+            vals = ("n", len(vals))
+        elif op not in MANAGEMENT:
+            vals = ()
+        events[rank].append(ev(op, int(f.get("peer", NONE)), int(f.get("tag", NONE)),
+                               int(f.get("bytes", 0)), int(f.get("peer2", NONE)),
+                               int(f.get("tag2", NONE)), int(f.get("bytes2", 0)), vals))
+    return events
+
+
+# ------------------------------------------------------------------ checks
+
+def mpi_name(op):
+    return "MPI_" + op
+
+
+def check_events(label, got, want, unordered=()):
+    """Each rank's events must be the expected ones in program order; ranks in
+    `unordered` (whose order depends on timing) only as a multiset."""
+    for r, (g, w) in enumerate(zip(got, want)):
+        gc, wc = collections.Counter(g), collections.Counter(w)
+        if gc != wc:
+            missing = list((wc - gc).elements())[:5]
+            extra = list((gc - wc).elements())[:5]
+            raise CheckError("%s: rank %d events differ\n  expected, not traced: %s\n"
+                             "  traced, not expected: %s" % (label, r, missing, extra))
+        if r not in unordered and g != w:
+            i = next(i for i, (x, y) in enumerate(zip(g, w)) if x != y)
+            raise CheckError("%s: rank %d event %d out of order: traced %r, expected %r"
+                             % (label, r, i, g[i], w[i]))
+
+
+def expected_stats(events):
+    """Per function: per-rank [calls, bytes]; messages: per rank [sends, bytes]."""
+    P = len(events)
+    fn = collections.defaultdict(lambda: [[0, 0] for _ in range(P)])
+    msgs = [[0, 0] for _ in range(P)]
+    for r, evs in enumerate(events):
+        for e in evs:
+            op, peer, nbytes = e[0], e[1], e[3]
+            c = fn[mpi_name(op)][r]
+            c[0] += 1
+            c[1] += nbytes if op in P2P or op in COLL else 0
+            if op in SENDS and peer >= 0:
+                msgs[r][0] += 1
+                msgs[r][1] += nbytes
+    return fn, msgs
+
+
+def equal(label, what, got, want):
+    if got != want:
+        raise CheckError("%s: %s is %r, expected %r" % (label, what, got, want))
+
+
+def check_stats(label, stats, events, formulas):
+    P = len(events)
+    fn, msgs = expected_stats(events)
+    equal(label, "ranks", stats["ranks"], P)
+    equal(label, "function set", sorted(stats["functions"]), sorted(fn))
+    for name, per_rank in fn.items():
+        got = stats["functions"][name]
+        equal(label, name + " calls", got["calls"], sum(c for c, _ in per_rank))
+        equal(label, name + " bytes", got["bytes"], sum(b for _, b in per_rank))
+        equal(label, name + " per_rank", [[x["calls"], x["bytes"]] for x in got["per_rank"]],
+              per_rank)
+    for name, (calls, nbytes) in formulas.items():
+        if name == "messages":
+            continue
+        got = stats["functions"].get(name, {"calls": 0, "bytes": 0})   # absent: no call
+        equal(label, name + " (README formula)", [got["calls"], got["bytes"]], [calls, nbytes])
+    sends, total = formulas["messages"]
+    m = stats["messages"]
+    equal(label, "messages.sends (README formula)", m["sends"], sends)
+    equal(label, "messages.total_bytes (README formula)", m["total_bytes"], total)
+    equal(label, "messages.sends", m["sends"], sum(s for s, _ in msgs))
+    equal(label, "messages.total_bytes", m["total_bytes"], sum(b for _, b in msgs))
+    equal(label, "per_rank sends", [[x["sends"], x["send_bytes"]] for x in stats["per_rank"]],
+          msgs)
+    # The averages are quotients of the exact integers above.
+    if abs(m["sends_per_rank"] - sends / P) > 1e-9 * max(1, sends):
+        raise CheckError("%s: sends_per_rank %r != %d/%d" % (label, m["sends_per_rank"], sends, P))
+    want_avg = total / sends if sends else 0
+    if abs(m["avg_bytes"] - want_avg) > 1e-9 * max(1, want_avg):
+        raise CheckError("%s: avg_bytes %r != %r" % (label, m["avg_bytes"], want_avg))
+
+
+def check_wildcards(label, events):
+    """No receive may keep an unresolved wildcard (MC_ANY) as its source or tag."""
+    for r, evs in enumerate(events):
+        for e in evs:
+            if e[0] == "Recv" and (e[1] == ANY or e[2] == ANY):
+                raise CheckError("%s: rank %d: unresolved wildcard in %r" % (label, r, e))
+
+
+def function_table(stats):
+    return {k: (v["calls"], v["bytes"], [(x["calls"], x["bytes"]) for x in v["per_rank"]])
+            for k, v in stats["functions"].items()}
+
+
+def check_one(a, workdir, nranks, args):
+    model, defaults, _ = EXAMPLES[a.example]
+    label = "%s-%s-np%d%s" % (a.example, a.flavour, nranks, "".join(args).replace("-", "_"))
+    out, got, stats = trace_run(a.mpicast, a.flavour, a.exe, nranks, args, workdir, label)
+    o = opts(args)
+    o["s"] = o["s"] or defaults[0]
+    o["i"] = o["i"] or defaults[1]
+    want, formulas = model(nranks, o, got)
+    lines = out.splitlines()
+    if len(lines) != 1:
+        raise CheckError("%s: expected one output line, got %r" % (label, out))
+    check_wildcards(label, got)
+    # The master's receives come in the order the workers finish.
+    check_events(label, got, want, unordered={0} if a.example == "master_worker" else ())
+    check_stats(label, stats, want, formulas)
+    if a.twin:
+        tout, tgot, tstats = trace_run(a.mpicast, a.flavour, a.twin, nranks, args, workdir,
+                                       label + "-twin")
+        equal(label, "output of the C twin", tout, out)
+        equal(label, "statistics of the C twin", function_table(tstats),
+              function_table(stats))
+        check_events(label + " twin", tgot, got)
+    shutil.rmtree(os.path.join(workdir, label), ignore_errors=True)
+    shutil.rmtree(os.path.join(workdir, label + "-twin"), ignore_errors=True)
+    return label
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--mpicast", required=True)
+    p.add_argument("--example", required=True, choices=sorted(EXAMPLES))
+    p.add_argument("--exe", required=True)
+    p.add_argument("--flavour", required=True, choices=["openmpi", "mpich"])
+    p.add_argument("--ranks", default="1,2,4,8")
+    p.add_argument("--twin")
+    a = p.parse_args()
+    workdir = tempfile.mkdtemp(prefix="mpicast-examples-")
+    try:
+        for nranks in [int(x) for x in a.ranks.split(",")]:
+            for args in EXAMPLES[a.example][2](nranks):
+                t0 = time.time()
+                label = check_one(a, workdir, nranks, args)
+                print("ok   %s (%.1f s)" % (label, time.time() - t0))
+    except CheckError as e:
+        print("FAIL %s" % e)
+        return 1
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

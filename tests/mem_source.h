@@ -1,0 +1,38 @@
+/* Tests only: an in-memory mc_source built from events, and a runner that
+ * replays it on a platform given as "section.key=value" strings. Builders
+ * keep a per-rank clock so that bursts and recorded durations are explicit:
+ *   ms_compute(m, r, ns)        compute before rank r's next event
+ *   e = ms_add(m, r, op)        appends an event (fields then set on *e)
+ *   ms_vals(m, e, n, v...)      sets its vals (copied)
+ * Events are owned by the source; mem_source_destroy frees them. */
+#ifndef MPICAST_TEST_MEM_SOURCE_H
+#define MPICAST_TEST_MEM_SOURCE_H
+
+#include "mpicast/format.h"
+#include "mpicast/sim.h"
+
+typedef struct mem_source mem_source;
+
+mem_source *mem_source_create(int nranks);
+void mem_source_destroy(mem_source *m);
+/* The mc_source view (rewound to the start of every rank by mem_run). */
+mc_source *mem_source_base(mem_source *m);
+void mem_source_rewind(mem_source *m);
+
+void ms_compute(mem_source *m, int rank, int64_t ns);
+/* Appends an event with burst = the pending compute, duration `dur_ns`;
+ * comm = world, peer/peer2 = MC_NONE, tags 0. Returns it for editing. */
+mc_event *ms_add(mem_source *m, int rank, int op, int64_t dur_ns);
+void ms_vals(mem_source *m, mc_event *e, int n, ...); /* n int64_t values */
+
+/* Shorthands. */
+mc_event *ms_p2p(mem_source *m, int rank, int op, int peer, int tag, int64_t bytes, uint32_t req);
+/* A Wait* with one completion quadruple per request id (bytes 0). */
+mc_event *ms_wait(mem_source *m, int rank, int op, int nreq, ...); /* nreq uint32 ids */
+
+/* Replays on a default platform with `sets` (NULL-terminated list of
+ * "section.key=value") applied; net_model NULL or "free". */
+mc_err mem_run(mem_source *m, const char *const *sets, const char *net_model,
+               mc_sim_result *res, mc_error *err);
+
+#endif

@@ -1,0 +1,17 @@
+# Replay simulator and network model tests (issue 3). mem_source is an
+# in-memory event source for building golden traces in C.
+add_library(mc_test_mem STATIC ${CMAKE_CURRENT_SOURCE_DIR}/mem_source.c)
+target_include_directories(mc_test_mem PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(mc_test_mem PUBLIC mc_sim mc_platform mc_format mc_base)
+
+mc_add_test(test_net_loggp mc_net mc_platform)
+mc_add_test(test_sim_p2p_golden mc_test_mem mc_sim)
+mc_add_test(test_sim_free_network mc_test_mem mc_sim)
+mc_add_test(test_sim_errors mc_test_mem mc_sim)
+mc_add_test(test_sim_accounting mc_test_mem mc_sim)
+mc_add_test(test_sim_garbage_never_crashes mc_test_mem mc_sim)
+
+# End to end through the CLI (time-independent text traces written by the test).
+mc_add_test(test_sim_predict_cli PkgConfig::JANSSON m)
+target_compile_definitions(test_sim_predict_cli PRIVATE MPICAST_BIN="$<TARGET_FILE:mpicast>")
+add_dependencies(test_sim_predict_cli mpicast)

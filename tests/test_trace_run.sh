@@ -1,0 +1,82 @@
+#!/bin/bash
+# Runs a tiny MPI program under `mpicast trace` at 2 ranks and checks the trace.
+#
+# usage: test_trace_run.sh WHAT MPICAST CHECKER FLAVOUR PROGRAM [NRANKS]
+#   WHAT     known    trace PROGRAM (tests/mpi/trace_known.*), check every event
+#            all      trace PROGRAM (tests/mpi/trace_all.c) at NRANKS, check the
+#                     whole trace for consistency
+#            cpu      the same with --mode cpu (events carry CPU times)
+#            exit     PROGRAM exits 3 after MPI_Finalize: the status must stay 3
+#            sigkill  PROGRAM (tests/mpi/trace_spin.c) is killed with SIGKILL
+#                     mid-run: each rank file must yield a readable prefix
+#   FLAVOUR  ompi | mpich
+set -u
+what=$1 mpicast=$2 check=$3 flavour=$4 prog=$5 np=${6:-2}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+if [ "$flavour" = mpich ]; then
+    launcher=(mpirun.mpich -np "$np")
+else
+    launcher=(mpirun --oversubscribe -np "$np")
+fi
+tmp=$(mktemp -d /tmp/mpicast-trace-test-XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+dir=$tmp/trace
+
+# Every descendant of a process (the ranks sit under mpirun or hydra's proxy).
+descendants() {
+    local c
+    for c in $(pgrep -P "$1"); do
+        echo "$c"
+        descendants "$c"
+    done
+}
+
+case $what in
+known | cpu)
+    mode=wall
+    [ "$what" = cpu ] && mode=cpu
+    timeout 120 "$mpicast" trace -o "$dir" --mode "$mode" -- "${launcher[@]}" "$prog" ||
+        fail "traced run exited with $?"
+    "$check" known "$dir" "$mode" || fail "trace check"
+    ;;
+all)
+    timeout 120 "$mpicast" trace -o "$dir" -- "${launcher[@]}" "$prog" ||
+        fail "traced run exited with $?"
+    "$check" all "$dir" "$np" || fail "trace check"
+    ;;
+exit)
+    timeout 120 "$mpicast" trace -o "$dir" -- "${launcher[@]}" "$prog" 3 >"$tmp/out" 2>&1
+    rc=$?
+    [ "$rc" = 3 ] || { cat "$tmp/out"; fail "exit status $rc, expected 3"; }
+    # and the trace is still complete
+    "$check" known "$dir" wall || fail "trace check"
+    ;;
+sigkill)
+    export MPICAST_CHUNK_EVENTS=64
+    timeout 120 "$mpicast" trace -o "$dir" -- "${launcher[@]}" "$prog" "$tmp/ready" \
+        >"$tmp/out" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 600); do
+        [ -e "$tmp/ready" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -e "$tmp/ready" ] || { kill "$pid" 2>/dev/null; cat "$tmp/out"; fail "the program never got ready"; }
+    real=$(readlink -f "$prog")
+    ranks=()
+    for p in $(descendants "$pid"); do
+        [ "$(readlink -f "/proc/$p/exe" 2>/dev/null)" = "$real" ] && ranks+=("$p")
+    done
+    [ "${#ranks[@]}" = 2 ] || { kill "$pid"; fail "found ${#ranks[@]} ranks, expected 2"; }
+    kill -KILL "${ranks[@]}"
+    wait "$pid"
+    "$check" prefix "$dir" 2 || fail "prefix check"
+    ;;
+*)
+    fail "unknown test $what"
+    ;;
+esac
+echo "ok: $what $flavour $(basename "$prog")"

@@ -1,0 +1,78 @@
+# The PMPI tracer (src/trace) and `mpicast trace`: tiny MPI programs traced
+# at 2 ranks under each MPI flavour found, C and Fortran; checks in
+# test_trace_check.c and test_trace_run.sh. Not with sanitizers (the tracer
+# is not built then: ASan and LD_PRELOAD do not mix).
+if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE OR NOT (OMPI_FOUND OR MPICH_FOUND))
+  return()
+endif()
+
+add_executable(test_trace_check test_trace_check.c)
+target_link_libraries(test_trace_check PRIVATE mc_format mc_base)
+target_include_directories(test_trace_check PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+
+add_test(NAME test_trace_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_trace_cli.sh
+         $<TARGET_FILE:mpicast>)
+
+find_program(MPICAST_MPIF90_OMPI mpif90.openmpi)
+find_program(MPICAST_MPIF90_MPICH mpif90.mpich)
+set(MCT_RUN bash ${CMAKE_CURRENT_SOURCE_DIR}/test_trace_run.sh)
+
+function(mc_trace_tests fl mpi fc)
+  foreach(prog trace_known trace_spin trace_all)
+    add_executable(${prog}_${fl} mpi/${prog}.c)
+    target_link_libraries(${prog}_${fl} PRIVATE ${mpi})
+    # MPI_STATUSES_IGNORE, MPI_UNWEIGHTED are small constants cast to
+    # pointers: gcc takes them for empty arrays.
+    # -g: the tests check that call sites get their file:line.
+    target_compile_options(${prog}_${fl} PRIVATE -g -Wno-stringop-overflow
+                           -Wno-stringop-overread)
+  endforeach()
+  set(args $<TARGET_FILE:mpicast> $<TARGET_FILE:test_trace_check> ${fl})
+  add_test(NAME test_trace_known_c_${fl} COMMAND ${MCT_RUN} known ${args}
+           $<TARGET_FILE:trace_known_${fl}>)
+  add_test(NAME test_trace_exit_code_${fl} COMMAND ${MCT_RUN} exit ${args}
+           $<TARGET_FILE:trace_known_${fl}>)
+  add_test(NAME test_trace_sigkill_prefix_${fl} COMMAND ${MCT_RUN} sigkill ${args}
+           $<TARGET_FILE:trace_spin_${fl}>)
+  add_test(NAME test_trace_all_calls_2_${fl} COMMAND ${MCT_RUN} all ${args}
+           $<TARGET_FILE:trace_all_${fl}> 2)
+  add_test(NAME test_trace_all_calls_4_${fl} COMMAND ${MCT_RUN} all ${args}
+           $<TARGET_FILE:trace_all_${fl}> 4)
+  set(names test_trace_known_c_${fl} test_trace_exit_code_${fl} test_trace_sigkill_prefix_${fl}
+      test_trace_all_calls_2_${fl} test_trace_all_calls_4_${fl})
+  # Fortran twins: mpif.h (trace_known.f90) and mpi_f08 (trace_known_f08.f90),
+  # compiled by the flavour's own wrapper in their own directory (module files).
+  if(fc)
+    foreach(src trace_known trace_known_f08)
+      if(src STREQUAL trace_known)
+        set(bin trace_known_f_${fl})
+        set(test test_trace_known_fortran_${fl})
+      else()
+        set(bin trace_known_f08_${fl})
+        set(test test_trace_known_fortran_f08_${fl})
+      endif()
+      set(fdir ${CMAKE_CURRENT_BINARY_DIR}/${bin}.dir)
+      file(MAKE_DIRECTORY ${fdir})
+      add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/${bin}
+        COMMAND ${fc} -g -o ${CMAKE_CURRENT_BINARY_DIR}/${bin}
+                ${CMAKE_CURRENT_SOURCE_DIR}/mpi/${src}.f90
+        DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/mpi/${src}.f90
+        WORKING_DIRECTORY ${fdir}
+        COMMENT "Building the Fortran test program ${bin}" VERBATIM)
+      add_custom_target(${bin}_bin ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/${bin})
+      add_test(NAME ${test} COMMAND ${MCT_RUN} known ${args} ${CMAKE_CURRENT_BINARY_DIR}/${bin})
+      list(APPEND names ${test})
+    endforeach()
+  endif()
+  set_tests_properties(${names} PROPERTIES TIMEOUT 150 RESOURCE_LOCK mpi)
+endfunction()
+
+if(OMPI_FOUND)
+  mc_trace_tests(ompi PkgConfig::OMPI "${MPICAST_MPIF90_OMPI}")
+  add_test(NAME test_trace_cpu_mode_ompi COMMAND ${MCT_RUN} cpu $<TARGET_FILE:mpicast>
+           $<TARGET_FILE:test_trace_check> ompi $<TARGET_FILE:trace_known_ompi>)
+  set_tests_properties(test_trace_cpu_mode_ompi PROPERTIES TIMEOUT 150 RESOURCE_LOCK mpi)
+endif()
+if(MPICH_FOUND)
+  mc_trace_tests(mpich PkgConfig::MPICH "${MPICAST_MPIF90_MPICH}")
+endif()
