@@ -5,8 +5,9 @@
  *              partners and a compute burst per iteration (eager, 1 KiB)
  *   allreduce  1024 ranks, compute + Allreduce of 8 B (recursive doubling)
  *   alltoall   1024 ranks, Alltoall of 1 KiB per peer, pairwise algorithm
- *   memory     10^6 ranks x 9 events (3 Irecv/Isend/Waitall exchanges):
- *              peak RSS per rank, in-flight messages included
+ *   memory     10^6 ranks x 10 events (3 Irecv/Isend/Waitall exchanges and
+ *              a compute event): peak RSS per rank, in-flight messages
+ *              included
  *   compute    10^6 ranks x 10 compute events: the fixed cost per rank
  * `scale` multiplies the sizes (default 1). Prints one line per case:
  * trace events replayed per second and point-to-point operations (sends and
@@ -34,27 +35,38 @@ static int gen_next(mc_source *s, int r, mc_event *e, mc_error *err)
 {
     (void)err;
     gen *g = (gen *)s;
-    if (g->it[r] >= g->iters)
-        return 0;
     uint32_t i = g->it[r];
     int P = s->nranks;
+    if (i >= g->iters && !(g->kind == K_MEMORY && g->step[r] == 0))
+        return 0;
     memset(e, 0, sizeof *e);
     e->comm = MC_COMM_WORLD;
     e->peer = e->peer2 = MC_NONE;
     e->newcomm = MC_COMM_NULL;
     e->cpu = -1;
+    if (i >= g->iters) { /* memory: a closing compute event, the 10th */
+        e->op = MC_OP_COMPUTE;
+        e->bytes = 1000;
+        g->step[r] = 1;
+        return 1;
+    }
     if (g->kind == K_P2P || g->kind == K_MEMORY) {
-        int k = 1 + (int)(i % 7) % (P - 1 > 0 ? P - 1 : 1);
+        /* partners r -/+ k, k = 1..7 cycling; no division by P per event so
+         * that the generator costs little next to the simulator it feeds */
+        int k = 1 + (int)(i % 7);
+        if (k > P - 1)
+            k = 1 + (k - 1) % (P - 1 > 0 ? P - 1 : 1);
+        int from = r - k < 0 ? r - k + P : r - k, to = r + k >= P ? r + k - P : r + k;
         switch (g->step[r]) {
         case 0:
             e->op = MC_OP_IRECV;
-            e->peer = (r - k + P) % P;
+            e->peer = from;
             e->bytes = 1024;
             e->req = 2 * i + 1;
             break;
         case 1:
             e->op = MC_OP_ISEND;
-            e->peer = (r + k) % P;
+            e->peer = to;
             e->bytes = 1024;
             e->req = 2 * i + 2;
             e->burst = 1000 + (r * 37 + i * 11) % 500;
@@ -62,7 +74,7 @@ static int gen_next(mc_source *s, int r, mc_event *e, mc_error *err)
         default:
             e->op = MC_OP_WAITALL;
             int64_t *v = g->vals[r];
-            v[0] = 2 * i + 1, v[1] = (r - k + P) % P, v[2] = 0, v[3] = 1024;
+            v[0] = 2 * i + 1, v[1] = from, v[2] = 0, v[3] = 1024;
             v[4] = 2 * i + 2, v[5] = MC_NONE, v[6] = MC_NONE, v[7] = 0;
             e->vals = v;
             e->nvals = 8;

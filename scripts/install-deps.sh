@@ -8,6 +8,8 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   libjansson-dev libinih-dev libzstd-dev zlib1g-dev libgsl-dev
   libopen-trace-format2-dev
+  otf2-tools gnuplot-nox fonts-dejavu-core chromium
+  clang libclang-rt-14-dev valgrind cppcheck
 )
 
 missing=()

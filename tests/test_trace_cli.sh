@@ -21,7 +21,7 @@ out=$("$mpicast" trace -o "$tmp/file/sub" -- true 2>&1); rc=$?
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "uncreatable: more than one line: $out"
 case $out in "mpicast: $tmp/file/sub: cannot create: "*) ;; *) fail "uncreatable: '$out'" ;; esac
 
-"$mpicast" trace --mode token -- true 2>/dev/null; rc=$?
+"$mpicast" trace --mode bogus -- true 2>/dev/null; rc=$?
 [ "$rc" = 2 ] || fail "bad mode: exit $rc"
 "$mpicast" trace 2>/dev/null; rc=$?
 [ "$rc" = 2 ] || fail "no command: exit $rc"

@@ -76,3 +76,21 @@ endif()
 if(MPICH_FOUND)
   mc_trace_tests(mpich PkgConfig::MPICH "${MPICAST_MPIF90_MPICH}")
 endif()
+
+# Shared request handles (MPI_PROC_NULL) keep one id per request.
+foreach(fl ompi mpich)
+  if((fl STREQUAL ompi AND OMPI_FOUND) OR (fl STREQUAL mpich AND MPICH_FOUND))
+    if(fl STREQUAL ompi)
+      set(mpi PkgConfig::OMPI)
+    else()
+      set(mpi PkgConfig::MPICH)
+    endif()
+    add_executable(trace_procnull_${fl} mpi/trace_procnull.c)
+    target_link_libraries(trace_procnull_${fl} PRIVATE ${mpi})
+    target_compile_options(trace_procnull_${fl} PRIVATE -Wno-stringop-overflow)
+    add_test(NAME test_trace_shared_handles_${fl}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_trace_shared_handles.sh
+                     $<TARGET_FILE:mpicast> ${fl} $<TARGET_FILE:trace_procnull_${fl}>)
+    set_tests_properties(test_trace_shared_handles_${fl} PROPERTIES TIMEOUT 120 RESOURCE_LOCK mpi)
+  endif()
+endforeach()

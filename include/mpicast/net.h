@@ -17,6 +17,7 @@
 #ifndef MPICAST_NET_H
 #define MPICAST_NET_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "mpicast/error.h"
 #include "mpicast/platform.h"
@@ -41,6 +42,44 @@ typedef struct mc_net_cost {
 
 typedef struct mc_net mc_net;
 
+/* Flow models (topo): a transfer's data is a flow whose completion moves
+ * when other flows start or end, so its arrival is not known when it is
+ * priced. The engine installs these hooks once after create; the model
+ * calls them from start_flow and advance only. */
+typedef struct mc_net_hooks {
+    void *ctx;
+    /* Call advance(t_ps) at simulated time t_ps (>= now). Spurious or
+     * repeated wakes are allowed: advance ignores what is not due. */
+    void (*wake)(void *ctx, int64_t t_ps);
+    /* The flow started with `cookie` is delivered: its message reaches the
+     * receiver at t_ps (>= now). */
+    void (*arrive)(void *ctx, int64_t cookie, int64_t t_ps);
+} mc_net_hooks;
+
+/* Statistics of one link of a flow model, for reports. */
+typedef struct mc_net_link_stat {
+    char name[48];      /* "node3>", "r(1,2)+x", "leaf0^1", ... (docs/platform.md) */
+    double bandwidth;   /* B/s (inf possible) */
+    double bytes;       /* bytes of every flow that crossed it */
+    double busy;        /* s during which at least one flow crossed it */
+    int32_t peak_flows; /* largest number of concurrent flows */
+} mc_net_link_stat;
+
+/* The optional flow interface of a model. */
+typedef struct mc_net_flow_ops {
+    void (*set_hooks)(mc_net *n, const mc_net_hooks *h);
+    /* Starts the data of a transfer priced by `transfer` at t_ps. Returns 1
+     * when the arrival is known now (*arrive_ps, absolute), 0 when the model
+     * will call hooks.arrive(cookie, t) later. */
+    int (*start_flow)(mc_net *n, int64_t t_ps, int src, int dst, int64_t bytes, int64_t cookie,
+                      int64_t *arrive_ps);
+    /* Completes every flow whose data is through by t_ps (called on wake). */
+    void (*advance)(mc_net *n, int64_t t_ps);
+    /* Up to `max` links that carried traffic, busiest first, into out (may be
+     * NULL with max 0); returns how many links carried traffic. */
+    size_t (*link_stats)(const mc_net *n, mc_net_link_stat *out, size_t max);
+} mc_net_flow_ops;
+
 typedef struct mc_net_ops {
     const char *name;    /* "loggp", "free" */
     const char *summary; /* one line for --help and docs */
@@ -50,6 +89,9 @@ typedef struct mc_net_ops {
     void (*transfer)(mc_net *n, int64_t t_ps, int src, int dst, int64_t bytes,
                      mc_net_cost *out);
     void (*destroy)(mc_net *n);
+    /* Flow interface, or NULL in pure pricing models (loggp): the engine then
+     * uses `transfer`'s arrive and nothing else. */
+    const struct mc_net_flow_ops *flow;
 } mc_net_ops;
 
 /* Every model object starts with this header. */
@@ -71,6 +113,20 @@ static inline void mc_net_transfer(mc_net *n, int64_t t_ps, int src, int dst, in
     n->ops->transfer(n, t_ps, src, dst, bytes, out);
 }
 void mc_net_destroy(mc_net *n);
+/* Link statistics of a flow model after (or during) a replay; 0 for models
+ * without links. See mc_net_flow_ops.link_stats. */
+static inline size_t mc_net_link_stats(const mc_net *n, mc_net_link_stat *out, size_t max)
+{
+    return n && n->ops->flow && n->ops->flow->link_stats ? n->ops->flow->link_stats(n, out, max)
+                                                         : 0;
+}
+
+/* Measured time (ps) of one collective `op` (lowercase name as in the
+ * collectives.<op> keys: "allreduce") over comm_size ranks with `bytes` as
+ * passed to MPI (count x type size), if the model has a measured table for
+ * it (the table model, docs/platform.md); -1: none, expand the collective
+ * into point-to-point messages as usual. */
+int64_t mc_net_coll_time(mc_net *n, const char *op, int comm_size, int64_t bytes);
 
 /* Seconds (double, may be +inf for "never") to picoseconds, rounded. */
 int64_t mc_net_s_to_ps(double seconds);

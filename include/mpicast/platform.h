@@ -57,6 +57,22 @@ mc_err mc_platform_write(const mc_platform *p, const char *path, mc_error *err);
  * NULL past the end; *unit and *help are filled when non-NULL. */
 const char *mc_platform_key_at(int i, mc_unit *unit, const char **help);
 
+/* Measured data (sections [table] and [measured], written by mpicast-bench;
+ * docs/platform.md). Their key names are open-ended, so they are not in the
+ * key table above; every name is still validated on load and --set.
+ *
+ * mc_platform_table: the points of table `name` — "pingpong" (T_comm(size),
+ * the time MPI_Recv takes in a ping-pong), "send" (the time MPI_Send takes in
+ * it) or "<op>.<ranks>" ("allreduce.4": one collective at 4 ranks) — sorted
+ * by size, as newly allocated arrays of sizes (B) and times (s) that the
+ * caller frees. Returns the number of points: 0 (arrays NULL) when the table
+ * is absent, -1 when out of memory. */
+int mc_platform_table(const mc_platform *p, const char *name, double **sizes, double **times);
+/* Iterates the [measured] and [table] entries in order of definition: the key
+ * of entry i ("measured.host", "table.pingpong.1KiB") or NULL past the end;
+ * *value (when non-NULL) gets its text. Both strings belong to the platform. */
+const char *mc_platform_entry_at(const mc_platform *p, int i, const char **value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -60,6 +60,14 @@ typedef struct mc_sim_options {
     FILE *timeline;             /* Chrome trace-event JSON written here, or NULL */
     mc_sim_compute_fn compute;  /* NULL: bursts / cpu.speed */
     void *compute_ctx;
+    struct mc_net *net;         /* borrowed network model (mc_net_create with this
+                                   run's ranks; one replay only) used instead of
+                                   net_model, so that the caller can read its
+                                   link statistics afterwards, or NULL */
+    uint64_t stall_events;      /* livelock guard: the replay stops (MC_ERR_DEADLOCK,
+                                   with the stuck ranks' report) after this many
+                                   engine events without simulated time passing
+                                   nor a trace event read; 0: 10^8 + 4*ranks^2 */
 } mc_sim_options;
 
 typedef struct mc_sim_rank {

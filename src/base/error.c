@@ -22,6 +22,15 @@ const char *mc_strerror(mc_err code)
     return "unknown error";
 }
 
+/* Messages are one line (the CLI prints them after "mpicast: "), even when
+ * they quote input bytes: control characters become '?'. */
+static void one_line(char *msg)
+{
+    for (unsigned char *p = (unsigned char *)msg; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = *p == '\t' ? ' ' : '?';
+}
+
 mc_err mc_error_set(mc_error *err, mc_err code, const char *fmt, ...)
 {
     if (err) {
@@ -30,6 +39,7 @@ mc_err mc_error_set(mc_error *err, mc_err code, const char *fmt, ...)
         err->code = code;
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        one_line(err->msg);
     }
     return code;
 }
@@ -53,4 +63,5 @@ void mc_error_prefix(mc_error *err, const char *fmt, ...)
     memcpy(err->msg, prefix, n);
     memcpy(err->msg + n, ": ", 2);
     err->msg[n + 2 + keep] = '\0';
+    one_line(err->msg);
 }

@@ -24,7 +24,21 @@ int cmd_trace(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_scaling(int argc, char **argv);
+int cmd_blocks(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_extrapolate(int argc, char **argv);
+
+/* Extrapolation options shared by extrapolate and predict --ranks
+ * (cmd_extrapolate.c): 1 if argv[*i] was a rule option (consumed), 0 if not,
+ * -1 on error with *rc set. */
+struct mc_extrap_rules;
+int cli_extrap_rule_option(int argc, char **argv, int *i, struct mc_extrap_rules *rules, int *rc);
+/* A positive rank count; 0 on success. */
+int cli_parse_ranks(const char *s, int *out);
 
 #endif

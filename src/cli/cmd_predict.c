@@ -16,6 +16,11 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "predict_otf2.h"
+#include "progress_source.h"
+#include "predict_links.h"
+#include "mpicast/blocks.h"
+#include "mpicast/extrap.h"
 #include "mpicast/format.h"
 #include "mpicast/platform.h"
 #include "mpicast/sim.h"
@@ -23,13 +28,14 @@
 
 static const char predict_usage[] =
     "usage: mpicast predict TRACE [--platform FILE] [--set KEY=VALUE]... [--json]\n"
-    "                       [--timeline FILE]\n"
+    "                       [--timeline FILE] [--compute FILE]\n"
     "\n"
     "Replays every rank of TRACE on a modelled platform and predicts the run\n"
     "time: the latest rank's end, with per-rank computation, communication\n"
     "(CPU time spent in MPI: overheads, message processing, reductions) and\n"
     "waiting (the rest of the time in MPI: blocked on a peer or the network).\n"
-    "TRACE is a trace directory (mpicast trace) or a SimGrid time-independent\n"
+    "TRACE is a trace directory (mpicast trace), an OTF2 archive (Score-P's\n"
+    "traces.otf2 or its directory: imported on the fly) or a SimGrid time-independent\n"
     "text trace (a file).\n"
     "\n"
     "  --platform FILE  platform description (INI, docs/platform.md); default:\n"
@@ -38,7 +44,16 @@ static const char predict_usage[] =
     "  --json           one JSON document on stdout (keys: docs/json.md)\n"
     "  --timeline FILE  write the simulated timeline as Chrome trace-event JSON\n"
     "                   (open it in Perfetto: one track per rank)\n"
-    "  --ranks P        extrapolate to P ranks (not available yet)\n"
+    "  --timeline-otf2 DIR  the simulated timeline as an OTF2 archive DIR/traces.otf2\n"
+    "                   (Vampir, otf2-print)\n"
+    "  --quiet          no progress line on stderr (shown only on a terminal)\n"
+    "  --ranks P        extrapolate the trace to P ranks (pseudo-trace streamed to\n"
+    "                   the simulator; docs/extrapolation.md); rules as for\n"
+    "                   'mpicast extrapolate': --rules FILE, --rule KEY=VALUE,\n"
+    "                   --grid DxD, --periodic 0,1, --replicate [R], --scaling S\n"
+    "  --compute FILE   compute table (mpicast blocks DIR --table FILE): each burst\n"
+    "                   takes its block's time from FILE; bursts of blocks FILE\n"
+    "                   lacks keep recorded time / cpu.speed (counted, reported)\n"
     "\n"
     "The trace is replayed a second time on a free network (zero latency,\n"
     "overhead and gap, infinite bandwidth): the increase over that replay is\n"
@@ -49,12 +64,21 @@ static const char predict_usage[] =
 typedef struct predict_args {
     const char *trace, *platform, *timeline;
     const char **sets;
+    const char *compute_file; /* --compute */
+    mc_ctable *compute;
+    predict_links *links;     /* topo: link statistics of the platform replay */
     int nsets, json;
+    int ranks;                /* --ranks: extrapolate to this many ranks */
+    mc_extrap_rules xrules;   /* --rules, --rule, --grid, ... */
+    const char *shown;        /* TRACE as given (an OTF2 archive is replayed from an import) */
+    const char *timeline_otf2; /* --timeline-otf2 DIR */
+    int quiet;                /* --quiet: no progress line */
 } predict_args;
 
 static int parse_args(int argc, char **argv, predict_args *a, int *rc)
 {
     memset(a, 0, sizeof *a);
+    mc_extrap_rules_init(&a->xrules);
     a->sets = calloc((size_t)argc, sizeof *a->sets);
     if (!a->sets) {
         *rc = cli_usage_error("predict: out of memory");
@@ -76,9 +100,20 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
             a->sets[a->nsets++] = argv[++i];
         } else if (strcmp(s, "--timeline") == 0 && has_next) {
             a->timeline = argv[++i];
-        } else if (strcmp(s, "--ranks") == 0) {
-            *rc = cli_usage_error("predict: --ranks: extrapolation is not available yet (issue 6)");
-            return -1;
+        } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
+            a->quiet = 1;
+        } else if (strcmp(s, "--timeline-otf2") == 0 && has_next) {
+            a->timeline_otf2 = argv[++i];
+        } else if (strcmp(s, "--compute") == 0 && has_next) {
+            a->compute_file = argv[++i];
+        } else if (strcmp(s, "--ranks") == 0 && has_next) {
+            if (cli_parse_ranks(argv[++i], &a->ranks)) {
+                *rc = cli_usage_error("predict: --ranks %s: expected a positive count", argv[i]);
+                return -1;
+            }
+        } else if (cli_extrap_rule_option(argc, argv, &i, &a->xrules, rc)) {
+            if (*rc != CLI_OK)
+                return -1;
         } else if (s[0] == '-' && s[1]) {
             *rc = cli_usage_error("predict: unknown option or missing value: %s "
                                   "(see 'mpicast predict --help')", s);
@@ -151,10 +186,34 @@ static mc_sim_comm *meta_comms(const mc_source *src, size_t *n)
 }
 
 /* Replays the trace once. is_dir sources are re-opened for each replay. */
+/* --compute: the table learns the trace's sites (file:line keys) from its
+ * meta.json — read from the directory for sources that do not carry it
+ * (extrapolation keeps the traced sites). */
+static mc_err bind_compute(const predict_args *a, const mc_source *src, mc_error *err)
+{
+    const mc_meta *m = mc_trace_meta(src);
+    mc_meta *own = NULL;
+    struct stat st;
+    if (!m && stat(a->trace, &st) == 0 && S_ISDIR(st.st_mode)) {
+        mc_error ignored = {0}; /* no meta.json: sites are known by id only */
+        m = own = mc_meta_read(a->trace, &ignored);
+    }
+    mc_err rc = mc_ctable_bind(a->compute, m, err);
+    mc_meta_destroy(own);
+    mc_ctable_reset_counts(a->compute);
+    return rc;
+}
+
 static mc_err replay(const predict_args *a, const mc_platform *p, const char *net, FILE *tl,
                      mc_sim_result *res, mc_error *err)
 {
-    mc_source *src = open_source(a->trace, err);
+    struct stat st;
+    if (a->ranks && stat(a->trace, &st) == 0 && !S_ISDIR(st.st_mode))
+        return mc_error_set(err, MC_ERR_USAGE,
+                            "%s: --ranks needs a trace directory (extrapolation does not "
+                            "read text traces)", a->trace);
+    mc_source *src = a->ranks ? mc_extrap_open_source(a->trace, a->ranks, &a->xrules, err)
+                              : open_source(a->trace, err);
     if (!src)
         return err->code ? err->code : MC_ERR_IO;
     size_t ncomms;
@@ -164,7 +223,22 @@ static mc_err replay(const predict_args *a, const mc_platform *p, const char *ne
     opt.comms = comms;
     opt.ncomms = ncomms;
     opt.timeline = tl;
-    mc_err rc = mc_sim_run(src, p, &opt, res, err);
+    if (a->compute) { /* each replay counts afresh: both count the same bursts */
+        if (bind_compute(a, src, err) != MC_OK) {
+            free(comms);
+            mc_source_close(src);
+            return err->code;
+        }
+        opt.compute = mc_ctable_hook;
+        opt.compute_ctx = a->compute;
+    }
+    opt.net = !net && a->links ? predict_links_net(p, src->nranks) : NULL;
+    /* a progress line on a terminal for long replays (not with --quiet) */
+    mc_source *run = progress_source_wrap(src, a->quiet ? NULL : stderr,
+                                          net ? "predict (free network)" : "predict");
+    mc_err rc = mc_sim_run(run, p, &opt, res, err);
+    progress_source_end(run, src);
+    predict_links_take(a->links, opt.net);
     free(comms);
     mc_source_close(src);
     return rc;
@@ -218,7 +292,7 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_
                              (json_int_t)r->coll_bytes);
     const char *model = mc_platform_str(p, "network.model");
     json_t *doc = json_pack(
-        "{s:s,s:i,s:s,s:f,s:o,s:o,s:o,s:o,s:o,s:I,s:f,s:f,s:o}", "trace", a->trace, "ranks",
+        "{s:s,s:i,s:s,s:f,s:o,s:o,s:o,s:o,s:o,s:I,s:f,s:f,s:o}", "trace", a->shown, "ranks",
         r->nranks, "network_model", model ? model : "loggp", "predicted_time", T,
         "compute_time", stat_json(over_ranks(r, offsetof(mc_sim_rank, compute))), "comm_time",
         stat_json(over_ranks(r, offsetof(mc_sim_rank, comm))), "wait_time",
@@ -226,6 +300,16 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_
         msgs, "events", (json_int_t)r->events, "sim_wall_seconds", r->wall_seconds,
         "events_per_second", r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0,
         "breakdown", bd);
+    if (doc && a->compute) {
+        mc_ctable_counts k = mc_ctable_get_counts(a->compute);
+        json_object_set_new(doc, "compute_table",
+                            json_pack("{s:s,s:I,s:I,s:I}", "file", a->compute_file, "blocks",
+                                      (json_int_t)mc_ctable_size(a->compute), "from_table",
+                                      (json_int_t)k.from_table, "fell_back",
+                                      (json_int_t)k.fell_back));
+    }
+    if (doc && a->links)
+        json_object_set_new(doc, "links", predict_links_json(a->links, T));
     if (!doc) {
         fputs("mpicast: predict: out of memory\n", stderr);
         return CLI_BAD_INPUT;
@@ -241,7 +325,7 @@ static void print_text(const predict_args *a, const mc_platform *p, const mc_sim
 {
     const char *model = mc_platform_str(p, "network.model");
     double T = mc_sim_seconds(r->end), T0 = mc_sim_seconds(f->end);
-    printf("predicted time   %.9f s   (%s, %d ranks, network %s)\n", T, a->trace, r->nranks,
+    printf("predicted time   %.9f s   (%s, %d ranks, network %s)\n", T, a->shown, r->nranks,
            model ? model : "loggp");
     stat3 c = over_ranks(r, offsetof(mc_sim_rank, compute));
     stat3 m = over_ranks(r, offsetof(mc_sim_rank, comm));
@@ -255,6 +339,13 @@ static void print_text(const predict_args *a, const mc_platform *p, const mc_sim
     printf("messages         %llu (%llu bytes), of which in collectives %llu (%llu bytes)\n",
            (unsigned long long)r->messages, (unsigned long long)r->bytes,
            (unsigned long long)r->coll_messages, (unsigned long long)r->coll_bytes);
+    if (a->compute) {
+        mc_ctable_counts k = mc_ctable_get_counts(a->compute);
+        printf("compute table    %s: %llu bursts from the table, %llu fell back to the "
+               "recorded burst / cpu.speed (block not in the table)\n", a->compute_file,
+               (unsigned long long)k.from_table, (unsigned long long)k.fell_back);
+    }
+    predict_links_print(a->links, T, stdout);
     printf("replayed         %llu events in %.3f s (%.3g events/s)\n",
            (unsigned long long)r->events, r->wall_seconds,
            r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0);
@@ -285,18 +376,40 @@ int cmd_predict(int argc, char **argv)
         return rc;
     }
     mc_error err = {0};
+    a.shown = a.trace;
+    char *otf2_dir = predict_otf2_import(a.trace, &err);
+    if (!otf2_dir && err.code) {
+        free(a.sets);
+        return cli_fail(&err);
+    }
+    if (otf2_dir)
+        a.trace = otf2_dir;
+    if (a.compute_file && !(a.compute = mc_ctable_load(a.compute_file, &err))) {
+        predict_otf2_cleanup(otf2_dir);
+        free(a.sets);
+        return cli_fail(&err);
+    }
     mc_platform *p = load_platform(&a, &err);
     if (!p) {
+        predict_otf2_cleanup(otf2_dir);
+        mc_ctable_destroy(a.compute);
         free(a.sets);
         return cli_fail(&err);
     }
     FILE *tl = NULL;
-    if (a.timeline && !(tl = fopen(a.timeline, "w"))) {
+    if (a.timeline && !(tl = fopen(a.timeline, "w+"))) {
         mc_error_set(&err, MC_ERR_IO, "%s: cannot write the timeline", a.timeline);
         rc = cli_fail(&err);
         goto out;
     }
+    if (a.timeline_otf2 && !tl && !(tl = tmpfile())) {
+        mc_error_set(&err, MC_ERR_IO, "%s: cannot create a temporary timeline", a.timeline_otf2);
+        rc = cli_fail(&err);
+        goto out;
+    }
     mc_sim_result res = {0}, free_res = {0};
+    predict_links links = {0};
+    a.links = &links;
     if (replay(&a, p, NULL, tl, &res, &err)) {
         rc = fail_replay(&err, &res);
     } else if (replay(&a, p, "free", NULL, &free_res, &err)) {
@@ -308,11 +421,16 @@ int cmd_predict(int argc, char **argv)
     }
     mc_sim_result_free(&res);
     mc_sim_result_free(&free_res);
+    predict_links_free(&links);
+    if (tl && a.timeline_otf2 && rc == CLI_OK && predict_timeline_otf2(tl, a.timeline_otf2, &err))
+        rc = cli_fail(&err);
     if (tl && fclose(tl) != 0 && rc == CLI_OK) {
-        mc_error_set(&err, MC_ERR_IO, "%s: write failed", a.timeline);
+        mc_error_set(&err, MC_ERR_IO, "%s: write failed", a.timeline ? a.timeline : "timeline");
         rc = cli_fail(&err);
     }
 out:
+    predict_otf2_cleanup(otf2_dir);
+    mc_ctable_destroy(a.compute);
     mc_platform_destroy(p);
     free(a.sets);
     return rc;

@@ -31,12 +31,15 @@ enum flavour { OPENMPI, MPICH };
 
 static void usage(FILE *out)
 {
-    fputs("usage: mpicast trace [-o DIR] [--mode wall|cpu] -- COMMAND [ARGS...]\n\n"
+    fputs("usage: mpicast trace [-o DIR] [--mode wall|cpu|token] -- COMMAND [ARGS...]\n\n"
           "Runs COMMAND (usually an MPI launcher such as 'mpirun -np 4 ./app') with the\n"
           "mpicast tracer preloaded and writes one trace directory.\n\n"
           "  -o DIR        trace directory (default mpicast-trace-<timestamp>)\n"
           "  --mode wall   time compute bursts with the wall clock (default)\n"
-          "  --mode cpu    also record thread CPU time (more ranks than cores)\n\n"
+          "  --mode cpu    also record thread CPU time (more ranks than cores)\n"
+          "  --mode token  token execution: only one rank computes at a time, so\n"
+          "                bursts are uncontended even with more ranks than cores;\n"
+          "                slower; limits in docs/compute-data.md\n\n"
           "The tracer build (Open MPI or MPICH) is chosen from the launcher or program.\n"
           "Exit status: the command's; 1 if it cannot be started.\n",
           out);
@@ -440,8 +443,8 @@ int cmd_trace(int argc, char **argv)
     }
     if (i >= argc)
         return cli_usage_error("trace: no command given; see 'mpicast trace --help'");
-    if (strcmp(mode, "wall") != 0 && strcmp(mode, "cpu") != 0)
-        return cli_usage_error("trace: --mode must be wall or cpu, not '%s'", mode);
+    if (strcmp(mode, "wall") != 0 && strcmp(mode, "cpu") != 0 && strcmp(mode, "token") != 0)
+        return cli_usage_error("trace: --mode must be wall, cpu or token, not '%s'", mode);
     char **cmd = argv + i;
 
     char exe[PATH_MAX];

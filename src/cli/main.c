@@ -11,8 +11,14 @@ static const cli_command commands[] = {
     {"dump", cmd_dump, "print a trace as text, one line per event"},
     {"stats", cmd_stats, "calls, bytes, MPI time and message statistics"},
     {"predict", cmd_predict, "replay a trace on a modelled platform"},
+    {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points"},
     {"model", cmd_model, "models of calls, times, bytes per function from small runs"},
     {"scaling", cmd_scaling, "processing-time model: strong and weak scaling"},
+    {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables"},
+    {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON"},
+    {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory"},
+    {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots"},
+    {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces"},
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
 

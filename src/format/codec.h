@@ -46,7 +46,8 @@ static inline size_t mc_put_uvarint(unsigned char *p, uint64_t v)
     p[n++] = (unsigned char)v;
     return n;
 }
-static inline uint64_t mc_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+/* Zig-zag without shifting a negative value (implementation-defined in C). */
+static inline uint64_t mc_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63)); }
 static inline int64_t mc_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
 /* Decodes one uvarint from [*p, end); 0 on success, -1 if it runs past end

@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "codec.h"
+#include "reader_where.h"
 #include "mpicast/format.h"
 
 struct mc_rank_reader {
@@ -26,6 +27,7 @@ struct mc_rank_reader {
     int64_t prev_end;     /* delta base inside the chunk */
     int64_t last_end;     /* previous event's end, across chunks (for burst) */
     int have_last;
+    uint64_t event_index; /* index in the file of the next event (from 0) */
     int64_t *vals;
     size_t vals_cap;
     ZSTD_DCtx *dctx;
@@ -195,7 +197,8 @@ static int decode_vals(mc_rank_reader *r, mc_event *e)
     return 0;
 }
 
-/* Decodes one event at the cursor; -1 if malformed. */
+/* Decodes one event at the cursor; -1 if malformed. Times that overflow
+ * int64 are malformed too (a corrupt delta must not wrap around). */
 static int decode_event(mc_rank_reader *r, mc_event *e)
 {
     uint64_t op, f, v;
@@ -205,8 +208,9 @@ static int decode_event(mc_rank_reader *r, mc_event *e)
         get_s(r, &dur))
         return -1;
     e->op = (int32_t)op;
-    e->t_start = r->prev_end + start;
-    e->t_end = e->t_start + dur;
+    if (__builtin_add_overflow(r->prev_end, start, &e->t_start) ||
+        __builtin_add_overflow(e->t_start, dur, &e->t_end))
+        return -1;
     if (f & MC_F_SITE) {
         if (get_u(r, &v, INT32_MAX))
             return -1;
@@ -234,6 +238,21 @@ static int decode_event(mc_rank_reader *r, mc_event *e)
     return 0;
 }
 
+static int event_error(mc_rank_reader *r, mc_error *err, const char *what)
+{
+    r->done = 1;
+    mc_error_set(err, MC_ERR_FORMAT, "%s: chunk %ld at offset %ld: event %llu: %s", r->path,
+                 r->chunk_index, r->chunk_offset, (unsigned long long)r->event_index, what);
+    return -1;
+}
+
+void mc_rank_reader_where(const mc_rank_reader *r, long *chunk, long *offset, uint64_t *event)
+{
+    *chunk = r->chunk_index;
+    *offset = r->chunk_offset;
+    *event = r->event_index ? r->event_index - 1 : 0;
+}
+
 int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
 {
     if (r->done)
@@ -248,12 +267,16 @@ int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
         }
     }
     if (decode_event(r, e) != 0)
-        return chunk_error(r, MC_ERR_FORMAT, err, "malformed event");
+        return event_error(r, err, "malformed event");
+    if (!r->have_last)
+        e->burst = 0;
+    else if (__builtin_sub_overflow(e->t_start, r->last_end, &e->burst))
+        return event_error(r, err, "time out of range");
     r->left--;
     if (r->left == 0 && r->pos != r->end)
         return chunk_error(r, MC_ERR_FORMAT, err, "trailing bytes after the last event");
+    r->event_index++;
     r->prev_end = e->t_end;
-    e->burst = r->have_last ? e->t_start - r->last_end : 0;
     r->last_end = e->t_end;
     r->have_last = 1;
     return 1;

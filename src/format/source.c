@@ -2,7 +2,10 @@
  * on first use. A wildcard receive (Irecv/Recv_init with MPI_ANY_SOURCE or
  * MPI_ANY_TAG) is delivered only once the completion that records its match
  * has been read: the events in between wait in a small per-rank look-ahead
- * queue, so consumers always see the recorded source and tag. */
+ * queue, so consumers always see the recorded source and tag. Every event is
+ * validated as it is read (ranges, ranks of the trace, known communicators;
+ * docs/robustness.md): an invalid one ends the rank's stream with an error
+ * naming the rank file, the chunk and the event index. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include <unistd.h>
 
 #include "mpicast/format.h"
+#include "reader_where.h"
 
 /* A look-ahead longer than this gives up: the receive is delivered unresolved. */
 #define LOOKAHEAD_MAX (1u << 20)
@@ -21,6 +25,8 @@ typedef struct queued {
 
 typedef struct rank_state {
     mc_rank_reader *reader;
+    uint64_t *comms;   /* sorted ids of the communicators this rank created */
+    size_t ncomms, cap_comms;
     queued *q; /* ring buffer */
     size_t qhead, qlen, qcap;
     int64_t *cur_vals; /* vals of the event last delivered from the queue */
@@ -94,6 +100,192 @@ static void resolve_from(rank_state *rs, const mc_event *c)
         }
 }
 
+/* ------------------------------------------------------------ validation */
+
+/* Position of id in the rank's sorted communicator list (or where it goes). */
+static size_t comm_pos(const rank_state *rs, uint64_t id)
+{
+    size_t lo = 0, hi = rs->ncomms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rs->comms[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int comm_created(const rank_state *rs, uint64_t id)
+{
+    size_t i = comm_pos(rs, id);
+    return i < rs->ncomms && rs->comms[i] == id;
+}
+
+static int comm_remember(rank_state *rs, uint64_t id)
+{
+    size_t i = comm_pos(rs, id);
+    if (i < rs->ncomms && rs->comms[i] == id)
+        return 0;
+    if (rs->ncomms == rs->cap_comms) {
+        size_t cap = rs->cap_comms ? 2 * rs->cap_comms : 8;
+        uint64_t *c = realloc(rs->comms, cap * sizeof *c);
+        if (!c)
+            return -1;
+        rs->comms = c;
+        rs->cap_comms = cap;
+    }
+    memmove(rs->comms + i + 1, rs->comms + i, (rs->ncomms - i) * sizeof *rs->comms);
+    rs->comms[i] = id;
+    rs->ncomms++;
+    return 0;
+}
+
+static void comm_forget(rank_state *rs, uint64_t id)
+{
+    size_t i = comm_pos(rs, id);
+    if (i < rs->ncomms && rs->comms[i] == id) {
+        memmove(rs->comms + i, rs->comms + i + 1, (rs->ncomms - i - 1) * sizeof *rs->comms);
+        rs->ncomms--;
+    }
+}
+
+/* A communicator the rank may use: world, its own self, one of meta.json,
+ * or one an earlier event of the rank created. Without meta.json (a run
+ * that crashed) the tracer's ids of communicators made by calls it does not
+ * wrap (high bit of the sequence number) cannot be checked. */
+static int comm_known(const trace_source *ts, const rank_state *rs, int rank, uint64_t id)
+{
+    if (id == MC_COMM_WORLD || id == (MC_COMM_SELF_BASE | (uint32_t)rank))
+        return 1;
+    if (ts->meta ? mc_meta_comm_find(ts->meta, id) != NULL : (id >> 63) != 0)
+        return 1;
+    return comm_created(rs, id);
+}
+
+/* Fields that are sizes, ranks or request ids must be in range: a value the
+ * tracer never writes is reported here, with the file, chunk and event,
+ * rather than deep inside a consumer. Returns what is wrong, or NULL. */
+static const char *invalid_field(const mc_event *e, char *buf, size_t len)
+{
+    int kind = mc_op_kind_of(e->op);
+    /* Comm_split keeps its key in bytes, Pcontrol its level in tag. */
+    if (e->bytes < 0 && e->op != MC_OP_COMM_SPLIT)
+        return snprintf(buf, len, "negative size %lld", (long long)e->bytes), buf;
+    if (e->bytes2 < 0)
+        return snprintf(buf, len, "negative size %lld", (long long)e->bytes2), buf;
+    if (e->peer < MC_ANY || e->peer2 < MC_ANY)
+        return snprintf(buf, len, "peer %d is not a rank", e->peer < MC_ANY ? e->peer : e->peer2),
+               buf;
+    if (kind == MC_KIND_P && (e->tag < MC_ANY || e->tag2 < MC_ANY))
+        return snprintf(buf, len, "negative tag %d", e->tag < MC_ANY ? e->tag : e->tag2), buf;
+    if (e->t_end < e->t_start)
+        return snprintf(buf, len, "negative duration %lld ns", (long long)(e->t_end - e->t_start)),
+               buf;
+    if (e->cpu < -1)
+        return snprintf(buf, len, "negative CPU time %lld ns", (long long)e->cpu), buf;
+    if (kind != MC_KIND_W)
+        return NULL;
+    int completion = e->op >= MC_OP_WAIT;
+    if (completion && e->nvals % 4)
+        return snprintf(buf, len, "%u completion values, not 4 per request", e->nvals), buf;
+    for (uint32_t i = 0; i < e->nvals; i += completion ? 4 : 1) {
+        if (e->vals[i] <= 0 || e->vals[i] > UINT32_MAX)
+            return snprintf(buf, len, "request id %lld out of range", (long long)e->vals[i]), buf;
+        if (completion && (e->vals[i + 1] < MC_ANY || e->vals[i + 1] > INT32_MAX))
+            return snprintf(buf, len, "matched source %lld is not a rank",
+                            (long long)e->vals[i + 1]), buf;
+        if (completion && e->vals[i + 3] < 0)
+            return snprintf(buf, len, "negative size %lld", (long long)e->vals[i + 3]), buf;
+    }
+    return NULL;
+}
+
+/* What is wrong with the ranks an event names, or NULL. */
+static const char *bad_rank(const mc_event *e, int n, char *buf, size_t len)
+{
+    int kind = mc_op_kind_of(e->op);
+    const char *role = NULL;
+    long long v = 0;
+    if (e->peer >= n && kind != MC_KIND_M && kind != MC_KIND_X)
+        role = kind == MC_KIND_C ? "root" : "peer", v = e->peer;
+    else if (kind == MC_KIND_P && e->peer2 >= n)
+        role = "source", v = e->peer2;
+    else if (kind == MC_KIND_W && e->op >= MC_OP_WAIT) {
+        for (uint32_t i = 1; i < e->nvals && !role; i += 4)
+            if (e->vals[i] >= n)
+                role = "matched source", v = e->vals[i];
+    } else if (kind == MC_KIND_M && e->op != MC_OP_COMM_FREE) {
+        /* members first; Cart_* append their shape after peer2 members */
+        uint32_t m = e->nvals;
+        if (e->op != MC_OP_INTERCOMM_CREATE && e->peer2 > 0 && (uint32_t)e->peer2 <= m)
+            m = (uint32_t)e->peer2;
+        for (uint32_t i = 0; i < m && !role; i++)
+            if (e->vals[i] < 0 || e->vals[i] >= n)
+                role = "member", v = e->vals[i];
+    }
+    if (!role)
+        return NULL;
+    snprintf(buf, len, "%s %s %lld is not a rank (the trace has %d)", mc_op_name(e->op), role, v,
+             n);
+    return buf;
+}
+
+/* Checks an event just read from rank's file against the whole trace and
+ * learns the communicators it creates or frees. On failure fills err with
+ * the file, chunk and event index. */
+static int check_event(trace_source *ts, rank_state *rs, int rank, const mc_event *e,
+                       mc_error *err)
+{
+    char what[160];
+    const char *bad = invalid_field(e, what, sizeof what);
+    if (!bad)
+        bad = bad_rank(e, ts->base.nranks, what, sizeof what);
+    if (!bad && !comm_known(ts, rs, rank, e->comm)) {
+        snprintf(what, sizeof what,
+                 "%s on unknown communicator %llu.%llu (not in meta.json nor created before)",
+                 mc_op_name(e->op), (unsigned long long)(e->comm >> 32),
+                 (unsigned long long)(e->comm & 0xffffffffu));
+        bad = what;
+    }
+    if (bad) {
+        char path[4096];
+        long chunk, offset;
+        uint64_t index;
+        mc_rank_path(path, sizeof path, ts->dir, rank);
+        mc_rank_reader_where(rs->reader, &chunk, &offset, &index);
+        mc_error_set(err, MC_ERR_FORMAT, "%s: chunk %ld at offset %ld: event %llu: %s", path,
+                     chunk, offset, (unsigned long long)index, bad);
+        return -1;
+    }
+    if (e->op == MC_OP_COMM_FREE)
+        comm_forget(rs, e->comm);
+    else if (mc_op_kind_of(e->op) == MC_KIND_M && e->newcomm != MC_COMM_NULL &&
+             comm_remember(rs, e->newcomm) != 0)
+        return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", ts->dir), -1;
+    return 0;
+}
+
+/* The rank's stream ends (reader end, read error or invalid event). */
+static void rank_end(rank_state *rs, int rc)
+{
+    rs->ended = 1;
+    rs->end_rc = rc;
+    mc_rank_reader_close(rs->reader);
+    rs->reader = NULL;
+}
+
+/* Next valid event from the file: 1, 0 at the end, -1 (rs->end_err). */
+static int read_checked(trace_source *ts, rank_state *rs, int rank, mc_event *e)
+{
+    int rc = mc_rank_reader_next(rs->reader, e, &rs->end_err);
+    if (rc > 0 && check_event(ts, rs, rank, e, &rs->end_err) != 0)
+        rc = -1;
+    if (rc <= 0)
+        rank_end(rs, rc);
+    return rc;
+}
+
 static rank_state *rank_open(trace_source *ts, int rank, mc_error *err)
 {
     rank_state *rs = &ts->ranks[rank];
@@ -106,17 +298,11 @@ static rank_state *rank_open(trace_source *ts, int rank, mc_error *err)
 }
 
 /* Reads one event from the file into the queue; 0 at the end. */
-static int read_ahead(rank_state *rs, mc_error *err)
+static int read_ahead(trace_source *ts, rank_state *rs, int rank, mc_error *err)
 {
     mc_event e;
-    int rc = mc_rank_reader_next(rs->reader, &e, &rs->end_err);
-    if (rc <= 0) {
-        rs->ended = 1;
-        rs->end_rc = rc;
-        mc_rank_reader_close(rs->reader);
-        rs->reader = NULL;
+    if (read_checked(ts, rs, rank, &e) <= 0)
         return 0;
-    }
     if (q_push(rs, &e) != 0) {
         mc_error_set(err, MC_ERR_NOMEM, "out of memory in the look-ahead queue");
         return -1;
@@ -147,21 +333,15 @@ static int trace_next(mc_source *s, int rank, mc_event *e, mc_error *err)
     if (rs->qlen == 0) {
         if (rs->ended)
             return deliver_end(rs, err);
-        int rc = mc_rank_reader_next(rs->reader, e, &rs->end_err);
-        if (rc <= 0) {
-            rs->ended = 1;
-            rs->end_rc = rc;
-            mc_rank_reader_close(rs->reader);
-            rs->reader = NULL;
+        if (read_checked(ts, rs, rank, e) <= 0)
             return deliver_end(rs, err);
-        }
         if (!is_wildcard_recv(e))
             return 1; /* fast path: nothing to resolve */
         if (q_push(rs, e) != 0)
             return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
     }
     while (q_at(rs, 0)->unresolved && !rs->ended && rs->qlen < LOOKAHEAD_MAX)
-        if (read_ahead(rs, err) < 0)
+        if (read_ahead(ts, rs, rank, err) < 0)
             return -1;
     queued *front = q_at(rs, 0);
     free(rs->cur_vals);
@@ -182,6 +362,7 @@ static void trace_close(mc_source *s)
             free(q_at(rs, i)->e.vals);
         free(rs->q);
         free(rs->cur_vals);
+        free(rs->comms);
     }
     free(ts->ranks);
     mc_meta_destroy(ts->meta);

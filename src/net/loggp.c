@@ -119,8 +119,8 @@ static void loggp_destroy(mc_net *n)
 
 const mc_net_ops mc_net_loggp_ops = {
     "loggp", "LogGOPS (LogGOPSim semantics): latency, overhead, gap, bandwidth; intranode variant",
-    loggp_create, loggp_transfer, loggp_destroy};
+    loggp_create, loggp_transfer, loggp_destroy, NULL};
 
 const mc_net_ops mc_net_free_ops = {
     "free", "free network: zero latency, overhead and gap, infinite bandwidth",
-    free_create, loggp_transfer, loggp_destroy};
+    free_create, loggp_transfer, loggp_destroy, NULL};

@@ -8,6 +8,8 @@
 static const mc_net_ops *const registry[] = {
     &mc_net_loggp_ops,
     &mc_net_free_ops,
+    &mc_net_topo_ops,
+    &mc_net_table_ops,
 };
 #define NMODELS ((int)(sizeof registry / sizeof registry[0]))
 
@@ -62,4 +64,23 @@ int64_t mc_net_s_to_ps(double seconds)
     if (ps >= 9.2e18)
         return INT64_MAX / 4; /* "never", still safe to add a few of */
     return llround(ps);
+}
+
+/* Models that know measured collective times (an optional capability, kept
+ * out of mc_net_ops so that the models' initialisers stay as they are). */
+static const struct {
+    const mc_net_ops *ops;
+    int64_t (*coll_time)(mc_net *n, const char *op, int comm_size, int64_t bytes);
+} coll_timers[] = {
+    {&mc_net_table_ops, mc_net_table_coll_time},
+};
+
+int64_t mc_net_coll_time(mc_net *n, const char *op, int comm_size, int64_t bytes)
+{
+    if (!n || !op)
+        return -1;
+    for (size_t i = 0; i < sizeof coll_timers / sizeof coll_timers[0]; i++)
+        if (coll_timers[i].ops == n->ops)
+            return coll_timers[i].coll_time(n, op, comm_size, bytes);
+    return -1;
 }

@@ -70,6 +70,23 @@ static const key_def keys[] = {
      "latency added per switch or router hop in the topology"},
     {"network.ranks_per_node", MC_UNIT_NONE, "1", K_POS | K_INT, NULL, NULL,
      "ranks per node, block mapping (ranks 0..n-1 on node 0, ...); 1: every rank its own node"},
+    /* topo model (issue 5; docs/platform.md "The topo model") */
+    {"network.taper", MC_UNIT_NONE, "1", K_POS, NULL, NULL,
+     "fattree: leaf switches keep k/taper of their k up ports (2 = a 2:1 tapered tree)"},
+    {"network.arity", MC_UNIT_NONE, "16", K_POS | K_INT, NULL, NULL,
+     "fattree: k of the k-ary n-tree; switches: nodes per leaf switch"},
+    {"network.nic_bandwidth", MC_UNIT_BANDWIDTH, NULL, K_POS | K_INF, NULL, "network.link_bandwidth",
+     "topo: bandwidth of each node's injection and ejection link (unset: network.link_bandwidth)"},
+    {"network.uplink_bandwidth", MC_UNIT_BANDWIDTH, NULL, K_POS | K_INF, NULL, "network.link_bandwidth",
+     "switches: bandwidth of each leaf switch's link to the top switch (unset: network.link_bandwidth)"},
+    {"network.mapping", MC_UNIT_STRING, "block", 0, "block|round-robin|file", NULL,
+     "topo: rank to node mapping: block, round-robin, or file (network.mapping_file)"},
+    {"network.mapping_file", MC_UNIT_STRING, "", 0, NULL, NULL,
+     "topo: file with the node of each rank, one whole number per line in rank order"},
+    {"network.routing", MC_UNIT_STRING, "deterministic", 0, "deterministic|ecmp", NULL,
+     "topo: deterministic routes, or ecmp (fattree: up port chosen per message by a hash)"},
+    {"network.sharing", MC_UNIT_STRING, "local", 0, "local|exact", NULL,
+     "topo: re-rate the flows sharing a link with the one that started or ended (local), or all flows (exact, slow)"},
     {"intranode.latency", MC_UNIT_TIME, "0.5us", K_NONNEG, NULL, NULL,
      "L between two ranks of the same node"},
     {"intranode.overhead", MC_UNIT_TIME, "0.2us", K_NONNEG, NULL, NULL,
@@ -88,10 +105,20 @@ static const key_def keys[] = {
 static const char *const sections[] = {"cpu", "network", "intranode", "collectives"};
 #define NSECTIONS ((int)(sizeof sections / sizeof sections[0]))
 
+/* One entry of [table] or [measured] (see "measured data" below). */
+typedef struct mc_extra {
+    char *key;   /* "table.pingpong.1KiB", as written */
+    char *value; /* text as written, trimmed */
+    char *table; /* [table]: table name ("pingpong", "allreduce.4"), else NULL */
+    double size, time;
+} mc_extra;
+
 struct mc_platform {
     double num[NKEYS];
     char *str[NKEYS];
     unsigned char set[NKEYS];
+    mc_extra *extra;
+    int nextra, capextra;
 };
 
 /* ------------------------------------------------------------ lookup */
@@ -298,6 +325,245 @@ static mc_err apply(mc_platform *p, int i, const char *text, mc_error *err)
     return MC_OK;
 }
 
+/* ------------------------------------------------------------ measured data
+ *
+ * Sections [table] and [measured] hold what mpicast-bench measured. Their
+ * key names are not fixed in advance (a table point is "pingpong.1KiB", a
+ * collective "allreduce.4.1KiB"), so they live outside the key table, as a
+ * list of entries in order of definition; each name is still validated
+ * (docs/platform.md), so a typo is an error as anywhere else. */
+
+/* [measured] keys: what was measured where (descriptive; predict ignores them). */
+static const struct {
+    const char *name;
+    mc_unit unit;
+    unsigned checks;
+} measured_keys[] = {
+    {"host", MC_UNIT_STRING, 0},      {"mpi", MC_UNIT_STRING, 0},
+    {"date", MC_UNIT_STRING, 0},      {"tool", MC_UNIT_STRING, 0},
+    {"ranks", MC_UNIT_NONE, K_POS | K_INT}, {"repetitions", MC_UNIT_NONE, K_POS | K_INT},
+    {"membw", MC_UNIT_BANDWIDTH, K_POS}, {"flops", MC_UNIT_NONE, K_POS},
+};
+#define NMEASURED ((int)(sizeof measured_keys / sizeof measured_keys[0]))
+
+/* Separated key of a [table] entry: table name ("pingpong", "allreduce.4")
+ * and the point's size. */
+static mc_err parse_table_key(const char *rest, char *table, size_t cap, double *size,
+                              mc_error *err)
+{
+    const char *dot = strchr(rest, '.');
+    if (!dot || dot == rest || dot[1] == '\0')
+        return mc_error_set(err, MC_ERR_PLATFORM,
+                            "expected table.pingpong.SIZE, table.send.SIZE or table.OP.RANKS.SIZE");
+    size_t n = (size_t)(dot - rest);
+    char op[64];
+    if (n >= sizeof op)
+        return mc_error_set(err, MC_ERR_PLATFORM, "unknown table name");
+    memcpy(op, rest, n);
+    op[n] = '\0';
+    const char *sz = dot + 1;
+    size_t tlen = n;
+    if (strcasecmp(op, "pingpong") != 0 && strcasecmp(op, "send") != 0) {
+        char coll[96];
+        snprintf(coll, sizeof coll, "collectives.%s", op);
+        if (key_index(coll) < 0)
+            return mc_error_set(err, MC_ERR_PLATFORM,
+                                "unknown table '%s' (expected pingpong, send or a collective "
+                                "like allreduce)", op);
+        const char *r = sz;
+        long ranks = 0;
+        while (isdigit((unsigned char)*r) && ranks < 100000000L)
+            ranks = ranks * 10 + (*r++ - '0');
+        if (r == sz || *r != '.' || r[1] == '\0' || ranks < 2 || ranks >= 100000000L)
+            return mc_error_set(err, MC_ERR_PLATFORM,
+                                "expected table.%s.RANKS.SIZE with RANKS >= 2", op);
+        tlen = (size_t)(r - rest);
+        sz = r + 1;
+    }
+    if (tlen >= cap)
+        return mc_error_set(err, MC_ERR_PLATFORM, "table name too long");
+    for (size_t i = 0; i < tlen; i++)
+        table[i] = (char)tolower((unsigned char)rest[i]);
+    table[tlen] = '\0';
+    mc_error e = {0};
+    if (mc_parse_value(sz, MC_UNIT_BYTES, size, &e) != MC_OK || isinf(*size) || *size < 0 ||
+        *size != floor(*size) || *size > 9e18)
+        return mc_error_set(err, MC_ERR_PLATFORM, "bad size '%s': expected a whole number of "
+                            "bytes like 0, 4096 or 64KiB", sz);
+    return MC_OK;
+}
+
+static mc_err check_measured(const char *name, const char *value, mc_error *err)
+{
+    for (int i = 0; i < NMEASURED; i++) {
+        if (strcasecmp(measured_keys[i].name, name) != 0)
+            continue;
+        if (measured_keys[i].unit == MC_UNIT_STRING)
+            return MC_OK;
+        double v;
+        mc_err rc = mc_parse_value(value, measured_keys[i].unit, &v, err);
+        if (rc != MC_OK)
+            return rc;
+        key_def k = {.checks = measured_keys[i].checks};
+        return check_number(&k, v, err);
+    }
+    const char *names[NMEASURED];
+    for (int i = 0; i < NMEASURED; i++)
+        names[i] = measured_keys[i].name;
+    const char *s = suggest_word(name, names, NMEASURED);
+    if (s)
+        return mc_error_set(err, MC_ERR_PLATFORM, "unknown key (did you mean measured.%s?)", s);
+    return mc_error_set(err, MC_ERR_PLATFORM, "unknown key (known: host, mpi, date, tool, "
+                        "ranks, repetitions, membw, flops)");
+}
+
+static int is_extra_section(const char *name, size_t n)
+{
+    return (n == 5 && strncasecmp(name, "table", 5) == 0) ||
+           (n == 8 && strncasecmp(name, "measured", 8) == 0);
+}
+
+/* Validates and stores one [table] or [measured] entry; a point or key given
+ * again replaces the earlier one, as for the fixed keys. */
+static mc_err extra_apply(mc_platform *p, const char *key, const char *value, mc_error *err)
+{
+    mc_extra x = {0};
+    while (isspace((unsigned char)*value))
+        value++;
+    size_t vn = strlen(value);
+    while (vn > 0 && isspace((unsigned char)value[vn - 1]))
+        vn--;
+    char table[64] = "";
+    if (strncasecmp(key, "table.", 6) == 0) {
+        mc_err rc = parse_table_key(key + 6, table, sizeof table, &x.size, err);
+        if (rc != MC_OK)
+            return rc;
+        char *v = strndup(value, vn);
+        if (!v)
+            return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        rc = mc_parse_value(v, MC_UNIT_TIME, &x.time, err);
+        if (rc == MC_OK && (isinf(x.time) || x.time < 0))
+            rc = mc_error_set(err, MC_ERR_PLATFORM, "bad time '%s': must be finite and not negative", v);
+        free(v);
+        if (rc != MC_OK)
+            return rc;
+    } else {
+        char *v = strndup(value, vn);
+        if (!v)
+            return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        mc_err rc = check_measured(key + 9, v, err);
+        free(v);
+        if (rc != MC_OK)
+            return rc;
+    }
+    int at = p->nextra;
+    for (int i = 0; i < p->nextra; i++) {
+        const mc_extra *o = &p->extra[i];
+        if (table[0] ? (o->table && strcmp(o->table, table) == 0 && o->size == x.size)
+                     : (!o->table && strcasecmp(o->key, key) == 0))
+            at = i;
+    }
+    x.key = strdup(key);
+    x.value = strndup(value, vn);
+    x.table = table[0] ? strdup(table) : NULL;
+    if (!x.key || !x.value || (table[0] && !x.table))
+        goto nomem;
+    if (at == p->nextra) {
+        if (p->nextra == p->capextra) {
+            int cap = p->capextra ? 2 * p->capextra : 32;
+            mc_extra *a = realloc(p->extra, (size_t)cap * sizeof *a);
+            if (!a)
+                goto nomem;
+            p->extra = a;
+            p->capextra = cap;
+        }
+        p->nextra++;
+    } else {
+        free(p->extra[at].key);
+        free(p->extra[at].value);
+        free(p->extra[at].table);
+    }
+    p->extra[at] = x;
+    return MC_OK;
+nomem:
+    free(x.key);
+    free(x.value);
+    free(x.table);
+    return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+int mc_platform_table(const mc_platform *p, const char *name, double **sizes, double **times)
+{
+    *sizes = *times = NULL;
+    if (!p || !name)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < p->nextra; i++)
+        n += p->extra[i].table && strcasecmp(p->extra[i].table, name) == 0;
+    if (n == 0)
+        return 0;
+    double *pts = malloc((size_t)n * 2 * sizeof *pts);
+    double *s = malloc((size_t)n * sizeof *s), *t = malloc((size_t)n * sizeof *t);
+    if (!pts || !s || !t) {
+        free(pts);
+        free(s);
+        free(t);
+        return -1;
+    }
+    int k = 0;
+    for (int i = 0; i < p->nextra; i++) {
+        if (p->extra[i].table && strcasecmp(p->extra[i].table, name) == 0) {
+            pts[2 * k] = p->extra[i].size;
+            pts[2 * k + 1] = p->extra[i].time;
+            k++;
+        }
+    }
+    qsort(pts, (size_t)n, 2 * sizeof *pts, cmp_point);
+    for (int i = 0; i < n; i++) {
+        s[i] = pts[2 * i];
+        t[i] = pts[2 * i + 1];
+    }
+    free(pts);
+    *sizes = s;
+    *times = t;
+    return n;
+}
+
+const char *mc_platform_entry_at(const mc_platform *p, int i, const char **value)
+{
+    if (!p || i < 0 || i >= p->nextra)
+        return NULL;
+    if (value)
+        *value = p->extra[i].value;
+    return p->extra[i].key;
+}
+
+/* Writes the [measured] and [table] entries (nothing when there are none,
+ * so a platform without measured data writes exactly as before). */
+static void write_extra(const mc_platform *p, FILE *f)
+{
+    static const char *const secs[] = {"measured", "table"};
+    for (int s = 0; s < 2; s++) {
+        size_t slen = strlen(secs[s]);
+        int header = 0;
+        for (int i = 0; i < p->nextra; i++) {
+            const mc_extra *x = &p->extra[i];
+            if (strncasecmp(x->key, secs[s], slen) != 0 || x->key[slen] != '.')
+                continue;
+            if (!header)
+                fprintf(f, "\n[%s]\n", secs[s]);
+            header = 1;
+            fprintf(f, "%s = %s\n", x->key + slen + 1, x->value);
+        }
+    }
+}
+
 /* ------------------------------------------------------------ lifecycle */
 
 mc_platform *mc_platform_create(void)
@@ -325,6 +591,12 @@ void mc_platform_destroy(mc_platform *p)
         return;
     for (int i = 0; i < NKEYS; i++)
         free(p->str[i]);
+    for (int i = 0; i < p->nextra; i++) {
+        free(p->extra[i].key);
+        free(p->extra[i].value);
+        free(p->extra[i].table);
+    }
+    free(p->extra);
     free(p);
 }
 
@@ -359,7 +631,10 @@ int mc_platform_is_set(const mc_platform *p, const char *key)
 mc_err mc_platform_set_kv(mc_platform *p, const char *key, const char *value, mc_error *err)
 {
     int i = key_index(key);
-    mc_err rc = i < 0 ? unknown_key(key, err) : apply(p, i, value, err);
+    const char *dot = strchr(key, '.');
+    mc_err rc = i >= 0 ? apply(p, i, value, err)
+                : dot && is_extra_section(key, (size_t)(dot - key)) ? extra_apply(p, key, value, err)
+                : unknown_key(key, err);
     if (rc != MC_OK)
         mc_error_prefix(err, "%s", key);
     return rc;
@@ -429,6 +704,8 @@ static void check_section_line(load_ctx *c, const char *s)
     for (int i = 0; i < NSECTIONS; i++)
         if (strcasecmp(name, sections[i]) == 0)
             return;
+    if (is_extra_section(name, strlen(name)))
+        return;
     char msg[256];
     const char *s2 = suggest_word(name, sections, NSECTIONS);
     if (s2)
@@ -486,6 +763,9 @@ static int on_value(void *user, const char *section, const char *name, const cha
             mc_error_set(&e, MC_ERR_PLATFORM, "key outside a section (did you mean %s?)", s);
         else
             mc_error_set(&e, MC_ERR_PLATFORM, "key outside a section");
+    } else if (i < 0 && is_extra_section(section, strlen(section))) {
+        if (extra_apply(c->p, key, value, &e) == MC_OK)
+            return 1;
     } else if (i < 0) {
         unknown_key(key, &e);
     } else if (apply(c->p, i, value, &e) == MC_OK) {
@@ -544,16 +824,18 @@ mc_err mc_platform_write(const mc_platform *p, const char *path, mc_error *err)
         for (int i = 0; i < NKEYS; i++) {
             if (strncmp(keys[i].name, sections[s], slen) != 0 || keys[i].name[slen] != '.')
                 continue;
-            char value[128];
-            if (keys[i].unit == MC_UNIT_STRING)
-                snprintf(value, sizeof value, "%s", p->str[i] ? p->str[i] : "");
+            char num[128];
+            const char *value = num;
+            if (keys[i].unit == MC_UNIT_STRING) /* whole: a cut name would not read back */
+                value = p->str[i] ? p->str[i] : "";
             else
-                mc_format_value(value, sizeof value, mc_platform_num(p, keys[i].name), keys[i].unit);
+                mc_format_value(num, sizeof num, mc_platform_num(p, keys[i].name), keys[i].unit);
             /* An unset key that follows another stays unset when read back. */
             const char *off = keys[i].fallback && !p->set[i] ? "# " : "";
             fprintf(f, "# %s\n%s%s = %s\n", keys[i].help, off, keys[i].name + slen + 1, value);
         }
     }
+    write_extra(p, f);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
         return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));

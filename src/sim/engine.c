@@ -32,6 +32,9 @@
 #include <time.h>
 #include "sim_internal.h"
 
+/* EV_ARRIVE index of a flow model's wake (messages stay below it). */
+#define NET_WAKE (MAX_INDEX - 1)
+
 /* ------------------------------------------------------------ errors */
 
 void sim_fail(sim *S, mc_err code, const char *fmt, ...)
@@ -116,7 +119,7 @@ static int32_t msg_new(sim *S)
 {
     int32_t mi;
     POOL_TAKE(S, msgs, nmsgs, capmsgs, free_msg, mi);
-    if (mi >= MAX_INDEX) {
+    if (mi >= NET_WAKE) {
         sim_fail(S, MC_ERR_NOMEM, "more than %d messages in flight", MAX_INDEX);
         return -1;
     }
@@ -324,7 +327,10 @@ static void issue_send(sim *S, int r, int32_t qi, int64_t T)
         S->coll_messages++;
         S->coll_bytes += (uint64_t)(q->bytes > 0 ? q->bytes : 0);
     }
-    push_event(S, m->t_arrive, EV_ARRIVE, mi);
+    /* a flow model (topo) may only know the arrival later: net_arrive */
+    const mc_net_flow_ops *fo = S->net->ops->flow;
+    if (!fo || fo->start_flow(S->net, T, r, m->dst, m->bytes, mi, &m->t_arrive))
+        push_event(S, m->t_arrive, EV_ARRIVE, mi);
     int notify = q->flags & F_NOTIFY;
     q->flags &= (uint8_t)~F_NOTIFY;
     if (q->bytes > S->eager_limit || (q->flags & F_SYNC)) {
@@ -512,6 +518,10 @@ static void progress(sim *S, int r)
 
 static void arrive(sim *S, int32_t mi)
 {
+    if (mi == NET_WAKE) {
+        S->net->ops->flow->advance(S->net, S->now);
+        return;
+    }
     sim_msg *m = &S->msgs[mi];
     sim_rank *R = &S->r[m->dst];
     m->next = -1;
@@ -1045,7 +1055,10 @@ static void rank_step(sim *S, int r)
             }
         }
         if (R->phase == PH_FETCH) {
-            if (drain(S, r))
+            /* Progress happens inside MPI calls only: not after a `compute`
+             * event, so a time-independent trace replays like the same
+             * program's trace with its bursts recorded inside the calls. */
+            if (R->in_call && drain(S, r))
                 continue;
             if (!fetch(S, r))
                 break;
@@ -1058,6 +1071,20 @@ static void rank_step(sim *S, int r)
 }
 
 /* ------------------------------------------------------------ run */
+
+/* Flow models (mc_net_flow_ops): their wakes ride on EV_ARRIVE with a
+ * reserved index, so the queue's four event types stay as they are. */
+static void net_wake(void *ctx, int64_t t)
+{
+    push_event((sim *)ctx, t, EV_ARRIVE, NET_WAKE);
+}
+
+static void net_arrive(void *ctx, int64_t cookie, int64_t t)
+{
+    sim *S = ctx;
+    S->msgs[cookie].t_arrive = t;
+    push_event(S, t, EV_ARRIVE, (int32_t)cookie);
+}
 
 static double plat_num(const mc_platform *p, const char *key, double dflt)
 {
@@ -1109,9 +1136,11 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
         mc_error_set(err, MC_ERR_FORMAT, "%s: the trace has no ranks", src->name ? src->name : "trace");
         return -1;
     }
-    S->net = mc_net_create(opt ? opt->net_model : NULL, p, S->n, err);
+    S->net = opt && opt->net ? opt->net : mc_net_create(opt ? opt->net_model : NULL, p, S->n, err);
     if (!S->net)
         return -1;
+    if (S->net->ops->flow)
+        S->net->ops->flow->set_hooks(S->net, &(mc_net_hooks){S, net_wake, net_arrive});
     S->r = calloc((size_t)S->n, sizeof *S->r);
     if (!S->r) {
         mc_error_set(err, MC_ERR_NOMEM, "out of memory for %d ranks", S->n);
@@ -1146,7 +1175,7 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
 static void sim_free(sim *S)
 {
     exec_release_all(S);
-    free(S->h.a);
+    heap_free(&S->h);
     free(S->reqs);
     free(S->msgs);
     free(S->bks);
@@ -1163,12 +1192,28 @@ static void sim_free(sim *S)
     mc_net_destroy(S->net);
 }
 
-static void run_loop(sim *S)
+/* Runs the event loop; returns 1 if it stopped because `stall` engine
+ * events passed with neither simulated time advancing nor a trace event
+ * read (a livelock: the replay would never end). */
+static int run_loop(sim *S, uint64_t stall)
 {
+    int64_t seen_t = -1;
+    uint64_t seen_events = 0, since = 0;
     for (int i = 0; i < S->n; i++)
         push_step(S, i, 0);
     while (!S->rc && !heap_empty(&S->h)) {
-        hentry e = heap_pop(&S->h);
+        hentry e;
+        if (heap_pop(&S->h, &e)) {
+            sim_fail(S, MC_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (e.t != seen_t || S->events != seen_events) {
+            seen_t = e.t;
+            seen_events = S->events;
+            since = S->sim_events;
+        } else if (S->sim_events - since >= stall) {
+            return 1;
+        }
         S->now = e.t;
         S->sim_events++;
         int32_t idx = HE_IDX(e);
@@ -1199,6 +1244,7 @@ static void run_loop(sim *S)
             }
         }
     }
+    return 0;
 }
 
 static void fill_result(sim *S, mc_sim_result *out)
@@ -1249,14 +1295,22 @@ mc_err mc_sim_run(mc_source *src, const mc_platform *p, const mc_sim_options *op
         err = &local;
     if (sim_init(S, src, p, opt, err)) {
         mc_err rc = err->code ? err->code : MC_ERR_INTERNAL;
+        if (opt && opt->net)
+            S->net = NULL; /* borrowed: the caller destroys it */
         sim_free(S);
         free(S);
         return rc;
     }
     if (S->tl)
         tl_begin(S);
-    run_loop(S);
-    if (!S->rc && S->ndone < S->n)
+    uint64_t stall = opt && opt->stall_events ? opt->stall_events
+                                              : 100000000u + 4u * (uint64_t)S->n * (uint64_t)S->n;
+    int stalled = run_loop(S, stall);
+    if (stalled)
+        sim_fail(S, MC_ERR_DEADLOCK, "no progress: %llu engine events at simulated time %.9f s "
+                 "without time passing or a trace event read (livelock?)",
+                 (unsigned long long)stall, mc_sim_seconds(S->now));
+    if ((!S->rc || stalled) && S->ndone < S->n)
         sim_report_stuck(S, out);
     else if (!S->rc)
         sim_check_leftovers(S, out);
@@ -1268,6 +1322,8 @@ mc_err mc_sim_run(mc_source *src, const mc_platform *p, const mc_sim_options *op
     mc_err rc = S->rc;
     if (!out->ranks && !rc)
         rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    if (opt && opt->net)
+        S->net = NULL; /* borrowed: its link statistics outlive the replay */
     sim_free(S);
     free(S);
     return rc;

@@ -132,9 +132,19 @@ static int exec_post_round(sim *S, int32_t xi)
     int lo = s->round_start[x->round], hi = s->round_start[x->round + 1];
     const sim_comm *c = &S->comms[x->comm];
     int n = 0;
-    for (int i = lo; i < hi; i++)
+    double red = 0; /* double: corrupt sizes must not overflow */
+    for (int i = lo; i < hi; i++) {
         n += s->ops[i].kind != MC_COLL_REDUCE;
+        red += s->ops[i].kind == MC_COLL_REDUCE ? (double)s->ops[i].bytes : 0.0;
+    }
+    /* With a thousand executors interleaved, a schedule's next round is out
+     * of cache by the time it starts: fetch it while this one runs. */
+    if (x->round + 1 < s->nrounds) {
+        __builtin_prefetch(&s->round_start[x->round + 2]);
+        __builtin_prefetch(&s->ops[hi]);
+    }
     x->outstanding = n;
+    x->red_bytes = red;
     x->t_round = S->now;
     x->posting = 1;
     for (int i = lo; i < hi && !S->rc; i++) {
@@ -175,10 +185,7 @@ static void exec_advance(sim *S, int32_t xi)
         sim_exec *x = &S->execs[xi];
         const mc_coll_sched *s = &x->sched;
         int64_t T = x->t_round;
-        double red = 0; /* double: corrupt sizes must not overflow */
-        for (int i = s->round_start[x->round]; i < s->round_start[x->round + 1]; i++)
-            if (s->ops[i].kind == MC_COLL_REDUCE)
-                red += (double)s->ops[i].bytes;
+        double red = x->red_bytes; /* summed when the round was posted */
         if (red > 0 && S->reduce_ps_per_byte > 0) {
             double c = red * S->reduce_ps_per_byte;
             int64_t cost = c < (double)((int64_t)1 << 50) ? llround(c) : (int64_t)1 << 50;
@@ -256,6 +263,71 @@ static void coll_fail(sim *S, int r, const mc_event *e, const char *what)
              comm_name(e->comm, cb, sizeof cb), what);
 }
 
+/* A collective priced by a measured table (mc_net_coll_time): no schedule;
+ * every member is held from its entry until the last member has entered
+ * plus the measured time. The members already in wait as executors chained
+ * behind the first one, found through collseq under keys of their own (bit
+ * 63 set, comm index, seq); the head counts entries in `outstanding` and
+ * keeps the latest entry in `t_round`. */
+static int exec_start_measured(sim *S, int r, int32_t cidx, int32_t size, int op, int64_t seq,
+                               int32_t app_req, int64_t t_coll)
+{
+    int32_t xi = exec_new(S);
+    if (xi < 0)
+        return -1;
+    sim_exec *x = &S->execs[xi];
+    mc_coll_sched_reset(&x->sched);
+    x->comm = cidx;
+    x->owner = r;
+    x->op = (int16_t)op;
+    x->seq = (int32_t)seq;
+    x->req = app_req;
+    x->round = 0;
+    x->outstanding = 1;
+    x->posting = 0;
+    x->t_round = S->now;
+    if (app_req < 0)
+        S->r[r].exec = xi;
+    uint64_t key = (1ull << 63) | ((uint64_t)cidx << 40) | ((uint64_t)seq & ((1ull << 40) - 1));
+    int created;
+    int64_t *slot = u64map_insert(&S->collseq, key, &created);
+    if (!slot) {
+        sim_fail(S, MC_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    if (created) {
+        *slot = xi;
+        return 0;
+    }
+    int32_t head = (int32_t)*slot;
+    sim_exec *h = &S->execs[head];
+    x->next = h->next;
+    h->next = xi;
+    if (S->now > h->t_round)
+        h->t_round = S->now;
+    if (++h->outstanding < size)
+        return 0;
+    int64_t T = h->t_round + t_coll;
+    u64map_del(&S->collseq, key);
+    for (int32_t i = head; i >= 0;) {
+        int32_t next = S->execs[i].next;
+        exec_done(S, i, T);
+        i = next;
+    }
+    return 0;
+}
+
+/* The measured time of this collective from the network model, or -1. */
+static int64_t measured_coll_time(sim *S, int op, int32_t size, int64_t bytes)
+{
+    char name[64];
+    size_t k = 0;
+    for (const char *c = mc_op_name(mc_coll_blocking_op(op)); c && *c && k + 1 < sizeof name; c++)
+        name[k++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    name[k] = 0;
+    return mc_net_coll_time(S->net, name, size, bytes);
+}
+
 int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
 {
     const sim_comm *c = comm_find(S, e->comm);
@@ -314,6 +386,9 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
     v_counts(e, op, size, &a);
     /* the same on every member, so that "auto" picks the same algorithm */
     int64_t bytes = mc_coll_decision_bytes(&a);
+    int64_t t_measured = measured_coll_time(S, op, size, bytes);
+    if (t_measured >= 0)
+        return exec_start_measured(S, r, cidx, size, op, seq, app_req, t_measured);
     mc_error cerr = {0};
     const mc_coll_alg *alg = mc_coll_select(op, S->coll_alg[op], size, bytes, &cerr);
     if (!alg) {

@@ -34,23 +34,89 @@ typedef struct hentry {
 #define TIME_LIMIT ((int64_t)1 << 62)
 #define NS_LIMIT ((int64_t)1 << 50) /* a single recorded burst or duration, ns */
 
-typedef struct heap {
+/* The event queue (tables.c): a radix heap with a sorted run. The engine's
+ * times never go below the last popped one, so an entry lives in bucket
+ * k = 1 + the highest bit in which its time differs from `base` (a time
+ * <= every queued one). Bucket 0 is the run: the earliest entries, sorted,
+ * popped from its head. When the run is used up, the lowest non-empty bucket
+ * becomes the run: sorted at once if it is small, else spread over the
+ * buckets below it around its minimum (its entries of that time form the
+ * run). Entries of equal time always share a bucket and keep their push
+ * order, so the order is exactly (time, insertion sequence) — that of a
+ * binary heap with a sequence tie-break. */
+#define HEAP_BUCKETS 65
+typedef struct hbucket {
     hentry *a;
-    size_t n, cap;
+    uint32_t n, cap;
+} hbucket;
+typedef struct heap {
+    hbucket b[HEAP_BUCKETS];
+    uint32_t head0;  /* next entry of the run (b[0]) to pop */
+    int sorted_run;  /* the run covers a bucket's whole range, not one time */
+    uint64_t used;   /* bit k-1 set: bucket k (1..64) is non-empty */
+    size_t n;        /* entries in the queue */
+    int64_t base;    /* buckets are relative to this time (<= last) */
+    int64_t last;    /* time of the last pop */
+    int64_t run_end; /* times below this go into the run */
+    int64_t min[HEAP_BUCKETS]; /* earliest time in each bucket (INT64_MAX: none
+                                  since it was last emptied) */
+    int ready;       /* initialised (a zero-filled heap is empty) */
 } heap;
 
-int heap_push(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx);
-hentry heap_pop(heap *h);
+/* 0, or -1 out of memory. Times are expected at or after the last popped
+ * one (the engine never goes back in time); an earlier one pops next, its
+ * time raised to `base` if below it. */
+int heap_push_slow(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx);
+static inline int heap_push(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx)
+{
+    /* the common case inline: a time past the run, into a bucket with room */
+    if (h->ready && t >= h->run_end) {
+        unsigned k = 64u - (unsigned)__builtin_clzll((uint64_t)t ^ (uint64_t)h->base);
+        hbucket *b = &h->b[k];
+        if (b->n < b->cap) {
+            b->a[b->n].t = t;
+            b->a[b->n].s = (seq << 32) | ((uint64_t)(type & 3u) << 30) |
+                           ((uint32_t)idx & 0x3fffffffu);
+            b->n++;
+            if (t < h->min[k])
+                h->min[k] = t;
+            h->used |= 1ull << (k - 1);
+            h->n++;
+            return 0;
+        }
+    }
+    return heap_push_slow(h, t, seq, type, idx);
+}
+int heap_refill(heap *h); /* the run is used up: 0, or -1 out of memory */
+void heap_free(heap *h);
 static inline int heap_empty(const heap *h) { return h->n == 0; }
-static inline int64_t heap_min(const heap *h) { return h->a[0].t; }
+/* The earliest entry (the queue must not be empty); -1 out of memory. */
+static inline int heap_pop(heap *h, hentry *out)
+{
+    if (h->head0 >= h->b[0].n && heap_refill(h))
+        return -1;
+    h->n--;
+    *out = h->b[0].a[h->head0++];
+    h->last = out->t;
+    return 0;
+}
+/* The earliest time (the queue must not be empty). */
+static inline int64_t heap_min(const heap *h)
+{
+    return h->head0 < h->b[0].n ? h->b[0].a[h->head0].t
+                                : h->min[1 + __builtin_ctzll(h->used)];
+}
 
 /* ------------------------------------------------------------ u64 map */
 
 /* Open addressing, linear probing, backward-shift deletion. Key UINT64_MAX
  * is reserved (empty slot). */
+typedef struct u64slot {
+    uint64_t key;
+    int64_t val;
+} u64slot;
 typedef struct u64map {
-    uint64_t *keys;
-    int64_t *vals;
+    u64slot *s;    /* key and value side by side: one cache line per probe */
     size_t cap, n; /* cap: power of two */
 } u64map;
 
@@ -137,26 +203,30 @@ typedef struct sim_exec {
     int32_t seq;
     int16_t op;
     uint8_t posting, live;
+    double red_bytes; /* bytes reduced at the end of the current round */
 } sim_exec;
 
 enum { RS_READY, RS_BLOCKED, RS_DONE };
 enum { PH_FETCH, PH_EXEC };
 
+/* Fields in order of use: what every step and arrival reads comes first, in
+ * the first cache line, so that a thousand interleaved ranks cost one miss
+ * each rather than four. */
 typedef struct sim_rank {
     int64_t cpu, nic_s, nic_r; /* busy until */
     int64_t wake;              /* resume time while blocked */
     int64_t progress_at;       /* valid scheduled progress event, -1 none */
     int64_t step_at;           /* queued step event, -1 none */
-    int64_t call_start, tl_mark;
-    int64_t compute, work, end;
-    mc_event ev;               /* current event */
-    uint64_t events;
     int32_t inbox_head, inbox_tail;   /* sim_msg */
     int32_t outbox_head, outbox_tail; /* sim_req */
     int32_t nwait;
+    uint8_t state, phase, in_call, probing;
     int32_t exec;      /* blocking collective executor, or -1 */
     int32_t prev_site;
-    uint8_t state, phase, in_call, probing;
+    int64_t compute, work, end;
+    uint64_t events;
+    int64_t call_start, tl_mark;
+    mc_event ev;               /* current event */
 } sim_rank;
 
 typedef struct sim {

@@ -1,112 +1,228 @@
 /* Priority queue of timed events and the u64 -> i64 hash map of the engine. */
 #include <stdlib.h>
+#include <string.h>
 #include "sim_internal.h"
 
 /* ------------------------------------------------------------ heap */
 
-/* Branch-free (time, seq) order: the outcome is unpredictable, so a
- * misprediction per comparison would dominate the replay. */
-static inline int before(const hentry *a, const hentry *b)
+/* A radix heap rather than a comparison heap: pushing is an append and each
+ * entry moves down a few buckets in its lifetime, where a 4-ary heap paid a
+ * chain of dependent loads and compares on every pop (a third of the replay
+ * time). Small buckets are sorted into the run directly instead of being
+ * spread bit by bit: ranks in lock-step put a handful of entries in each. */
+
+#define SORT_MAX 32  /* a bucket this small becomes the run by insertion sort */
+#define RUN_MAX 128  /* a sorted run this long is spread back into buckets */
+#ifndef BUCKET_KEEP /* (tests shrink it) */
+#define BUCKET_KEEP 65536 /* entries an emptied bucket may keep room for */
+#endif
+
+static inline unsigned bucket_of(int64_t base, int64_t t)
 {
-    return (a->t < b->t) | ((a->t == b->t) & (a->s < b->s));
+    uint64_t x = (uint64_t)t ^ (uint64_t)base;
+    return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
 }
 
-/* A 4-ary heap: half the levels of a binary one and its four children share
- * a cache line or two, which matters since popping dominates the replay. */
-#define ARITY 4
-
-int heap_push(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx)
+static int reserve(hbucket *b, uint32_t more)
 {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 1024;
-        hentry *a = realloc(h->a, cap * sizeof *a);
-        if (!a)
+    if (b->cap - b->n >= more)
+        return 0;
+    uint32_t cap = b->cap ? b->cap : 64;
+    while (cap - b->n < more) {
+        if (cap > UINT32_MAX / 2)
             return -1;
-        h->a = a;
-        h->cap = cap;
+        cap *= 2;
     }
-    hentry e = {t, (seq << 32) | ((uint64_t)(type & 3u) << 30) | ((uint32_t)idx & 0x3fffffffu)};
-    size_t i = h->n++;
-    while (i > 0) {
-        size_t p = (i - 1) / ARITY;
-        if (!before(&e, &h->a[p]))
-            break;
-        h->a[i] = h->a[p];
-        i = p;
-    }
-    h->a[i] = e;
+    hentry *a = realloc(b->a, (size_t)cap * sizeof *a);
+    if (!a)
+        return -1;
+    b->a = a;
+    b->cap = cap;
     return 0;
 }
 
-hentry heap_pop(heap *h)
+/* Appends e to bucket k >= 1 (or to the run when it belongs at its end). */
+static inline int bucket_append(heap *h, unsigned k, hentry e)
 {
-    hentry top = h->a[0];
-    hentry last = h->a[--h->n];
-    size_t i = 0, n = h->n;
-    for (;;) {
-        size_t c = ARITY * i + 1;
-        if (c >= n)
-            break;
-        size_t best = c;
-        if (c + ARITY <= n) {
-            /* full node: tournament of two pairs, selected without branches */
-            size_t b01 = c + (size_t)before(&h->a[c + 1], &h->a[c]);
-            size_t b23 = c + 2 + (size_t)before(&h->a[c + 3], &h->a[c + 2]);
-            best = before(&h->a[b23], &h->a[b01]) ? b23 : b01;
-        } else {
-            for (size_t k = c + 1; k < n; k++)
-                if (before(&h->a[k], &h->a[best]))
-                    best = k;
-        }
-        if (!before(&h->a[best], &last))
-            break;
-        h->a[i] = h->a[best];
-        i = best;
+    hbucket *b = &h->b[k];
+    if (e.t < h->min[k])
+        h->min[k] = e.t;
+    if (b->n == b->cap && reserve(b, 1))
+        return -1;
+    b->a[b->n++] = e;
+    if (k)
+        h->used |= 1ull << (k - 1);
+    return 0;
+}
+
+/* An emptied bucket keeps its array for reuse unless it is big: with a
+ * million ranks every bucket in turn would otherwise keep room for all the
+ * queue, several times the memory of a comparison heap. */
+static void release_if_big(hbucket *b)
+{
+    if (b->cap > BUCKET_KEEP) {
+        free(b->a);
+        b->a = NULL;
+        b->cap = 0;
     }
-    if (n)
-        h->a[i] = last;
-    return top;
+}
+
+/* Inserts e into the run after every entry of time <= e.t. */
+static int run_insert(heap *h, hentry e)
+{
+    hbucket *b = &h->b[0];
+    if (b->n == b->cap && reserve(b, 1))
+        return -1;
+    uint32_t i = b->n++;
+    while (i > h->head0 && b->a[i - 1].t > e.t) {
+        b->a[i] = b->a[i - 1];
+        i--;
+    }
+    b->a[i] = e;
+    return 0;
+}
+
+/* A sorted run grew long: spread it into the (empty) buckets below the one
+ * it came from, around the last popped time (pushes may still come at that
+ * time, never before it; it lies in the run's range since the run's first
+ * entry was popped by the refill that made it). */
+static int run_spill(heap *h)
+{
+    hbucket *r = &h->b[0];
+    int64_t m = h->last;
+    uint32_t w = 0;
+    h->base = m;
+    h->run_end = m + 1;
+    h->sorted_run = 0;
+    for (uint32_t i = h->head0; i < r->n; i++) {
+        unsigned j = bucket_of(m, r->a[i].t);
+        if (j == 0)
+            r->a[w++] = r->a[i]; /* w <= i: in place */
+        else if (bucket_append(h, j, r->a[i]))
+            return -1;
+    }
+    r->n = w;
+    h->head0 = 0;
+    return 0;
+}
+
+int heap_push_slow(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx)
+{
+    if (!h->ready) {
+        for (int k = 0; k < HEAP_BUCKETS; k++)
+            h->min[k] = INT64_MAX;
+        h->run_end = h->base + 1;
+        h->ready = 1;
+    }
+    if (t < h->base)
+        t = h->base;
+    hentry e = {t, (seq << 32) | ((uint64_t)(type & 3u) << 30) | ((uint32_t)idx & 0x3fffffffu)};
+    if (t < h->run_end) {
+        if (h->sorted_run && h->b[0].n - h->head0 >= RUN_MAX) {
+            if (run_spill(h))
+                return -1;
+            if (t >= h->run_end)
+                goto bucket;
+        }
+        if (run_insert(h, e))
+            return -1;
+    } else {
+    bucket:
+        if (bucket_append(h, bucket_of(h->base, t), e))
+            return -1;
+    }
+    h->n++;
+    return 0;
+}
+
+/* Bucket k's entries (times in [H + 2^(k-1), H + 2^k)) sorted into the run:
+ * stable insertion sort, as they are nearly in order. */
+static int refill_sorted(heap *h, unsigned k, int64_t m)
+{
+    hbucket *src = &h->b[k], *r = &h->b[0];
+    if (reserve(r, src->n))
+        return -1;
+    for (uint32_t i = 0; i < src->n; i++) {
+        hentry e = src->a[i];
+        uint32_t j = i;
+        while (j > 0 && r->a[j - 1].t > e.t) {
+            r->a[j] = r->a[j - 1];
+            j--;
+        }
+        r->a[j] = e;
+    }
+    r->n = src->n;
+    uint64_t end = (((uint64_t)m >> (k - 1)) + 1) << (k - 1);
+    h->run_end = end > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)end;
+    h->sorted_run = 1;
+    return 0;
+}
+
+/* The run is used up: the lowest bucket becomes the run, sorted if small,
+ * else spread over the buckets below it around its minimum, in order.
+ * Returns -1 if a bucket cannot grow (the queue is then unusable). */
+int heap_refill(heap *h)
+{
+    h->b[0].n = h->head0 = 0;
+    release_if_big(&h->b[0]);
+    unsigned k = 1u + (unsigned)__builtin_ctzll(h->used);
+    int64_t m = h->min[k];
+    hbucket *src = &h->b[k];
+    h->base = m;
+    h->used &= ~(1ull << (k - 1));
+    h->min[k] = INT64_MAX;
+    if (src->n <= SORT_MAX) {
+        if (refill_sorted(h, k, m))
+            return -1;
+    } else {
+        h->run_end = m + 1;
+        h->sorted_run = 0;
+        for (uint32_t i = 0; i < src->n; i++)
+            if (bucket_append(h, bucket_of(m, src->a[i].t), src->a[i]))
+                return -1;
+    }
+    src->n = 0;
+    release_if_big(src);
+    return 0;
+}
+
+void heap_free(heap *h)
+{
+    for (int k = 0; k < HEAP_BUCKETS; k++)
+        free(h->b[k].a);
+    memset(h, 0, sizeof *h);
 }
 
 /* ------------------------------------------------------------ u64 map */
 
 #define EMPTY UINT64_MAX
 
-static inline size_t hash64(uint64_t k)
+/* Fibonacci hashing: one multiply, the table index from the top bits. The
+ * keys ((rank << 32) | request id, comm ids) are distinct in their low or
+ * high halves, and the multiply carries both into the top bits. */
+static inline size_t slot_of(uint64_t k, size_t cap)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return (size_t)k;
+    return (size_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(cap)));
 }
 
 static int grow(u64map *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 64;
-    uint64_t *keys = malloc(cap * sizeof *keys);
-    int64_t *vals = malloc(cap * sizeof *vals);
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
+    u64slot *s = malloc(cap * sizeof *s);
+    if (!s)
         return -1;
-    }
     for (size_t i = 0; i < cap; i++)
-        keys[i] = EMPTY;
+        s[i].key = EMPTY;
     for (size_t i = 0; i < m->cap; i++) {
-        if (m->keys[i] == EMPTY)
+        if (m->s[i].key == EMPTY)
             continue;
-        size_t j = hash64(m->keys[i]) & (cap - 1);
-        while (keys[j] != EMPTY)
+        size_t j = slot_of(m->s[i].key, cap);
+        while (s[j].key != EMPTY)
             j = (j + 1) & (cap - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
+        s[j] = m->s[i];
     }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
+    free(m->s);
+    m->s = s;
     m->cap = cap;
     return 0;
 }
@@ -115,19 +231,19 @@ int64_t *u64map_insert(u64map *m, uint64_t key, int *created)
 {
     if ((m->n + 1) * 2 > m->cap && grow(m))
         return NULL;
-    size_t mask = m->cap - 1, i = hash64(key) & mask;
-    while (m->keys[i] != EMPTY) {
-        if (m->keys[i] == key) {
+    size_t mask = m->cap - 1, i = slot_of(key, m->cap);
+    while (m->s[i].key != EMPTY) {
+        if (m->s[i].key == key) {
             *created = 0;
-            return &m->vals[i];
+            return &m->s[i].val;
         }
         i = (i + 1) & mask;
     }
-    m->keys[i] = key;
-    m->vals[i] = 0;
+    m->s[i].key = key;
+    m->s[i].val = 0;
     m->n++;
     *created = 1;
-    return &m->vals[i];
+    return &m->s[i].val;
 }
 
 int64_t *u64map_ref(u64map *m, uint64_t key)
@@ -149,10 +265,10 @@ int u64map_get(const u64map *m, uint64_t key, int64_t *val)
 {
     if (!m->cap)
         return 0;
-    size_t mask = m->cap - 1, i = hash64(key) & mask;
-    while (m->keys[i] != EMPTY) {
-        if (m->keys[i] == key) {
-            *val = m->vals[i];
+    size_t mask = m->cap - 1, i = slot_of(key, m->cap);
+    while (m->s[i].key != EMPTY) {
+        if (m->s[i].key == key) {
+            *val = m->s[i].val;
             return 1;
         }
         i = (i + 1) & mask;
@@ -164,9 +280,9 @@ void u64map_del(u64map *m, uint64_t key)
 {
     if (!m->cap)
         return;
-    size_t mask = m->cap - 1, i = hash64(key) & mask;
-    while (m->keys[i] != key) {
-        if (m->keys[i] == EMPTY)
+    size_t mask = m->cap - 1, i = slot_of(key, m->cap);
+    while (m->s[i].key != key) {
+        if (m->s[i].key == EMPTY)
             return;
         i = (i + 1) & mask;
     }
@@ -174,25 +290,22 @@ void u64map_del(u64map *m, uint64_t key)
     size_t j = i;
     for (;;) {
         j = (j + 1) & mask;
-        if (m->keys[j] == EMPTY)
+        if (m->s[j].key == EMPTY)
             break;
-        size_t home = hash64(m->keys[j]) & mask;
+        size_t home = slot_of(m->s[j].key, m->cap);
         /* keep j where it is if its home lies cyclically in (i, j] */
         if ((i <= j) ? (i < home && home <= j) : (i < home || home <= j))
             continue;
-        m->keys[i] = m->keys[j];
-        m->vals[i] = m->vals[j];
+        m->s[i] = m->s[j];
         i = j;
     }
-    m->keys[i] = EMPTY;
+    m->s[i].key = EMPTY;
     m->n--;
 }
 
 void u64map_free(u64map *m)
 {
-    free(m->keys);
-    free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
+    free(m->s);
+    m->s = NULL;
     m->cap = m->n = 0;
 }

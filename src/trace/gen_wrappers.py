@@ -79,6 +79,8 @@ class Call:
     def __init__(self, name, op):
         self.name, self.op = name, op
         self.args, self.pre, self.post = [], [], []
+        self.token = None  # token mode: expression replacing the PMPI call
+        self.gate = None   # token mode: communicator of a blocking collective
 
     def used(self, arg):
         code = "\n".join(self.pre + self.post)
@@ -110,6 +112,10 @@ def parse(path):
             cur.pre.append(rest.strip())
         elif key == "post":
             cur.post.append(rest.rstrip()[1:] if rest.startswith(" ") else rest)
+        elif key == "token":
+            cur.token = rest.strip()
+        elif key == "gate":
+            cur.gate = rest.strip()
         else:
             raise SystemExit("%s:%d: unknown key %r" % (path, lineno, key))
     return calls
@@ -151,10 +157,18 @@ def emit_c(c, w):
             w("        if (p_)\n            %s = p_;\n    }\n" % a.name)
     for line in c.pre:
         w("    %s\n" % line)
-    w("    int rc = PMPI_%s(%s);\n" % (c.name, names))
+    if c.gate:
+        w("    if (mct_token_on)\n        mctk_gate(%s);\n" % c.gate)
+    if c.token:
+        w("    int rc = mct_token_on ? %s : PMPI_%s(%s);\n" % (c.token, c.name, names))
+    else:
+        w("    int rc = PMPI_%s(%s);\n" % (c.name, names))
     w("    mct_stop(F);\n")
     for line in c.post:
         w("    %s\n" % line)
+    if c.gate:
+        # the exit time is when the rank may compute again: with the token
+        w("    if (mct_token_on) {\n        mctk_acquire();\n        mct_stop(F);\n    }\n")
     w("    (void)rc;\n    mct_leave(F);\n    return rc;\n}\n\n")
 
 

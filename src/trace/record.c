@@ -4,7 +4,9 @@
 #include "tracer.h"
 #include "map.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* ------------------------------------------------------------ helpers */
 
@@ -141,6 +143,65 @@ void mct_req_init(void)
     next_req = 1;
 }
 
+/* MPI may hand out one static, already-complete request for several calls
+ * (Open MPI returns &ompi_request_empty for every operation on
+ * MPI_PROC_NULL). Such a handle then stands for several live ids: the map
+ * slot holds the newest, the older ones wait here. Usually empty. */
+typedef struct dup_req {
+    uint64_t key;
+    uint64_t a;
+    void *b;
+} dup_req;
+static dup_req *dups;
+static size_t ndups, dups_cap;
+
+static void dup_push(uint64_t key, const mct_slot *s)
+{
+    if (ndups == dups_cap) {
+        size_t cap = dups_cap ? 2 * dups_cap : 8;
+        dup_req *d = realloc(dups, cap * sizeof *d);
+        if (!d)
+            return; /* the older id then stays uncompleted in the trace */
+        dups = d;
+        dups_cap = cap;
+    }
+    dups[ndups++] = (dup_req){key, s->a, s->b};
+}
+
+/* The k-th older id recorded for key (k from 0), or -1. */
+static ssize_t dup_find(uint64_t key, int k)
+{
+    for (size_t i = 0; i < ndups; i++)
+        if (dups[i].key == key && k-- == 0)
+            return (ssize_t)i;
+    return -1;
+}
+
+static void dup_remove(size_t i)
+{
+    dups[i] = dups[--ndups];
+}
+
+/* Forgets the completed id `a` of handle key: from the older ids if it is
+ * one of them, else from the slot, which then takes an older id if any. */
+static void req_forget(uint64_t key, uint64_t a)
+{
+    for (size_t i = 0; i < ndups; i++)
+        if (dups[i].key == key && dups[i].a == a) {
+            dup_remove(i);
+            return;
+        }
+    ssize_t d = dup_find(key, 0);
+    mct_slot *s = mct_map_find(&reqs, key);
+    if (d >= 0 && s) {
+        s->a = dups[d].a;
+        s->b = dups[d].b;
+        dup_remove((size_t)d);
+    } else {
+        mct_map_del(&reqs, key);
+    }
+}
+
 void mct_rec_newreq(mct_frame *f, int rc, MPI_Request r, MPI_Comm comm, int kind,
                     int persistent)
 {
@@ -150,6 +211,8 @@ void mct_rec_newreq(mct_frame *f, int rc, MPI_Request r, MPI_Comm comm, int kind
     mct_lock();
     uint32_t id = next_req++;
     mct_slot *s = mct_map_put(&reqs, req_key(r));
+    if (s && s->a && !(s->a & REQ_PERSISTENT) && (s->a & REQ_ACTIVE))
+        dup_push(req_key(r), s); /* the handle is shared: keep the older id too */
     if (s) {
         s->a = id | (uint64_t)kind << 32 | (persistent ? REQ_PERSISTENT : REQ_ACTIVE);
         s->b = ci;
@@ -174,7 +237,7 @@ void mct_rec_reqfree_pre(mct_frame *f, MPI_Request r)
     mct_slot *s = mct_map_find(&reqs, req_key(r));
     int64_t id = s ? (int64_t)(uint32_t)s->a : 0;
     if (s)
-        mct_map_del(&reqs, req_key(r));
+        req_forget(req_key(r), s->a);
     mct_unlock();
     mct_val(f, id);
 }
@@ -214,8 +277,14 @@ void mct_cpl_pre(mct_frame *f, int n, const MPI_Request *rs)
         }
         if ((s->a & REQ_PERSISTENT) && !(s->a & REQ_ACTIVE))
             continue; /* an inactive persistent request completes nothing */
-        cpl[i].a = s->a;
-        cpl[i].ci = s->b;
+        int earlier = 0; /* a shared handle listed again takes its next id */
+        for (int j = 0; j < i; j++)
+            earlier += cpl[j].handle == rs[i];
+        ssize_t d = earlier ? dup_find(req_key(rs[i]), earlier - 1) : -1;
+        if (earlier && d < 0)
+            continue;
+        cpl[i].a = d >= 0 ? dups[d].a : s->a;
+        cpl[i].ci = d >= 0 ? dups[d].b : s->b;
     }
     mct_unlock();
     ncpl = n;
@@ -248,7 +317,7 @@ void mct_cpl_done(mct_frame *f, int i, const MPI_Status *st)
         if (s)
             s->a &= ~REQ_ACTIVE;
     } else {
-        mct_map_del(&reqs, req_key(cpl[i].handle));
+        req_forget(req_key(cpl[i].handle), a);
     }
     mct_unlock();
     cpl[i].a = 0;

@@ -253,7 +253,10 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
     PMPI_Comm_size(MPI_COMM_WORLD, &mct_world_size);
     mct_threaded = thread_level == MPI_THREAD_MULTIPLE;
     const char *mode = getenv("MPICAST_MODE");
-    mct_cpu_mode = mode && strcmp(mode, "cpu") == 0;
+    /* token mode records CPU times too: wall == CPU shows an undisturbed burst */
+    mct_cpu_mode = mode && (strcmp(mode, "cpu") == 0 || strcmp(mode, "token") == 0);
+    if (mode && strcmp(mode, "token") == 0)
+        mctk_init(thread_level);
     mct_comm_init();
     mct_req_init();
     choose_dir();
@@ -269,6 +272,10 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
     frame_init(&f, op, ret);
     f.ev.t_start = t_entry - mct_epoch;
     f.ev.t_end = 0;
+    if (mct_token_on) { /* rank 0 starts with the token; the others wait */
+        mctk_acquire();
+        f.ev.t_end = mct_now() - mct_epoch;
+    }
     if (mct_cpu_mode) {
         last_cpu = mct_cpu_now();
         f.ev.cpu = 0;
@@ -375,7 +382,8 @@ static void write_meta(const char *comms, size_t ncomm_bytes, const char *sites,
     if (rc == MC_OK)
         rc = mc_meta_set(m, "timer", "CLOCK_MONOTONIC", &err);
     if (rc == MC_OK)
-        rc = mc_meta_set(m, "mode", mct_cpu_mode ? "cpu" : "wall", &err);
+        rc = mc_meta_set(m, "mode", mct_token_mode ? "token" : mct_cpu_mode ? "cpu" : "wall",
+                         &err);
     if (rc == MC_OK)
         rc = mc_meta_set(m, "start", start, &err);
     free(cmd);

@@ -221,6 +221,45 @@ void mct_rec_cart(mct_frame *f, int rc, MPI_Comm newc);
 void mct_rec_commfree_pre(mct_frame *f, MPI_Comm c);
 void mct_rec_commfree_post(mct_frame *f, int rc, MPI_Comm old);
 
+/* ------------------------------------------------------------ token mode */
+
+/* Token execution (token.c): only the rank holding the token runs
+ * application code. mct_token_on: the protocol runs on this rank. */
+extern int mct_token_on, mct_token_mode, mct_fortran_init;
+/* Collective, in MPI_Init: decides (all ranks alike) whether the program can
+ * run in token mode; warns once and leaves wall mode if not. */
+void mctk_init(int thread_level);
+/* Waits for the token (no-op when holding it). */
+void mctk_acquire(void);
+/* Collective, at MPI_Finalize entry: retires the token. */
+void mctk_finalize(void);
+/* Blocking calls with the token protocol (same arguments and results as the
+ * PMPI call; see token.c). kind: MC_OP_SEND/SSEND/BSEND/RSEND. */
+int mctk_send(int kind, const void *buf, int count, MPI_Datatype t, int dest, int tag,
+              MPI_Comm comm);
+int mctk_recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+              MPI_Status *st);
+int mctk_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                  void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
+                  MPI_Comm comm, MPI_Status *st);
+int mctk_sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int src,
+                          int rtag, MPI_Comm comm, MPI_Status *st);
+int mctk_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
+int mctk_wait(MPI_Request *r, MPI_Status *st);
+int mctk_waitall(int n, MPI_Request *rs, MPI_Status *sts);
+int mctk_waitany(int n, MPI_Request *rs, int *index, MPI_Status *st);
+int mctk_waitsome(int n, MPI_Request *rs, int *outcount, int *indices, MPI_Status *sts);
+/* After a test call (Test, Testany, Testall, Testsome, Iprobe): counts
+ * unsuccessful tests, yields the token after many in a row. Returns rc.
+ * The flag is read through a pointer: C leaves the order in which function
+ * arguments are evaluated open, so it must not be read before the call. */
+int mctk_tested(int rc, const int *flag);
+/* The same for Testsome: success is *outcount != 0. */
+int mctk_tested_some(int rc, const int *outcount);
+/* Before a blocking collective on comm: waits (without the token) until
+ * every member has reached it. The wrapper calls mctk_acquire afterwards. */
+void mctk_gate(MPI_Comm comm);
+
 /* ------------------------------------------------------------ Fortran */
 
 /* Fortran status length in MPI_Fint (the C status sizeof). */

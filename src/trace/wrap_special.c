@@ -109,6 +109,7 @@ MCT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provi
 
 MCT_EXPORT void mpi_init_(MPI_Fint *ierr)
 {
+    mct_fortran_init = 1; /* token mode has no Fortran path */
     f_ierr_fn real = (f_ierr_fn)mct_f_resolve("pmpi_init_");
     if (!real) {
         *ierr = MPI_ERR_INTERN;
@@ -134,6 +135,7 @@ MCT_EXPORT void ompi_init_f(MPI_Fint *) __attribute__((alias("mpi_init_")));
 
 MCT_EXPORT void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
+    mct_fortran_init = 1; /* token mode has no Fortran path */
     f_init_thread_fn real = (f_init_thread_fn)mct_f_resolve("pmpi_init_thread_");
     if (!real) {
         *ierr = MPI_ERR_INTERN;
@@ -167,6 +169,7 @@ MCT_EXPORT int MPI_Finalize(void)
     mct_frame f;
     if (!mct_enter(&f, MC_OP_FINALIZE, MCT_RETADDR()))
         return PMPI_Finalize();
+    mctk_finalize();
     mct_before_finalize(&f);
     int rc = PMPI_Finalize();
     mct_after_finalize(&f);
@@ -185,6 +188,7 @@ MCT_EXPORT void mpi_finalize_(MPI_Fint *ierr)
         real(ierr);
         return;
     }
+    mctk_finalize();
     mct_before_finalize(&f);
     real(ierr);
     mct_after_finalize(&f);
@@ -260,6 +264,7 @@ static int initialized(void)
 
 MCT_EXPORT void mpi_init_f08_(void *ierror)
 {
+    mct_fortran_init = 1; /* token mode has no Fortran path */
     f08_1_fn real = (f08_1_fn)mct_f_resolve("mpi_init_f08_");
     if (!real)
         return;
@@ -277,6 +282,7 @@ MCT_EXPORT void mpi_init_f08_(void *ierror)
 
 MCT_EXPORT void mpi_init_thread_f08_(void *required, void *provided, void *ierror)
 {
+    mct_fortran_init = 1; /* token mode has no Fortran path */
     f08_3_fn real = (f08_3_fn)mct_f_resolve("mpi_init_thread_f08_");
     if (!real)
         return;
@@ -302,6 +308,7 @@ MCT_EXPORT void mpi_finalize_f08_(void *ierror)
         real(ierror);
         return;
     }
+    mctk_finalize();
     mct_before_finalize(&f);
     real(ierror);
     mct_after_finalize(&f);

@@ -1,0 +1,184 @@
+/* Replay speed with the topo network model (contention on), issue 5.
+ * Usage: bench_topo [halo|alltoall|all] [scale] [MODEL]   (MODEL: topo, or loggp
+ * for the same replays without contention, as a reference)
+ *   halo      4096 ranks on a 16x16x16 torus3d, 3-D halo exchange: per
+ *             iteration a compute burst, 6 Irecv + 6 Isend of 64 KiB to the
+ *             grid neighbours, Waitall
+ *   alltoall  1024 ranks on an 8x8x16 torus3d, Alltoall of 4 KiB per peer
+ *             (pairwise algorithm)
+ * Links: 5 GB/s, 100 ns per hop, L = 1 us, o = 1 us. Prints trace events
+ * per second, engine events per second and flows (messages) per second per
+ * CPU second (the machine is shared), and the predicted time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "mpicast/net.h"
+#include "mpicast/platform.h"
+#include "mpicast/sim.h"
+
+enum { K_HALO, K_ALLTOALL };
+
+typedef struct gen {
+    mc_source base;
+    int kind, d[3];
+    uint32_t iters;
+    uint32_t *it;
+    uint8_t *step;
+    int64_t (*vals)[48];
+} gen;
+
+static int nb(const gen *g, int r, int k)
+{
+    int x = r % g->d[0], y = r / g->d[0] % g->d[1], z = r / (g->d[0] * g->d[1]);
+    int dim = k / 2, s = k % 2 ? -1 : 1;
+    int c[3] = {x, y, z};
+    c[dim] = (c[dim] + s + g->d[dim]) % g->d[dim];
+    return c[0] + g->d[0] * (c[1] + g->d[1] * c[2]);
+}
+
+static int gen_next(mc_source *s, int r, mc_event *e, mc_error *err)
+{
+    (void)err;
+    gen *g = (gen *)s;
+    if (g->it[r] >= g->iters)
+        return 0;
+    uint32_t i = g->it[r];
+    memset(e, 0, sizeof *e);
+    e->comm = MC_COMM_WORLD;
+    e->peer = e->peer2 = MC_NONE;
+    e->newcomm = MC_COMM_NULL;
+    e->cpu = -1;
+    if (g->kind == K_ALLTOALL) {
+        e->op = MC_OP_ALLTOALL;
+        e->bytes = e->bytes2 = 4096;
+        e->peer2 = s->nranks;
+        e->burst = 20000 + (r * 13 + i * 7) % 1000;
+        g->it[r]++;
+        return 1;
+    }
+    int st = g->step[r];
+    if (st < 6) {
+        e->op = MC_OP_IRECV;
+        e->peer = nb(g, r, st ^ 1); /* from the opposite side */
+        e->tag = st;
+        e->bytes = 65536;
+        e->req = 12 * i + 1 + (uint32_t)st;
+    } else if (st < 12) {
+        e->op = MC_OP_ISEND;
+        e->peer = nb(g, r, st - 6);
+        e->tag = st - 6;
+        e->bytes = 65536;
+        e->req = 12 * i + 1 + (uint32_t)st;
+        if (st == 6)
+            e->burst = 50000 + (r * 37 + i * 11) % 5000;
+    } else {
+        e->op = MC_OP_WAITALL;
+        int64_t *v = g->vals[r];
+        for (int k = 0; k < 12; k++) {
+            v[4 * k] = 12 * i + 1 + (uint32_t)k;
+            v[4 * k + 1] = MC_NONE, v[4 * k + 2] = MC_NONE, v[4 * k + 3] = 0;
+        }
+        e->vals = v;
+        e->nvals = 48;
+    }
+    if (++g->step[r] == 13) {
+        g->step[r] = 0;
+        g->it[r]++;
+    }
+    return 1;
+}
+
+static void gen_close(mc_source *s) { (void)s; }
+static const mc_source_ops gen_ops = {gen_next, gen_close};
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+static const char *g_model = "topo";
+
+static int run_case(const char *name, int kind, const int *d, uint32_t iters, const char *dims)
+{
+    int P = d[0] * d[1] * d[2];
+    gen g = {0};
+    g.base.ops = &gen_ops;
+    g.base.nranks = P;
+    g.base.name = "synthetic";
+    g.kind = kind;
+    memcpy(g.d, d, sizeof g.d);
+    g.iters = iters;
+    g.it = calloc((size_t)P, sizeof *g.it);
+    g.step = calloc((size_t)P, sizeof *g.step);
+    g.vals = calloc((size_t)P, sizeof *g.vals);
+    mc_platform *p = mc_platform_create();
+    mc_error err = {0};
+    char dimset[64];
+    snprintf(dimset, sizeof dimset, "network.dims=%s", dims);
+    char model[64];
+    snprintf(model, sizeof model, "network.model=%s", g_model);
+    const char *sets[] = {model, "network.topology=torus3d", dimset,
+                          "network.bandwidth=5GB/s", "network.hop_latency=100ns",
+                          "network.latency=1us", "network.overhead=1us",
+                          "collectives.alltoall=pairwise", NULL};
+    for (int i = 0; sets[i]; i++)
+        if (mc_platform_set(p, sets[i], &err))
+            fprintf(stderr, "bench_topo: %s: %s\n", sets[i], err.msg);
+    mc_net *net = mc_net_create(NULL, p, P, &err);
+    if (!net) {
+        fprintf(stderr, "bench_topo: %s\n", err.msg);
+        return 1;
+    }
+    mc_sim_options opt = {0};
+    opt.net = net;
+    double c0 = cpu_seconds();
+    mc_sim_result res;
+    mc_err rc = mc_sim_run(&g.base, p, &opt, &res, &err);
+    double cpu = cpu_seconds() - c0;
+    if (rc) {
+        fprintf(stderr, "bench_topo: %s: %s\n", name, err.msg);
+    } else {
+        if (!(cpu > 0))
+            cpu = 1e-9;
+        mc_net_link_stat hot[1];
+        size_t nl = mc_net_link_stats(net, hot, 1);
+        printf("%-9s %s ranks %5d  trace events %9llu  engine events %9llu  flows %9llu\n"
+               "          cpu %.3f s (wall %.3f s): trace events/s %.2f M, engine events/s "
+               "%.2f M, flows/s %.2f M; predicted %.6f s; %zu links used, hottest %s "
+               "(peak %d flows)\n",
+               name, g_model, P, (unsigned long long)res.events, (unsigned long long)res.sim_events,
+               (unsigned long long)res.messages, cpu, res.wall_seconds,
+               (double)res.events / cpu * 1e-6, (double)res.sim_events / cpu * 1e-6,
+               (double)res.messages / cpu * 1e-6, mc_sim_seconds(res.end), nl,
+               nl ? hot[0].name : "-", nl ? hot[0].peak_flows : 0);
+    }
+    mc_sim_result_free(&res);
+    mc_net_destroy(net);
+    mc_platform_destroy(p);
+    free(g.it);
+    free(g.step);
+    free(g.vals);
+    return rc != MC_OK;
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "all";
+    double scale = argc > 2 ? atof(argv[2]) : 1.0;
+    if (!(scale > 0))
+        scale = 1.0;
+    if (argc > 3)
+        g_model = argv[3];
+    int all = strcmp(which, "all") == 0, rc = 0;
+    if (all || strcmp(which, "halo") == 0)
+        rc |= run_case("halo", K_HALO, (int[]){16, 16, 16}, (uint32_t)(20 * scale), "16x16x16");
+    if (all || strcmp(which, "alltoall") == 0)
+        rc |= run_case("alltoall", K_ALLTOALL, (int[]){16, 8, 8}, (uint32_t)(2 * scale),
+                       "16x8x8");
+    return rc;
+}

@@ -1,0 +1,118 @@
+/* mpicast — trace extrapolation: from a small run to a large one.
+ *
+ * A model is built from one or more traces of the same program at small
+ * process counts (mc_extrap_build). It places the ranks on a Cartesian
+ * process grid (from MPI_Cart_create, from the Comm_split pattern, a 1-D
+ * ring, or the rules), sorts them into classes by their position along each
+ * dimension (lower border, interior, upper border), and keeps one
+ * representative event sequence per class, in which every peer is a grid
+ * offset or a fixed rank, every communicator a sub-grid, and every size a
+ * law of P. The model then yields, for any P, the events each rank of a
+ * P-rank run would produce (mc_extrap_source), so the simulator reads a
+ * million ranks without anything being written.
+ *
+ * Nothing is guessed silently: the model must regenerate every rank of every
+ * input trace exactly (operation, peer, tag, sizes, communicator, values);
+ * otherwise mc_extrap_build fails naming the class and the event it cannot
+ * explain. Rules: docs/extrapolation.md.
+ *
+ * Ownership: mc_extrap_build returns a model freed by mc_extrap_destroy. A
+ * source from mc_extrap_source borrows the model (keep the model alive until
+ * the source is closed); mc_extrap_open_source owns its model.
+ */
+#ifndef MPICAST_EXTRAP_H
+#define MPICAST_EXTRAP_H
+
+#include <stdio.h>
+#include "mpicast/error.h"
+#include "mpicast/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MC_EXTRAP_MAXDIMS 4
+
+/* Laws of a size or a compute burst as a function of the target run:
+ * value(P) = value(P0) * f(P, c) / f(P0, c0), c the size of the event's
+ * communicator, d the grid dimensions. */
+typedef enum mc_extrap_law {
+    MC_LAW_AUTO = 0,   /* rules: default of the scaling; inference: fit */
+    MC_LAW_CONST,      /* f = 1 (weak scaling) */
+    MC_LAW_VOLUME,     /* f = 1/P (strong scaling: work per rank) */
+    MC_LAW_SURFACE,    /* f = (1/P)^((d-1)/d) (strong scaling: a face) */
+    MC_LAW_INV_COMM,   /* f = 1/c (a fixed total split among c peers) */
+    MC_LAW_COMM,       /* f = c */
+    MC_LAW_P_PER_COMM, /* f = P/c (per-peer block of data that grows with P) */
+    MC_LAW_VOLUME_PER_COMM, /* f = 1/(P c) (strong scaling, all-to-all block) */
+    MC_LAW_P,          /* f = P */
+    MC_LAW_INV_P,      /* f = 1/P */
+    MC_LAW_LOG2P,      /* f = log2 P */
+    MC_LAW_COUNT
+} mc_extrap_law;
+
+/* Name of a law ("const", "surface", ...), and back (-1 if unknown). */
+const char *mc_extrap_law_name(int law);
+int mc_extrap_law_from_name(const char *name);
+
+/* Operation classes a size law applies to. */
+typedef enum mc_extrap_sizeclass {
+    MC_SC_P2P = 0,   /* point-to-point sizes and received bytes in completions */
+    MC_SC_REDUCE,    /* Bcast, Reduce, Allreduce, Scan, Exscan, Reduce_scatter* */
+    MC_SC_BLOCK,     /* per-peer blocks: Alltoall*, Allgather*, Gather*, Scatter* */
+    MC_SC_COMPUTE,   /* compute bursts */
+    MC_SC_COUNT
+} mc_extrap_sizeclass;
+
+typedef struct mc_extrap_rules {
+    int replicate;     /* 1: every rank behaves like rank `rep` (EP-like) */
+    int rep;           /* representative rank for replicate */
+    int ndims;         /* grid dimensions; 0: from the trace */
+    int dims[MC_EXTRAP_MAXDIMS];    /* target grid; all 0: MPI_Dims_create(P, ndims) */
+    int periods[MC_EXTRAP_MAXDIMS]; /* -1: from the trace (Cart_create; else wrap) */
+    int strong;        /* 0 weak scaling (default), 1 strong scaling */
+    int law[MC_SC_COUNT]; /* MC_LAW_AUTO: the scaling's default or the fit */
+    int infer;         /* 1 (default): fit laws when two or more traces are given */
+    int nrepeat;       /* stated repetitions: the block starting at the first call */
+    struct {           /* from `site` (LEN events, 0: its period) repeats a*f(P) times */
+        int32_t site;
+        uint32_t len;
+        int law;
+    } repeat[8];
+} mc_extrap_rules;
+
+/* Defaults: auto grid, weak scaling, laws inferred from several traces. */
+void mc_extrap_rules_init(mc_extrap_rules *r);
+/* One rule, KEY VALUE (docs/extrapolation.md): grid 8x8, periodic 1,0,
+ * replicate [RANK], scaling weak|strong, size.p2p LAW, size.reduce LAW,
+ * size.block LAW, compute LAW, infer yes|no, ndims N, repeat SITE[/LEN]:LAW. */
+mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *value,
+                           mc_error *err);
+/* A rules file: one "KEY VALUE" per line, '#' comments. */
+mc_err mc_extrap_rules_load(mc_extrap_rules *r, const char *path, mc_error *err);
+
+/* MPI_Dims_create(P, nd) into dims (balanced, non-increasing). */
+void mc_extrap_dims_create(int nranks, int nd, int *dims);
+
+typedef struct mc_extrap mc_extrap;
+
+/* Reads the traces (directories), builds and verifies the model. */
+mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extrap_rules *rules,
+                           mc_error *err);
+void mc_extrap_destroy(mc_extrap *x);
+/* Writes the rules applied per event class (what --explain prints). If
+ * nranks > 0 also the target grid of that run. */
+void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out);
+/* The event source of a P-rank run (P = nranks). Fails if the grid cannot
+ * take P ranks or a class the run needs is missing from the traces. */
+mc_source *mc_extrap_source(const mc_extrap *x, int nranks, mc_error *err);
+/* Builds a model from one trace and returns its P-rank source (owning it). */
+mc_source *mc_extrap_open_source(const char *trace, int nranks, const mc_extrap_rules *rules,
+                                 mc_error *err);
+/* Writes the P-rank pseudo-trace as a trace directory (meta.json included). */
+mc_err mc_extrap_write(const mc_extrap *x, int nranks, const char *dir, mc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,242 @@
+/* mpicast blocks DIR [--json] [--cpu] [--table FILE [--per-rank]]
+ *
+ * Compute data of a trace: per block (the pair of call sites bounding a
+ * compute burst) its count and mean/min/max burst per rank and over all
+ * ranks, with the sites' function and file:line from meta.json; optionally
+ * writes the compute table `predict --compute` reads (docs/compute-data.md).
+ * JSON keys: docs/json.md (blocks).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "mpicast/blocks.h"
+#include "mpicast/format.h"
+
+static const char blocks_usage[] =
+    "usage: mpicast blocks DIR [--json] [--cpu] [--table FILE [--per-rank]]\n"
+    "\n"
+    "Compute blocks of the trace in DIR: a block is the compute burst between\n"
+    "two MPI calls, named by their call sites (previous call -> this call).\n"
+    "Per block: count and mean/min/max burst time over all ranks, then per rank,\n"
+    "with each site's function and file:line from meta.json.\n"
+    "\n"
+    "  --json         one JSON document on stdout (keys: docs/json.md)\n"
+    "  --cpu          use the bursts' thread CPU time (traces taken with --mode cpu)\n"
+    "                 instead of the wall time (which in --mode token is the\n"
+    "                 uncontended time)\n"
+    "  --table FILE   also write the compute table for 'mpicast predict --compute'\n"
+    "                 (mean time per execution of each block, all ranks together)\n"
+    "  --per-rank     with --table: add one row per (block, rank)\n"
+    "\n"
+    "Exit status: 0 ok; 1 unreadable trace or table not writable; 2 usage error.\n";
+
+typedef struct blocks_args {
+    const char *dir, *table;
+    int json, cpu, per_rank;
+} blocks_args;
+
+static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (cli_is_help(s)) {
+            fputs(blocks_usage, stdout);
+            *rc = CLI_OK;
+            return -1;
+        }
+        if (strcmp(s, "--json") == 0) {
+            a->json = 1;
+        } else if (strcmp(s, "--cpu") == 0) {
+            a->cpu = 1;
+        } else if (strcmp(s, "--per-rank") == 0) {
+            a->per_rank = 1;
+        } else if (strcmp(s, "--table") == 0 && i + 1 < argc) {
+            a->table = argv[++i];
+        } else if (s[0] == '-' && s[1]) {
+            *rc = cli_usage_error("blocks: unknown option or missing value: %s "
+                                  "(see 'mpicast blocks --help')", s);
+            return -1;
+        } else if (!a->dir) {
+            a->dir = s;
+        } else {
+            *rc = cli_usage_error("blocks: more than one DIR given: %s", s);
+            return -1;
+        }
+    }
+    if (!a->dir) {
+        *rc = cli_usage_error("blocks: no DIR given (see 'mpicast blocks --help')");
+        return -1;
+    }
+    if (a->per_rank && !a->table) {
+        *rc = cli_usage_error("blocks: --per-rank needs --table FILE");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- sites */
+
+typedef struct site_names {
+    const mc_meta *meta;
+    char buf[2][1024]; /* two labels may be live at once (prev -> site) */
+    int next;
+} site_names;
+
+/* "function file:line", with "?" for unknown parts; "-" for site 0. */
+static const char *site_label(void *ctx, int32_t site)
+{
+    site_names *n = ctx;
+    char *b = n->buf[n->next];
+    n->next ^= 1;
+    const mc_meta_site *s = n->meta ? mc_meta_site_find(n->meta, site) : NULL;
+    if (site == 0 || !s) {
+        snprintf(b, sizeof n->buf[0], site == 0 ? "-" : "site %x", (unsigned)site);
+        return b;
+    }
+    const char *file = s->file && s->file[0] ? strrchr(s->file, '/') : NULL;
+    file = file ? file + 1 : (s->file && s->file[0] ? s->file : "?");
+    snprintf(b, sizeof n->buf[0], "%s %s:%d", s->function && s->function[0] ? s->function : "?",
+             file, s->line);
+    return b;
+}
+
+static json_t *site_json(const mc_meta *m, int32_t site)
+{
+    const mc_meta_site *s = m ? mc_meta_site_find(m, site) : NULL;
+    return json_pack("{s:i,s:s,s:s,s:i}", "id", (int)site, "function",
+                     s && s->function ? s->function : "", "file", s && s->file ? s->file : "",
+                     "line", s ? s->line : 0);
+}
+
+/* ---------------------------------------------------------------- output */
+
+static json_t *stat_json(const mc_block_stat *s)
+{
+    return json_pack("{s:I,s:f,s:f,s:f,s:f}", "count", (json_int_t)s->count, "total",
+                     (double)s->sum_ns * 1e-9, "mean", mc_block_mean_ns(s) * 1e-9, "min",
+                     (double)s->min_ns * 1e-9, "max", (double)s->max_ns * 1e-9);
+}
+
+static int print_json(const blocks_args *a, const mc_blocks *b, const mc_meta *m)
+{
+    json_t *arr = json_array();
+    size_t j = 0; /* per-rank rows are sorted like the totals */
+    for (size_t i = 0; arr && i < mc_blocks_total_count(b); i++) {
+        const mc_block_stat *t = mc_blocks_total_at(b, i);
+        json_t *ranks = json_array();
+        for (; j < mc_blocks_count(b); j++) {
+            const mc_block_stat *r = mc_blocks_at(b, j);
+            if (r->prev_site != t->prev_site || r->site != t->site)
+                break;
+            json_t *o = stat_json(r);
+            json_object_set_new(o, "rank", json_integer(r->rank));
+            json_array_append_new(ranks, o);
+        }
+        json_t *o = stat_json(t);
+        json_object_set_new(o, "from", site_json(m, t->prev_site));
+        json_object_set_new(o, "to", site_json(m, t->site));
+        json_object_set_new(o, "per_rank", ranks);
+        json_array_append_new(arr, o);
+    }
+    json_t *doc = json_pack("{s:s,s:i,s:s,s:b,s:o}", "trace", a->dir, "ranks",
+                            mc_blocks_nranks(b), "time", a->cpu ? "cpu" : "wall", "truncated",
+                            mc_blocks_truncated(b), "blocks", arr);
+    if (!doc) {
+        fputs("mpicast: blocks: out of memory\n", stderr);
+        return CLI_BAD_INPUT;
+    }
+    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    fputc('\n', stdout);
+    json_decref(doc);
+    return CLI_OK;
+}
+
+static void print_row(const char *who, const mc_block_stat *s)
+{
+    printf("  %-6s %10" PRIu64 " %14.3f %14.3f %14.3f\n", who, s->count,
+           mc_block_mean_ns(s) * 1e-3, (double)s->min_ns * 1e-3, (double)s->max_ns * 1e-3);
+}
+
+static void print_text(const blocks_args *a, const mc_blocks *b, const mc_meta *m)
+{
+    site_names n = {.meta = m};
+    printf("%zu blocks in %s (%d ranks, %s time; times in us)\n", mc_blocks_total_count(b),
+           a->dir, mc_blocks_nranks(b), a->cpu ? "cpu" : "wall");
+    size_t j = 0;
+    for (size_t i = 0; i < mc_blocks_total_count(b); i++) {
+        const mc_block_stat *t = mc_blocks_total_at(b, i);
+        printf("\nblock %x -> %x   %s", (unsigned)t->prev_site, (unsigned)t->site,
+               site_label(&n, t->prev_site));
+        printf("  ->  %s\n", site_label(&n, t->site));
+        printf("  %-6s %10s %14s %14s %14s\n", "rank", "count", "mean", "min", "max");
+        print_row("all", t);
+        char who[16];
+        for (; j < mc_blocks_count(b); j++) {
+            const mc_block_stat *r = mc_blocks_at(b, j);
+            if (r->prev_site != t->prev_site || r->site != t->site)
+                break;
+            snprintf(who, sizeof who, "%d", (int)r->rank);
+            print_row(who, r);
+        }
+    }
+}
+
+static int write_table(const blocks_args *a, const mc_blocks *b, const mc_meta *m)
+{
+    mc_error err = {0};
+    FILE *out = fopen(a->table, "w");
+    if (!out) {
+        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the compute table", a->table);
+        return cli_fail(&err);
+    }
+    char source[4200];
+    const char *mode = m ? mc_meta_get(m, "mode") : NULL;
+    snprintf(source, sizeof source, "%s, mode %s, %s time", a->dir, mode ? mode : "?",
+             a->cpu ? "cpu" : "wall");
+    mc_err rc = mc_ctable_write(b, out, a->per_rank, source, m, &err);
+    if (fclose(out) != 0 && rc == MC_OK)
+        rc = mc_error_set(&err, MC_ERR_IO, "%s: write failed", a->table);
+    if (rc != MC_OK) {
+        mc_error_prefix(&err, "%s", a->table);
+        return cli_fail(&err);
+    }
+    return CLI_OK;
+}
+
+int cmd_blocks(int argc, char **argv)
+{
+    blocks_args a;
+    int rc = CLI_OK;
+    if (parse_args(argc, argv, &a, &rc))
+        return rc;
+    mc_error err = {0};
+    mc_source *src = mc_trace_open(a.dir, &err);
+    if (!src)
+        return cli_fail(&err);
+    mc_blocks *b = mc_blocks_collect(src, a.cpu ? MC_BLOCK_CPU : MC_BLOCK_WALL, &err);
+    if (!b) {
+        mc_source_close(src);
+        return cli_fail(&err);
+    }
+    const mc_meta *m = mc_trace_meta(src);
+    if (mc_blocks_truncated(b))
+        fprintf(stderr, "mpicast: warning: %s: a rank's stream is truncated (crashed run?); "
+                        "blocks from its readable prefix\n", a.dir);
+    if (a.table)
+        rc = write_table(&a, b, m);
+    if (rc == CLI_OK) {
+        if (a.json)
+            rc = print_json(&a, b, m);
+        else
+            print_text(&a, b, m);
+    }
+    mc_blocks_destroy(b);
+    mc_source_close(src);
+    return rc;
+}

@@ -1,0 +1,95 @@
+/* mpicast export otf2|tit|chrome DIR -o OUT: a trace directory in another
+ * tool's format (docs/formats.md has the mappings and what each loses). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mpicast/export.h"
+
+static const char export_usage[] =
+    "usage: mpicast export otf2|tit|chrome DIR -o OUT [--flops RATE] [--quiet]\n"
+    "\n"
+    "Writes the trace directory DIR in another tool's format:\n"
+    "  otf2    OUT is a directory: an OTF2 archive OUT/traces.otf2 (Vampir,\n"
+    "          otf2-print, Score-P tools); one location per rank\n"
+    "  tit     OUT is a directory: SimGrid time-independent traces, one file per\n"
+    "          rank and the list OUT/traces.txt for `smpirun -replay` (and for\n"
+    "          `mpicast predict OUT/traces.txt`); compute bursts become\n"
+    "          `compute F` flops at RATE flop/s (--flops, default 1e9: replay\n"
+    "          with cpu.flops equal to RATE to get the original times)\n"
+    "  chrome  OUT is a JSON file (- for stdout): Chrome trace-event format for\n"
+    "          Perfetto (ui.perfetto.dev) or chrome://tracing; one track per\n"
+    "          rank, compute / MPI call / known waiting, arrows for messages\n"
+    "\n"
+    "  -o OUT        output directory or file\n"
+    "  --flops RATE  flop/s for the tit export (default 1e9)\n"
+    "  --quiet       no progress line on stderr\n"
+    "\n"
+    "Example:\n"
+    "  mpicast export tit run16/ -o run16.tit && mpicast predict run16.tit/traces.txt\n"
+    "Operations a format cannot express are dropped and counted on stderr.\n"
+    "Exit status: 0 ok; 1 unreadable trace or unwritable output; 2 usage error.\n";
+
+int cmd_export(int argc, char **argv)
+{
+    const char *fmt = NULL, *dir = NULL, *out = NULL;
+    double flops = 1e9;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (cli_is_help(s)) {
+            fputs(export_usage, stdout);
+            return CLI_OK;
+        }
+        if (strcmp(s, "-o") == 0 && i + 1 < argc) {
+            out = argv[++i];
+        } else if (strcmp(s, "--flops") == 0 && i + 1 < argc) {
+            char *end;
+            flops = strtod(argv[++i], &end);
+            if (*end || !(flops > 0))
+                return cli_usage_error("export: --flops: expected a positive number, got '%s'", argv[i]);
+        } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
+            quiet = 1;
+        } else if (s[0] == '-' && s[1]) {
+            return cli_usage_error("export: unknown option or missing value: %s (see 'mpicast export --help')", s);
+        } else if (!fmt) {
+            fmt = s;
+        } else if (!dir) {
+            dir = s;
+        } else {
+            return cli_usage_error("export: unexpected argument: %s", s);
+        }
+    }
+    if (!fmt || !dir || !out)
+        return cli_usage_error("export: usage: mpicast export otf2|tit|chrome DIR -o OUT (see --help)");
+    mc_error err = {0};
+    mc_export_info info;
+    mc_progress prog = {.out = !quiet && isatty(2) ? stderr : NULL, .what = "export"};
+    mc_err rc;
+    if (strcmp(fmt, "tit") == 0) {
+        rc = mc_export_tit(dir, out, flops, &info, &prog, &err);
+    } else if (strcmp(fmt, "otf2") == 0) {
+        rc = mc_export_otf2(dir, out, &info, &prog, &err);
+    } else if (strcmp(fmt, "chrome") == 0) {
+        int to_stdout = strcmp(out, "-") == 0;
+        FILE *f = to_stdout ? stdout : fopen(out, "w");
+        if (!f) {
+            mc_error_set(&err, MC_ERR_IO, "%s: cannot write", out);
+            return cli_fail(&err);
+        }
+        rc = mc_export_chrome(dir, f, &info, &prog, &err);
+        if (!to_stdout && fclose(f) != 0 && !rc)
+            rc = mc_error_set(&err, MC_ERR_IO, "%s: write failed", out);
+    } else {
+        return cli_usage_error("export: unknown format '%s' (otf2, tit or chrome)", fmt);
+    }
+    if (rc)
+        return cli_fail(&err);
+    if (info.dropped) /* a loss of data: said even with --quiet */
+        fprintf(stderr, "mpicast: export %s: %llu events the format cannot express were left out "
+                        "(first: %s; see docs/formats.md)\n",
+                fmt, (unsigned long long)info.dropped, info.first_dropped);
+    return CLI_OK;
+}

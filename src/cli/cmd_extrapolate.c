@@ -1,0 +1,163 @@
+/* mpicast extrapolate TRACE... --ranks P [-o DIR] [--explain] [rules...]
+ *
+ * Builds the extrapolation model from one or more small traces of the same
+ * program (docs/extrapolation.md), and writes the P-rank pseudo-trace as a
+ * trace directory (-o) and/or prints the rules applied per event class
+ * (--explain). A pattern the model cannot explain fails with exit 1 naming
+ * the class and the event. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mpicast/extrap.h"
+
+static const char extrapolate_usage[] =
+    "usage: mpicast extrapolate TRACE... --ranks P [-o DIR] [--explain]\n"
+    "                           [--rules FILE] [--rule KEY=VALUE]... [--grid DxD...]\n"
+    "                           [--periodic 0,1,...] [--replicate [RANK]]\n"
+    "                           [--scaling weak|strong]\n"
+    "\n"
+    "Rewrites small traces of a program into the trace of a P-rank run (the\n"
+    "SCAMP pseudo-trace): ranks are placed on the process grid (MPI_Cart_create,\n"
+    "the Comm_split rows/columns, or a ring), each rank follows the traced rank\n"
+    "of its position class (corner, edge, interior), peers move by their grid\n"
+    "offset, communicators are regenerated, and sizes follow a law of P: fitted\n"
+    "when two or more traces are given, else the stated scaling.\n"
+    "Every traced rank must be regenerated exactly, or the command fails\n"
+    "naming the event class it cannot explain.\n"
+    "\n"
+    "  --ranks P          process count of the run to generate\n"
+    "  -o DIR             write the pseudo-trace there (a normal trace directory)\n"
+    "  --explain          print the grid, the classes and the rule of each event\n"
+    "  --rules FILE       rules file (KEY VALUE lines, docs/extrapolation.md)\n"
+    "  --rule KEY=VALUE   one rule, e.g. size.p2p=surface, compute=volume\n"
+    "  --grid 8x8         the P-rank process grid (default: MPI_Dims_create)\n"
+    "  --periodic 1,0     periodicity per dimension (default: the trace's)\n"
+    "  --replicate [R]    every rank behaves like traced rank R (default 0)\n"
+    "  --scaling weak|strong  default laws of sizes and compute (default weak)\n"
+    "\n"
+    "Exit status: 0 ok; 1 bad input or a pattern that is not explained; 2 usage.\n";
+
+/* Rule options shared with predict --ranks: returns 1 if argv[*i] was one
+ * (consumed, *i advanced), 0 if not, -1 on error (*rc set). */
+int cli_extrap_rule_option(int argc, char **argv, int *i, mc_extrap_rules *rules, int *rc)
+{
+    const char *s = argv[*i];
+    int has_next = *i + 1 < argc;
+    mc_error err = {0};
+    mc_err e = MC_OK;
+    if (strcmp(s, "--rules") == 0 && has_next) {
+        e = mc_extrap_rules_load(rules, argv[++*i], &err);
+    } else if (strcmp(s, "--rule") == 0 && has_next) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", argv[++*i]);
+        char *eq = strchr(buf, '=');
+        if (!eq) {
+            *rc = cli_usage_error("--rule %s: expected KEY=VALUE", buf);
+            return -1;
+        }
+        *eq = '\0';
+        e = mc_extrap_rules_set(rules, buf, eq + 1, &err);
+    } else if (strcmp(s, "--grid") == 0 && has_next) {
+        e = mc_extrap_rules_set(rules, "grid", argv[++*i], &err);
+    } else if (strcmp(s, "--periodic") == 0 && has_next) {
+        e = mc_extrap_rules_set(rules, "periodic", argv[++*i], &err);
+    } else if (strcmp(s, "--scaling") == 0 && has_next) {
+        e = mc_extrap_rules_set(rules, "scaling", argv[++*i], &err);
+    } else if (strcmp(s, "--replicate") == 0) {
+        const char *v = "";
+        if (has_next && argv[*i + 1][0] >= '0' && argv[*i + 1][0] <= '9')
+            v = argv[++*i];
+        e = mc_extrap_rules_set(rules, "replicate", v, &err);
+    } else {
+        return 0;
+    }
+    if (e) {
+        *rc = e == MC_ERR_USAGE ? cli_usage_error("%s", err.msg) : cli_fail(&err);
+        return -1;
+    }
+    return 1;
+}
+
+/* Parses a positive rank count. */
+int cli_parse_ranks(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < 1 || v > (1L << 30))
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int cmd_extrapolate(int argc, char **argv)
+{
+    mc_extrap_rules rules;
+    mc_extrap_rules_init(&rules);
+    const char **traces = calloc((size_t)argc, sizeof *traces);
+    if (!traces)
+        return cli_usage_error("extrapolate: out of memory");
+    int ntraces = 0, nranks = 0, explain = 0, rc = CLI_OK;
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int has_next = i + 1 < argc;
+        if (cli_is_help(s)) {
+            fputs(extrapolate_usage, stdout);
+            free(traces);
+            return CLI_OK;
+        }
+        int used = cli_extrap_rule_option(argc, argv, &i, &rules, &rc);
+        if (used < 0) {
+            free(traces);
+            return rc;
+        }
+        if (used)
+            continue;
+        if (strcmp(s, "--ranks") == 0 && has_next) {
+            if (cli_parse_ranks(argv[++i], &nranks)) {
+                free(traces);
+                return cli_usage_error("extrapolate: --ranks %s: expected a positive count",
+                                       argv[i]);
+            }
+        } else if (strcmp(s, "-o") == 0 && has_next) {
+            out = argv[++i];
+        } else if (strcmp(s, "--explain") == 0) {
+            explain = 1;
+        } else if (s[0] == '-' && s[1]) {
+            free(traces);
+            return cli_usage_error("extrapolate: unknown option or missing value: %s (see "
+                                   "'mpicast extrapolate --help')", s);
+        } else {
+            traces[ntraces++] = s;
+        }
+    }
+    if (!ntraces || !nranks || (!out && !explain)) {
+        free(traces);
+        return cli_usage_error("extrapolate: need TRACE..., --ranks P and -o DIR or --explain "
+                               "(see 'mpicast extrapolate --help')");
+    }
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(traces, ntraces, &rules, &err);
+    if (!x) {
+        free(traces);
+        return cli_fail(&err);
+    }
+    if (explain)
+        mc_extrap_explain(x, nranks, stdout);
+    if (out) {
+        if (mc_extrap_write(x, nranks, out, &err))
+            rc = cli_fail(&err);
+    } else {
+        mc_source *s = mc_extrap_source(x, nranks, &err); /* can P ranks be generated? */
+        if (!s)
+            rc = cli_fail(&err);
+        mc_source_close(s);
+    }
+    mc_extrap_destroy(x);
+    free(traces);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* mpicast import otf2 ARCHIVE -o DIR: an OTF2 archive (Score-P) becomes a
+ * trace directory that stats, predict and the rest read. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mpicast/export.h"
+
+static const char import_usage[] =
+    "usage: mpicast import otf2 ARCHIVE -o DIR [--quiet]\n"
+    "\n"
+    "Reads an OTF2 archive as Score-P writes it (ARCHIVE: its traces.otf2 anchor\n"
+    "file or the directory holding it) and writes the trace directory DIR: one\n"
+    "rank per MPI process, one event per MPI call (the Enter/Leave of MPI_\n"
+    "regions with the point-to-point and collective records inside them),\n"
+    "compute bursts from the gaps between MPI calls, communicators from the\n"
+    "definitions. `mpicast predict` also accepts ARCHIVE directly.\n"
+    "\n"
+    "  -o DIR     trace directory to write\n"
+    "  --quiet    no progress line on stderr\n"
+    "\n"
+    "Example:\n"
+    "  mpicast import otf2 scorep-run/traces.otf2 -o run/ && mpicast stats run/\n"
+    "What OTF2 cannot tell (v-collective counts, buffer sizes): docs/formats.md.\n"
+    "Exit status: 0 ok; 1 unreadable archive; 2 usage error.\n";
+
+int cmd_import(int argc, char **argv)
+{
+    const char *fmt = NULL, *archive = NULL, *out = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (cli_is_help(s)) {
+            fputs(import_usage, stdout);
+            return CLI_OK;
+        }
+        if (strcmp(s, "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0)
+            quiet = 1;
+        else if (s[0] == '-' && s[1])
+            return cli_usage_error("import: unknown option or missing value: %s (see 'mpicast import --help')", s);
+        else if (!fmt)
+            fmt = s;
+        else if (!archive)
+            archive = s;
+        else
+            return cli_usage_error("import: unexpected argument: %s", s);
+    }
+    if (!fmt || !archive || !out)
+        return cli_usage_error("import: usage: mpicast import otf2 ARCHIVE -o DIR (see --help)");
+    if (strcmp(fmt, "otf2") != 0)
+        return cli_usage_error("import: unknown format '%s' (otf2; time-independent traces are "
+                               "read directly by predict)", fmt);
+    mc_error err = {0};
+    mc_progress prog = {.out = !quiet && isatty(2) ? stderr : NULL, .what = "import"};
+    if (mc_import_otf2(archive, out, NULL, &prog, &err))
+        return cli_fail(&err);
+    return CLI_OK;
+}

@@ -1,0 +1,75 @@
+/* Internal to src/export: a whole trace loaded in memory, message matching,
+ * and small helpers shared by the exporters. */
+#ifndef MC_EXPORT_INTERNAL_H
+#define MC_EXPORT_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mpicast/export.h"
+#include "mpicast/format.h"
+
+#ifndef MC_EXPORT_INTERNAL
+#error "export_internal.h is internal to src/export"
+#endif
+
+/* One rank's events; each event's vals is owned (malloc'd) by the trace. */
+typedef struct lt_req {
+    uint32_t req;
+    size_t ev;
+} lt_req;
+
+typedef struct lt_rank {
+    mc_event *ev;
+    size_t n, cap;
+    lt_req *reqs; /* events creating a request, sorted by id (lt_load) */
+    size_t nreqs;
+} lt_rank;
+
+typedef struct loaded_trace {
+    int nranks;
+    lt_rank *ranks;
+    mc_source *src;      /* kept open: owns the meta */
+    const mc_meta *meta; /* NULL when the directory has none */
+    uint64_t events;
+} loaded_trace;
+
+/* Reads every event of every rank (exports need random access: matching
+ * messages across ranks). Memory: one mc_event per event plus vals. */
+loaded_trace *lt_load(const char *dir, mc_progress *prog, mc_error *err);
+void lt_free(loaded_trace *t);
+
+/* The latest event before index `upto` that created request `req`, or NULL;
+ * *at (when non-NULL) gets its index. O(log n). */
+const mc_event *lt_find_req(const lt_rank *rk, size_t upto, uint32_t req, size_t *at);
+
+/* A point-to-point message: sender event (rank, index) and the receiver's
+ * event that posted the receive and the one that completed it. */
+typedef struct lt_msg {
+    int src, dst;
+    size_t send_ev;              /* index in ranks[src] */
+    size_t post_ev, done_ev;     /* indexes in ranks[dst] */
+    int64_t bytes;
+} lt_msg;
+
+/* Matches sends to receives by (source, destination, communicator, tag) in
+ * program order (MPI's non-overtaking rule). Unmatched ones are left out. */
+lt_msg *lt_match(const loaded_trace *t, size_t *nmsgs, mc_error *err);
+
+/* True when op sends a message (blocking/nonblocking, Sendrecv). */
+int lt_is_send(int op);
+
+/* Calls fn for every complete ("X") slice of a Chrome timeline (the
+ * simulator's, read from the start of `in`); a non-zero return from fn stops
+ * and is returned. -1 with err filled when the file is not JSON. */
+typedef int (*tl_slice_fn)(void *ctx, const char *name, const char *cat, int tid, double ts,
+                           double dur);
+int tl_each_slice(FILE *in, tl_slice_fn fn, void *ctx, mc_error *err);
+
+/* Wall-clock seconds (monotonic). */
+double mc_now(void);
+
+/* Creates directory path (one level); ok when it exists. */
+mc_err mc_mkdir(const char *path, mc_error *err);
+
+#endif

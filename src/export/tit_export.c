@@ -1,0 +1,501 @@
+/* SimGrid time-independent trace export (mpicast export tit).
+ *
+ * One file per rank, rank-N.txt, lines "N action args" in the syntax that
+ * src/format/tit.c reads and SimGrid 3.2x-3.3x replays, plus traces.txt
+ * listing them. Sizes are bytes (init without argument: MPI_BYTE). What the
+ * format cannot say is dropped and counted (docs/formats.md):
+ * sub-communicator collectives, scans, nonblocking collectives, probes and
+ * communicator management; the recorded cost of MPI calls (every action
+ * but compute takes no time of its own in a time-independent trace). */
+#define MC_EXPORT_INTERNAL
+#include "export_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A nonblocking request of this rank the file has posted: its envelope as
+ * SimGrid's `wait SRC DST TAG` names it. */
+typedef struct treq {
+    uint32_t id;
+    int src, dst, tag, persistent_recv;
+    int op;        /* the *_init or I* op that created it */
+    int32_t peer;  /* persistent: for re-posting at Start */
+    int64_t bytes;
+    uint64_t comm;
+    int outstanding;
+} treq;
+
+typedef struct tit_w {
+    FILE *f;
+    int rank, nranks;
+    double flops;
+    treq *reqs;
+    size_t nreqs, cap;
+    mc_export_info *info;
+    const lt_rank *events; /* the rank's events */
+    uint64_t *world_like;  /* communicators with the world's members in order */
+    size_t nworld_like;
+    int64_t *recvd;        /* index_received */
+    size_t nrecvd;
+} tit_w;
+
+static treq *req_find(tit_w *w, uint32_t id)
+{
+    for (size_t i = w->nreqs; i-- > 0;)
+        if (w->reqs[i].id == id)
+            return &w->reqs[i];
+    return NULL;
+}
+
+static treq *req_add(tit_w *w, uint32_t id)
+{
+    if (w->nreqs == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 64;
+        treq *r = realloc(w->reqs, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        w->reqs = r;
+        w->cap = cap;
+    }
+    treq *q = &w->reqs[w->nreqs++];
+    memset(q, 0, sizeof *q);
+    q->id = id;
+    return q;
+}
+
+static void drop(tit_w *w, int op)
+{
+    if (!w->info->dropped++)
+        snprintf(w->info->first_dropped, sizeof w->info->first_dropped, "%s", mc_op_name(op));
+}
+
+static void line(tit_w *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(tit_w *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(w->f, "%d ", w->rank);
+    vfprintf(w->f, fmt, ap);
+    fputc('\n', w->f);
+    va_end(ap);
+    w->info->written++;
+}
+
+/* Posts a nonblocking send or receive (I* op, or a persistent Start). */
+static int post(tit_w *w, uint32_t id, int is_recv, int32_t peer, int tag, int64_t bytes)
+{
+    treq *q = req_find(w, id);
+    if (!q && !(q = req_add(w, id)))
+        return -1;
+    q->src = is_recv ? peer : w->rank;
+    q->dst = is_recv ? w->rank : peer;
+    q->tag = tag;
+    q->outstanding = 1;
+    line(w, "%s %d %d %lld", is_recv ? "irecv" : "isend", peer, tag < 0 ? 0 : tag, (long long)bytes);
+    return 0;
+}
+
+/* Keeps the outstanding and the persistent requests only, so that lookups
+ * stay short on long traces. */
+static void forget_completed(tit_w *w)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < w->nreqs; i++)
+        if (w->reqs[i].outstanding || w->reqs[i].op)
+            w->reqs[k++] = w->reqs[i];
+    w->nreqs = k;
+}
+
+static int outstanding(const tit_w *w)
+{
+    int n = 0;
+    for (size_t i = 0; i < w->nreqs; i++)
+        n += w->reqs[i].outstanding;
+    return n;
+}
+
+/* A completion op: `waitall` when it completes every outstanding request,
+ * else one `wait SRC DST TAG` per completed request. Receive envelopes use
+ * the matched source/tag (vals), which is what the posted irecv says too:
+ * the trace source resolves wildcards. */
+static void completion(tit_w *w, const mc_event *e)
+{
+    int ncomp = 0;
+    for (uint32_t k = 0; k + 3 < e->nvals; k += 4) {
+        treq *q = req_find(w, (uint32_t)e->vals[k]);
+        if (q && q->outstanding)
+            ncomp++;
+    }
+    if (ncomp == 0) {
+        if (e->op == MC_OP_TEST || e->op == MC_OP_TESTANY || e->op == MC_OP_TESTSOME ||
+            e->op == MC_OP_TESTALL)
+            line(w, "test");
+        return;
+    }
+    if (ncomp == outstanding(w) && ncomp > 1) {
+        line(w, "waitall");
+        for (size_t i = 0; i < w->nreqs; i++)
+            w->reqs[i].outstanding = 0;
+        forget_completed(w);
+        return;
+    }
+    for (uint32_t k = 0; k + 3 < e->nvals; k += 4) {
+        treq *q = req_find(w, (uint32_t)e->vals[k]);
+        if (!q || !q->outstanding)
+            continue;
+        line(w, "wait %d %d %d", q->src, q->dst, q->tag < 0 ? 0 : q->tag);
+        q->outstanding = 0;
+    }
+    forget_completed(w);
+}
+
+static int64_t val_or0(const mc_event *e, uint32_t i)
+{
+    return i < e->nvals ? e->vals[i] : 0;
+}
+
+/* Counts of one side of a v-collective: n values from vals at `first`, or
+ * zeros when the side is not significant on this rank. */
+static void counts(tit_w *w, const mc_event *e, uint32_t first, int have, int n)
+{
+    for (int i = 0; i < n; i++)
+        fprintf(w->f, " %lld", have ? (long long)val_or0(e, first + (uint32_t)i) : 0LL);
+}
+
+static void collective(tit_w *w, const mc_event *e)
+{
+    int n = w->nranks;
+    int root = e->peer < 0 ? 0 : e->peer;
+    long long b = (long long)e->bytes, b2 = (long long)e->bytes2;
+    switch (e->op) {
+    case MC_OP_BARRIER: line(w, "barrier"); return;
+    case MC_OP_BCAST: line(w, "bcast %lld %d", b, root); return;
+    case MC_OP_REDUCE: line(w, "reduce %lld 0 %d", b, root); return;
+    case MC_OP_ALLREDUCE: line(w, "allreduce %lld 0", b); return;
+    case MC_OP_ALLTOALL: line(w, "alltoall %lld %lld", b, b2); return;
+    case MC_OP_ALLGATHER: line(w, "allgather %lld %lld", b, b2); return;
+    case MC_OP_GATHER: line(w, "gather %lld %lld %d", b, b2, root); return;
+    case MC_OP_SCATTER: line(w, "scatter %lld %lld %d", b, b2, root); return;
+    case MC_OP_REDUCE_SCATTER_BLOCK:
+        fprintf(w->f, "%d reducescatter", w->rank);
+        for (int i = 0; i < n; i++)
+            fprintf(w->f, " %lld", b2 ? b2 : b);
+        fputs(" 0\n", w->f);
+        w->info->written++;
+        return;
+    default:
+        break;
+    }
+    int is_root = e->peer == w->rank;
+    fprintf(w->f, "%d ", w->rank);
+    switch (e->op) {
+    case MC_OP_GATHERV: /* vals at the root: receive counts */
+        fprintf(w->f, "gatherv %lld", b);
+        counts(w, e, 0, is_root, n);
+        fprintf(w->f, " %d", root);
+        break;
+    case MC_OP_SCATTERV:
+        fputs("scatterv", w->f);
+        counts(w, e, 0, is_root, n);
+        fprintf(w->f, " %lld %d", b2, root);
+        break;
+    case MC_OP_ALLGATHERV:
+        fprintf(w->f, "allgatherv %lld", b);
+        counts(w, e, e->nvals >= (uint32_t)n ? e->nvals - (uint32_t)n : 0, 1, n);
+        break;
+    case MC_OP_ALLTOALLV:
+    case MC_OP_ALLTOALLW: {
+        int two = e->nvals >= 2u * (uint32_t)n; /* else in place: receive side only */
+        long long ss = 0, rs = 0;
+        for (int i = 0; i < n; i++) {
+            rs += val_or0(e, (uint32_t)(two ? n + i : i));
+            ss += val_or0(e, (uint32_t)i);
+        }
+        fprintf(w->f, "alltoallv %lld", ss);
+        counts(w, e, 0, 1, n);
+        fprintf(w->f, " %lld", rs);
+        counts(w, e, two ? (uint32_t)n : 0, 1, n);
+        break;
+    }
+    case MC_OP_REDUCE_SCATTER:
+        fputs("reducescatter", w->f);
+        counts(w, e, 0, 1, n);
+        fputs(" 0", w->f);
+        break;
+    default:
+        break;
+    }
+    fputc('\n', w->f);
+    w->info->written++;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* (request, bytes received) of every receive completion of the rank,
+ * sorted by request: 2 values per completion. */
+static int index_received(tit_w *w)
+{
+    const lt_rank *rk = w->events;
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t k = 0;
+        for (size_t i = 0; i < rk->n; i++) {
+            const mc_event *c = &rk->ev[i];
+            if (mc_op_kind_of(c->op) != MC_KIND_W || c->op == MC_OP_START || c->op == MC_OP_STARTALL)
+                continue;
+            for (uint32_t j = 0; j + 3 < c->nvals; j += 4) {
+                if (pass) {
+                    w->recvd[2 * k] = (int64_t)(uint32_t)c->vals[j];
+                    w->recvd[2 * k + 1] = c->vals[j + 3];
+                }
+                k++;
+            }
+        }
+        if (!pass) {
+            n = k;
+            free(w->recvd);
+            if (!(w->recvd = malloc((2 * n + 2) * sizeof *w->recvd)))
+                return -1;
+        }
+    }
+    w->nrecvd = n;
+    qsort(w->recvd, n, 2 * sizeof *w->recvd, pair_cmp);
+    return 0;
+}
+
+/* Bytes received by the request e creates, from the completion that names
+ * it (e->bytes when none does). */
+static int64_t received(const tit_w *w, const mc_event *e)
+{
+    size_t lo = 0, hi = w->nrecvd;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->recvd[2 * mid] < (int64_t)e->req)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->nrecvd && w->recvd[2 * lo] == (int64_t)e->req ? w->recvd[2 * lo + 1] : e->bytes;
+}
+
+static int persistent_init(tit_w *w, const mc_event *e)
+{
+    treq *q = req_add(w, e->req);
+    if (!q)
+        return -1;
+    q->op = e->op;
+    q->peer = e->peer;
+    q->tag = e->tag;
+    q->bytes = e->bytes;
+    q->persistent_recv = e->op == MC_OP_RECV_INIT;
+    return 0;
+}
+
+static int start(tit_w *w, const mc_event *e)
+{
+    for (uint32_t k = 0; k < e->nvals; k++) {
+        treq *q = req_find(w, (uint32_t)e->vals[k]);
+        if (!q || !q->op)
+            continue;
+        int32_t peer = q->peer;
+        int tag = q->tag;
+        int64_t bytes = q->bytes;
+        if (peer < 0)
+            continue;
+        if (post(w, q->id, q->persistent_recv, peer, tag, bytes))
+            return -1;
+    }
+    return 0;
+}
+
+/* One event → zero or more lines. Returns -1 when out of memory. */
+static int event(tit_w *w, const mc_event *e)
+{
+    if (e->burst > 0 && e->op != MC_OP_INIT)
+        line(w, "compute %lld", (long long)llround((double)e->burst * 1e-9 * w->flops));
+    int world = e->comm == MC_COMM_WORLD;
+    for (size_t i = 0; !world && i < w->nworld_like; i++)
+        world = e->comm == w->world_like[i];
+    switch (mc_op_kind_of(e->op)) {
+    case MC_KIND_P:
+        break;
+    case MC_KIND_C:
+        if (!world || mc_op_is_nonblocking_coll(e->op) || e->op == MC_OP_SCAN ||
+            e->op == MC_OP_EXSCAN)
+            drop(w, e->op);
+        else
+            collective(w, e);
+        return 0;
+    case MC_KIND_W:
+        if (e->op == MC_OP_START || e->op == MC_OP_STARTALL)
+            return start(w, e);
+        if (e->op != MC_OP_REQUEST_FREE)
+            completion(w, e);
+        return 0;
+    default:
+        if (e->op == MC_OP_INIT)
+            line(w, "init");
+        else if (e->op == MC_OP_FINALIZE)
+            line(w, "finalize");
+        else if (e->op == MC_OP_COMPUTE && e->bytes > 0)
+            line(w, "compute %lld", (long long)e->bytes);
+        else if (e->op != MC_OP_COMPUTE)
+            drop(w, e->op);
+        return 0;
+    }
+    long long b = (long long)e->bytes;
+    int tag = e->tag < 0 ? 0 : e->tag;
+    switch (e->op) {
+    case MC_OP_SEND: case MC_OP_SSEND: case MC_OP_BSEND: case MC_OP_RSEND:
+        if (e->peer >= 0)
+            line(w, "send %d %d %lld", e->peer, tag, b);
+        return 0;
+    case MC_OP_RECV:
+        if (e->peer >= 0)
+            line(w, "recv %d %d %lld", e->peer, tag, (long long)(e->bytes2 ? e->bytes2 : e->bytes));
+        return 0;
+    case MC_OP_ISEND: case MC_OP_ISSEND: case MC_OP_IBSEND: case MC_OP_IRSEND:
+        return e->peer >= 0 ? post(w, e->req, 0, e->peer, e->tag, e->bytes) : 0;
+    case MC_OP_IRECV:
+        /* the size of the message that arrived (the completion's vals), not
+         * of the buffer: SimGrid and the simulator use the posted size */
+        return e->peer >= 0 ? post(w, e->req, 1, e->peer, e->tag, received(w, e)) : 0;
+    case MC_OP_SENDRECV:
+    case MC_OP_SENDRECV_REPLACE:
+        /* irecv + send + wait: the receive is posted before the send as
+         * Sendrecv does, so two ranks exchanging never deadlock. */
+        if (e->peer2 >= 0)
+            line(w, "irecv %d %d %lld", e->peer2, e->tag2 < 0 ? 0 : e->tag2, (long long)e->bytes2);
+        if (e->peer >= 0)
+            line(w, "send %d %d %lld", e->peer, tag, b);
+        if (e->peer2 >= 0)
+            line(w, "wait %d %d %d", e->peer2, w->rank, e->tag2 < 0 ? 0 : e->tag2);
+        return 0;
+    case MC_OP_SEND_INIT: case MC_OP_SSEND_INIT: case MC_OP_BSEND_INIT: case MC_OP_RSEND_INIT:
+    case MC_OP_RECV_INIT:
+        return persistent_init(w, e);
+    default:
+        drop(w, e->op); /* probes */
+        return 0;
+    }
+}
+
+/* A collective on a communicator whose members are all ranks in world
+ * order (a Comm_dup, a Cart_create without reordering, a Comm_split with one
+ * color) is a world collective for SimGrid, which has no communicators. */
+static int is_world_like(const int32_t *m, int64_t n, int nranks, const int64_t *v)
+{
+    if (n != nranks)
+        return 0;
+    for (int64_t i = 0; i < n; i++)
+        if ((m ? m[i] : v[i]) != i)
+            return 0;
+    return 1;
+}
+
+static int find_world_like(tit_w *w, const loaded_trace *t)
+{
+    size_t cap = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t k = 0;
+        for (size_t i = 0; t->meta && i < mc_meta_ncomms(t->meta); i++) {
+            const mc_meta_comm *c = mc_meta_comm_at(t->meta, i);
+            if (c->id != MC_COMM_WORLD && c->size == c->local_size &&
+                is_world_like(c->members, c->size, t->nranks, NULL)) {
+                if (pass)
+                    w->world_like[k] = c->id;
+                k++;
+            }
+        }
+        for (int r = 0; r < t->nranks; r++)
+            for (size_t i = 0; i < t->ranks[r].n; i++) {
+                const mc_event *e = &t->ranks[r].ev[i];
+                if (mc_op_kind_of(e->op) == MC_KIND_M && e->newcomm != MC_COMM_NULL &&
+                    e->op != MC_OP_INTERCOMM_CREATE && e->peer2 == t->nranks &&
+                    e->nvals >= (uint32_t)t->nranks &&
+                    is_world_like(NULL, t->nranks, t->nranks, e->vals)) {
+                    if (pass)
+                        w->world_like[k] = e->newcomm;
+                    k++;
+                }
+            }
+        if (!pass) {
+            cap = k;
+            if (!(w->world_like = malloc((cap + 1) * sizeof *w->world_like)))
+                return -1;
+        } else {
+            w->nworld_like = k;
+        }
+    }
+    return 0;
+}
+
+mc_err mc_export_tit(const char *trace, const char *outdir, double flops, mc_export_info *info,
+                     mc_progress *prog, mc_error *err)
+{
+    mc_export_info dummy;
+    if (!info)
+        info = &dummy;
+    memset(info, 0, sizeof *info);
+    if (!(flops > 0) || !isfinite(flops))
+        return mc_error_set(err, MC_ERR_USAGE, "--flops: must be a positive number of flop/s");
+    loaded_trace *t = lt_load(trace, prog, err);
+    if (!t)
+        return err && err->code ? err->code : MC_ERR_IO;
+    mc_err rc = mc_mkdir(outdir, err);
+    size_t plen = strlen(outdir) + 64;
+    char *path = malloc(plen);
+    FILE *list = NULL;
+    if (!rc && !path)
+        rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    if (!rc) {
+        snprintf(path, plen, "%s/traces.txt", outdir);
+        if (!(list = fopen(path, "w")))
+            rc = mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    }
+    tit_w w = {.nranks = t->nranks, .flops = flops, .info = info};
+    if (!rc && find_world_like(&w, t))
+        rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    for (int r = 0; !rc && r < t->nranks; r++) {
+        snprintf(path, plen, "%s/rank-%d.txt", outdir, r);
+        if (!(w.f = fopen(path, "w"))) {
+            rc = mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+            break;
+        }
+        fprintf(list, "rank-%d.txt\n", r);
+        w.rank = r;
+        w.nreqs = 0;
+        w.events = &t->ranks[r];
+        if (index_received(&w)) {
+            rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+            fclose(w.f);
+            break;
+        }
+        for (size_t i = 0; i < t->ranks[r].n; i++) {
+            info->events++;
+            if (event(&w, &t->ranks[r].ev[i])) {
+                rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        if (fclose(w.f) != 0 && !rc)
+            rc = mc_error_set(err, MC_ERR_IO, "%s: write failed", path);
+        mc_progress_update(prog, (uint64_t)r + 1, (uint64_t)t->nranks);
+    }
+    if (list && fclose(list) != 0 && !rc)
+        rc = mc_error_set(err, MC_ERR_IO, "%s/traces.txt: write failed", outdir);
+    mc_progress_done(prog);
+    free(w.reqs);
+    free(w.recvd);
+    free(w.world_like);
+    free(path);
+    lt_free(t);
+    return rc;
+}

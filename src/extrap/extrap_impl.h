@@ -1,0 +1,165 @@
+/* Internal to the extrapolation module: the model of a program on a process
+ * grid (grid geometry, communicator and peer descriptors, event templates per
+ * rank class) shared by the builder (model.c), the generator (gen.c) and the
+ * rules (rules.c). */
+#ifndef MPICAST_EXTRAP_IMPL_H
+#define MPICAST_EXTRAP_IMPL_H
+
+#ifndef MPICAST_EXTRAP_INTERNAL
+#error "extrap_impl.h is internal to src/extrap"
+#endif
+
+#include <stdint.h>
+#include "mpicast/extrap.h"
+
+#define MAXD MC_EXTRAP_MAXDIMS
+#define NCAT 4                 /* position categories per dimension */
+#define MAXCLASS 256           /* NCAT ^ MAXD */
+/* World rank 0 is a class of its own: it is often a root, and the other
+ * ranks of its position class may then still be all alike. */
+#define ORIGIN MAXCLASS
+#define NCLASSES (MAXCLASS + 1)
+
+/* Position of a coordinate along one dimension. */
+enum { CAT_LO = 0, CAT_INT = 1, CAT_HI = 2, CAT_SINGLE = 3 };
+
+typedef struct xgrid {
+    int nd;
+    int P;
+    int dims[MAXD];
+    int wrap[MAXD]; /* offsets wrap around (periodic, or a 1-D ring) */
+} xgrid;
+
+void grid_coords(const xgrid *g, int r, int *c);
+int grid_rank(const xgrid *g, const int *c);
+int grid_class(const xgrid *g, int r);
+/* Members, lowest member and rank of `r` in the sub-grid keeping dims `keep`. */
+int grid_sub_size(const xgrid *g, unsigned keep);
+int grid_sub_lowest(const xgrid *g, unsigned keep, int r);
+int grid_sub_member(const xgrid *g, unsigned keep, int r, int k);
+int grid_sub_index(const xgrid *g, unsigned keep, int r);
+int grid_fixed_index(const xgrid *g, unsigned keep, int r);
+/* Class name ("lo,int" ...) into buf. */
+void class_name(int nd, int cls, char *buf, size_t len);
+
+/* Communicator descriptor: what a communicator id stands for. */
+enum { CD_WORLD = 0, CD_SELF, CD_GRID };
+typedef struct cdesc {
+    int kind;
+    unsigned keep;  /* CD_GRID: dimensions kept (all: the whole grid) */
+    uint32_t seq;   /* high 32 bits of the id */
+} cdesc;
+
+/* Peer descriptor. */
+enum { PD_LIT = 0, PD_REL, PD_ABS, PD_ABS_END, PD_CROOT, PD_CROOT_END, PD_COMMSIZE };
+typedef struct pdesc {
+    int kind;
+    int32_t v[MAXD]; /* REL: offsets; ABS/CROOT: index; LIT: value */
+} pdesc;
+
+/* How Comm_split's colour (tag) and key (bytes) follow from the position. */
+enum { SK_LIT = 0, SK_FIXED_INDEX, SK_KEPT_INDEX, SK_WORLD_RANK };
+
+/* One event of a class template. */
+typedef struct tev {
+    mc_event e;         /* literal fields; e.vals owned */
+    int comm;           /* index into the model's cdescs */
+    int newcomm;        /* index, or -1: e.newcomm literal */
+    int cart;           /* vals end with ndims, dims, periods */
+    int color, key;     /* SK_* for Comm_split */
+    uint32_t npeer;     /* peer slots: [0] peer, [1] peer2, [2+k] completion k's source */
+    pdesc *peer;
+    uint32_t nnum;      /* number slots: [0] bytes, [1] bytes2, [2+k] completion k's bytes */
+    int64_t *num;       /* value at the representative's P */
+    uint8_t *law;       /* mc_extrap_law per slot */
+    uint8_t *sclass;    /* mc_extrap_sizeclass per slot */
+    uint16_t *alt;      /* per slot: every law that fits the traces (bit per law) */
+    int64_t csize;      /* size of e.comm at the representative's P */
+    int32_t baseP;      /* the representative's P */
+} tev;
+
+typedef struct xclass {
+    int present;
+    int trace;          /* representative's trace */
+    int rank;           /* representative's rank there */
+    int nmembers;       /* members in that trace */
+    uint32_t n;
+    tev *ev;
+    int burst_law;      /* mc_extrap_law of the compute bursts */
+    /* A block of events repeated a number of times that depends on P:
+     * ev[rep_start .. rep_start + rep_len) is one copy; copies = rep_a *
+     * f(P) (law rep_law); each copy's request ids advance by rep_nreq. */
+    int rep_on;
+    uint32_t rep_start, rep_len, rep_nreq;
+    uint32_t rep_first_req;  /* lowest request id created in the block */
+    int rep_law;
+    double rep_a;
+    /* Measured only (bursts are timings, not applied): the class's total
+     * compute per rank ~ P^burst_alpha over the traces (burst_npts of them). */
+    double burst_alpha;
+    int burst_npts;
+} xclass;
+
+struct mc_extrap {
+    mc_extrap_rules rules;
+    int ntraces;
+    char **paths;
+    int *tP;                    /* P of each trace */
+    xgrid *tgrid;               /* grid of each trace */
+    int nd;
+    int periodic[MAXD];
+    int from_dims_create;       /* traced dims were MPI_Dims_create's */
+    char grid_source[128];      /* how the grid was found */
+    cdesc *cd;
+    int ncd;
+    xclass cls[NCLASSES];       /* position classes, then ORIGIN */
+    int homogeneous[MAXD];      /* position along d does not matter */
+    uint64_t explained;         /* events regenerated exactly */
+    char *notes;                /* inference notes for --explain (malloc'd) */
+};
+
+/* Target grid of a P-rank run. */
+mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err);
+/* Class key of rank r: its position class, homogeneous dimensions merged. */
+int extrap_class_key(const mc_extrap *x, const xgrid *g, int r);
+/* Class whose template rank r of grid g follows, or -1. */
+int extrap_class_for(const mc_extrap *x, const xgrid *g, int r);
+/* Law factor f(P, c, d). */
+double law_f(int law, double P, double c, int d);
+/* Comm id of descriptor cd for rank r of grid g. */
+uint64_t cdesc_id(const cdesc *cd, const xgrid *g, int r);
+int cdesc_size(const cdesc *cd, const xgrid *g);
+int cdesc_member(const cdesc *cd, const xgrid *g, int r, int k);
+
+/* The events of class C at P: the template, or with the repetitions
+ * expanded (then *owned is set and extrap_expanded_free releases it). Fails
+ * if the repetition count at P is not a whole number. */
+mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint32_t *n,
+                     int *owned, mc_error *err);
+void extrap_expanded_free(tev *ev, uint32_t n);
+/* Repetition inference over one class's templates in several traces
+ * (model.c calls it when their lengths differ): compresses each to one copy. */
+int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname,
+                           mc_error *err);
+
+/* Applies the stated repeat rules to one class's templates (compressing
+ * each to one copy of the block). */
+int extrap_stated_repetition(mc_extrap *x, xclass *per, const char *cname, mc_error *err);
+
+/* Event generation for rank r (gen.c). vbuf: growable per-rank buffer for
+ * remapped values; members: values of a comm-management event, or NULL to
+ * have them generated into *vbuf too. t_prev_end: the rank's clock. */
+typedef struct genbuf {
+    int64_t *v;
+    uint32_t cap;
+} genbuf;
+mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int burst_law,
+                  int64_t t_prev_end, mc_event *out, genbuf *vb, const int64_t *shared_vals,
+                  mc_error *err);
+/* Values of a comm-management event (members + Cartesian suffix). */
+mc_err extrap_comm_vals(const mc_extrap *x, const xgrid *g, int r, const tev *t, genbuf *vb,
+                        uint32_t *n, mc_error *err);
+/* Events equal in everything but times. */
+int extrap_event_equal(const mc_event *a, const mc_event *b, char *why, size_t len);
+
+#endif

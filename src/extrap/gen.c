@@ -1,0 +1,771 @@
+/* Generating the events of a P-rank run from the model: one event of rank r
+ * from its class template (extrap_gen), the streaming source, the writer of
+ * a pseudo-trace directory and the --explain text.
+ *
+ * Memory of the source: O(P) small per-rank state (class, position, clock,
+ * a values buffer used only by completions) plus the member lists of the
+ * communicators being created, shared by their members and freed once every
+ * member has read them. Events are never stored: each is computed from the
+ * template when the consumer asks for it. */
+#define MPICAST_EXTRAP_INTERNAL
+#include "extrap_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ one event */
+
+static int64_t scale(int64_t v, int law, const tev *t, const xgrid *g, int64_t ct, int nd)
+{
+    if (v == 0 || law == MC_LAW_CONST || law == MC_LAW_AUTO)
+        return v;
+    double f = law_f(law, g->P, (double)ct, nd) / law_f(law, t->baseP, (double)t->csize, nd);
+    double r = (double)v * f;
+    if (r > 9e18)
+        r = 9e18;
+    return llround(r);
+}
+
+static int32_t apply_peer(const mc_extrap *x, const xgrid *g, int r, const tev *t,
+                          const pdesc *p)
+{
+    switch (p->kind) {
+    case PD_REL: {
+        int c[MAXD];
+        grid_coords(g, r, c);
+        for (int d = 0; d < g->nd; d++) {
+            int n = g->dims[d];
+            c[d] += p->v[d];
+            if (g->wrap[d])
+                c[d] = ((c[d] % n) + n) % n;
+            else if (c[d] < 0 || c[d] >= n)
+                return MC_NONE;
+        }
+        return grid_rank(g, c);
+    }
+    case PD_ABS: return p->v[0] < g->P ? p->v[0] : MC_NONE;
+    case PD_ABS_END: return g->P - 1 - p->v[0] >= 0 ? g->P - 1 - p->v[0] : MC_NONE;
+    case PD_CROOT:
+    case PD_CROOT_END: {
+        const cdesc *cd = &x->cd[t->comm];
+        int size = cdesc_size(cd, g);
+        int k = p->kind == PD_CROOT ? p->v[0] : size - 1 - p->v[0];
+        return k >= 0 && k < size ? cdesc_member(cd, g, r, k) : MC_NONE;
+    }
+    case PD_COMMSIZE: return cdesc_size(&x->cd[t->comm], g);
+    default: return p->v[0];
+    }
+}
+
+static int grow(genbuf *vb, uint32_t n)
+{
+    if (n <= vb->cap)
+        return 0;
+    uint32_t cap = vb->cap ? vb->cap : 8;
+    while (cap < n)
+        cap *= 2;
+    int64_t *v = realloc(vb->v, cap * sizeof *v);
+    if (!v)
+        return -1;
+    vb->v = v;
+    vb->cap = cap;
+    return 0;
+}
+
+mc_err extrap_comm_vals(const mc_extrap *x, const xgrid *g, int r, const tev *t, genbuf *vb,
+                        uint32_t *n, mc_error *err)
+{
+    const cdesc *cd = &x->cd[t->newcomm];
+    int size = cdesc_size(cd, g), kept = 0;
+    for (int d = 0; d < g->nd; d++)
+        kept += (cd->keep >> d) & 1u;
+    uint32_t total = (uint32_t)size + (t->cart ? 1u + 2u * (uint32_t)kept : 0u);
+    if (grow(vb, total))
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory for a communicator of %d ranks",
+                            size);
+    for (int k = 0; k < size; k++)
+        vb->v[k] = cdesc_member(cd, g, r, k);
+    if (t->cart) {
+        uint32_t o = (uint32_t)size;
+        vb->v[o++] = kept;
+        for (int d = 0; d < g->nd; d++)
+            if (cd->keep & (1u << d))
+                vb->v[o++] = g->dims[d];
+        for (int d = 0; d < g->nd; d++)
+            if (cd->keep & (1u << d))
+                vb->v[o++] = x->periodic[d];
+    }
+    *n = total;
+    return MC_OK;
+}
+
+mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int burst_law,
+                  int64_t t_prev_end, mc_event *out, genbuf *vb, const int64_t *shared_vals,
+                  mc_error *err)
+{
+    *out = t->e;
+    const cdesc *cd = &x->cd[t->comm];
+    int64_t ct = cdesc_size(cd, g);
+    out->comm = cdesc_id(cd, g, r);
+    int op = t->e.op;
+    int wait = op >= MC_OP_WAIT && op <= MC_OP_TESTSOME && t->e.nvals;
+    if (t->newcomm >= 0) {
+        const cdesc *nc = &x->cd[t->newcomm];
+        out->newcomm = cdesc_id(nc, g, r);
+        int size = cdesc_size(nc, g);
+        out->peer2 = size;
+        if (shared_vals) {
+            int kept = 0;
+            for (int d = 0; d < g->nd; d++)
+                kept += (nc->keep >> d) & 1u;
+            out->vals = (int64_t *)shared_vals;
+            out->nvals = (uint32_t)size + (t->cart ? 1u + 2u * (uint32_t)kept : 0u);
+        } else {
+            mc_err rc = extrap_comm_vals(x, g, r, t, vb, &out->nvals, err);
+            if (rc)
+                return rc;
+            out->vals = vb->v;
+        }
+        if (op == MC_OP_COMM_SPLIT) {
+            if (t->color == SK_FIXED_INDEX)
+                out->tag = grid_fixed_index(g, nc->keep, r);
+            if (t->key == SK_KEPT_INDEX)
+                out->bytes = grid_sub_index(g, nc->keep, r);
+            else if (t->key == SK_WORLD_RANK)
+                out->bytes = r;
+        }
+    } else if (wait) {
+        if (grow(vb, t->e.nvals))
+            return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        memcpy(vb->v, t->e.vals, t->e.nvals * sizeof *vb->v);
+        for (uint32_t q = 0; q < t->e.nvals / 4; q++) {
+            vb->v[4 * q + 1] = apply_peer(x, g, r, t, &t->peer[2 + q]);
+            vb->v[4 * q + 3] = scale(t->num[2 + q], t->law[2 + q], t, g, ct, x->nd);
+        }
+        out->vals = vb->v;
+    }
+    if (t->newcomm < 0) {
+        out->peer = apply_peer(x, g, r, t, &t->peer[0]);
+        out->peer2 = apply_peer(x, g, r, t, &t->peer[1]);
+        out->bytes = scale(t->num[0], t->law[0], t, g, ct, x->nd);
+        out->bytes2 = scale(t->num[1], t->law[1], t, g, ct, x->nd);
+    }
+    /* Times: the burst follows the compute law, durations are kept. */
+    int64_t burst = t->e.burst;
+    if (burst > 0 && burst_law != MC_LAW_CONST) {
+        double f = law_f(burst_law, g->P, (double)ct, x->nd) /
+                   law_f(burst_law, t->baseP, (double)t->csize, x->nd);
+        burst = llround((double)burst * f);
+    }
+    int64_t dur = mc_event_duration(&t->e);
+    if (t_prev_end == INT64_MIN) { /* the first event keeps its recorded start */
+        out->t_start = t->e.t_start;
+    } else {
+        out->t_start = t_prev_end + burst;
+    }
+    out->t_end = out->t_start + dur;
+    out->burst = t_prev_end == INT64_MIN ? t->e.burst : burst;
+    if (out->cpu > 0 && t->e.burst > 0)
+        out->cpu = llround((double)out->cpu * (double)burst / (double)t->e.burst);
+    return MC_OK;
+}
+
+int extrap_event_equal(const mc_event *a, const mc_event *b, char *why, size_t len)
+{
+#define DIFF(field)                                                                          \
+    if (a->field != b->field) {                                                              \
+        snprintf(why, len, #field " %lld in the model, %lld in the trace",                   \
+                 (long long)a->field, (long long)b->field);                                  \
+        return 0;                                                                            \
+    }
+    if (a->op != b->op) {
+        snprintf(why, len, "%s in the model, %s in the trace", mc_op_name(a->op),
+                 mc_op_name(b->op));
+        return 0;
+    }
+    DIFF(site) DIFF(peer) DIFF(tag) DIFF(bytes) DIFF(peer2) DIFF(tag2) DIFF(bytes2) DIFF(req)
+    DIFF(nvals)
+    if (a->comm != b->comm || a->newcomm != b->newcomm) {
+        snprintf(why, len, "communicator %llx/%llx in the model, %llx/%llx in the trace",
+                 (unsigned long long)a->comm, (unsigned long long)a->newcomm,
+                 (unsigned long long)b->comm, (unsigned long long)b->newcomm);
+        return 0;
+    }
+#undef DIFF
+    for (uint32_t i = 0; i < a->nvals; i++)
+        if (a->vals[i] != b->vals[i]) {
+            snprintf(why, len, "value %u is %lld in the model, %lld in the trace", i,
+                     (long long)a->vals[i], (long long)b->vals[i]);
+            return 0;
+        }
+    return 1;
+}
+
+/* ------------------------------------------------------------ target grid */
+
+static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err);
+
+static void dims_str(const xgrid *g, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < g->nd && o < len; d++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%d", d ? "x" : "", g->dims[d]);
+}
+
+/* Categories present along a dimension of n ranks. */
+static int cats_of(int n, int *cats)
+{
+    if (n == 1) {
+        cats[0] = CAT_SINGLE;
+        return 1;
+    }
+    cats[0] = CAT_LO;
+    cats[1] = CAT_HI;
+    if (n == 2)
+        return 2;
+    cats[2] = CAT_INT;
+    return 3;
+}
+
+/* A rank of grid g whose class has the categories cat[]. */
+static int rank_with(const xgrid *g, const int *cat)
+{
+    int c[MAXD];
+    for (int d = 0; d < g->nd; d++)
+        c[d] = cat[d] == CAT_HI ? g->dims[d] - 1 : cat[d] == CAT_INT ? 1 : 0;
+    return grid_rank(g, c);
+}
+
+mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->nd = x->nd;
+    g->P = P;
+    if (P < 1)
+        return mc_error_set(err, MC_ERR_USAGE, "--ranks %d: need at least 1 rank", P);
+    for (int d = 0; d < x->nd; d++)
+        g->wrap[d] = x->periodic[d];
+    if (x->rules.dims[0] > 0 && !x->rules.replicate) {
+        long prod = 1;
+        for (int d = 0; d < x->nd; d++) {
+            g->dims[d] = x->rules.dims[d];
+            prod *= g->dims[d];
+        }
+        if (prod != P)
+            return mc_error_set(err, MC_ERR_USAGE, "grid: %ld ranks in the grid given, %d asked "
+                                "for with --ranks", prod, P);
+    } else if (!x->from_dims_create && !x->rules.replicate) {
+        char d0[64];
+        dims_str(&x->tgrid[0], d0, sizeof d0);
+        return mc_error_set(err, MC_ERR_USAGE, "%s: the traced grid %s is not what "
+                            "MPI_Dims_create gives: state the %d-rank grid (--grid)",
+                            x->paths[0], d0, P);
+    } else {
+        mc_extrap_dims_create(P, x->nd, g->dims);
+    }
+    if (check_ambiguity(x, g, err))
+        return err->code;
+    if (x->rules.replicate)
+        return MC_OK;
+    /* Every class the run needs must have a template. */
+    int cats[MAXD][3], nc[MAXD], idx[MAXD] = {0};
+    for (int d = 0; d < g->nd; d++)
+        nc[d] = cats_of(g->dims[d], cats[d]);
+    for (;;) {
+        int cat[MAXD];
+        for (int d = 0; d < g->nd; d++)
+            cat[d] = cats[d][idx[d]];
+        int r = rank_with(g, cat);
+        if (extrap_class_for(x, g, r) < 0) {
+            char name[64], dd[64];
+            class_name(g->nd, grid_class(g, r), name, sizeof name);
+            dims_str(g, dd, sizeof dd);
+            int bad = 0;
+            for (int d = 0; d < g->nd; d++)
+                if (cat[d] != CAT_LO)
+                    bad = d;
+            return mc_error_set(err, MC_ERR_USAGE, "the %d-rank grid %s has ranks of class "
+                                "(%s), which no trace shows (the traced ranks differ by "
+                                "position along dimension %d): trace a run with at least 3 "
+                                "ranks along every dimension", P, dd, name, bad);
+        }
+        int d = 0;
+        while (d < g->nd && ++idx[d] == nc[d])
+            idx[d++] = 0;
+        if (d == g->nd)
+            break;
+    }
+    return MC_OK;
+}
+
+/* Laws that fit the traces equally well must agree at P, or the choice
+ * would be a guess: refuse, naming the event and the laws. */
+static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err)
+{
+    for (int c = 0; c < NCLASSES; c++)
+        for (uint32_t i = 0; i < x->cls[c].n; i++) {
+            const tev *t = &x->cls[c].ev[i];
+            int64_t ct = cdesc_size(&x->cd[t->comm], g);
+            for (uint32_t s = 0; s < t->nnum; s++) {
+                int64_t chosen = scale(t->num[s], t->law[s], t, g, ct, x->nd);
+                for (int law = 1; law < MC_LAW_COUNT; law++) {
+                    if (!(t->alt[s] & (1u << law)) || law == t->law[s])
+                        continue;
+                    int64_t other = scale(t->num[s], law, t, g, ct, x->nd);
+                    if (other == chosen)
+                        continue;
+                    char name[64];
+                    if (c == ORIGIN)
+                        snprintf(name, sizeof name, "rank 0");
+                    else
+                        class_name(x->nd, c, name, sizeof name);
+                    return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): the "
+                                        "traces fit both '%s' and '%s' for its %s, which give "
+                                        "%lld and %lld at P=%d: trace one more process count "
+                                        "or state the law (--rule size.%s=LAW)", name, i,
+                                        mc_op_name(t->e.op), mc_extrap_law_name(t->law[s]),
+                                        mc_extrap_law_name(law), s == 1 ? "received size"
+                                        : "size", (long long)chosen, (long long)other, g->P,
+                                        t->sclass[s] == MC_SC_BLOCK ? "block"
+                                        : t->sclass[s] == MC_SC_REDUCE ? "reduce" : "p2p");
+                }
+            }
+        }
+    return MC_OK;
+}
+
+/* ------------------------------------------------------------ comm cache */
+
+typedef struct centry {
+    uint64_t id;
+    int64_t *vals;
+    int64_t left;     /* members that have not read it yet */
+    int holders;      /* members whose current event it is */
+    struct centry *next;
+} centry;
+
+#define NBUCKETS 4096
+
+typedef struct ccache {
+    centry *b[NBUCKETS];
+} ccache;
+
+static unsigned bucket(uint64_t id)
+{
+    return (unsigned)((id * 0x9e3779b97f4a7c15ull) >> 52) & (NBUCKETS - 1);
+}
+
+static centry *cache_get(ccache *c, const mc_extrap *x, const xgrid *g, int r, const tev *t,
+                         uint64_t id, mc_error *err)
+{
+    unsigned h = bucket(id);
+    for (centry *e = c->b[h]; e; e = e->next)
+        if (e->id == id)
+            return e;
+    centry *e = calloc(1, sizeof *e);
+    genbuf vb = {0};
+    uint32_t n = 0;
+    if (!e || extrap_comm_vals(x, g, r, t, &vb, &n, err)) {
+        free(e);
+        free(vb.v);
+        if (!err->code)
+            mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    e->id = id;
+    e->vals = vb.v;
+    e->left = cdesc_size(&x->cd[t->newcomm], g);
+    e->next = c->b[h];
+    c->b[h] = e;
+    return e;
+}
+
+static void cache_release(ccache *c, centry *e)
+{
+    if (--e->holders > 0 || e->left > 0)
+        return;
+    centry **pp = &c->b[bucket(e->id)];
+    while (*pp && *pp != e)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = e->next;
+    free(e->vals);
+    free(e);
+}
+
+static void cache_free(ccache *c)
+{
+    for (int h = 0; h < NBUCKETS; h++)
+        while (c->b[h]) {
+            centry *e = c->b[h];
+            c->b[h] = e->next;
+            free(e->vals);
+            free(e);
+        }
+}
+
+/* ------------------------------------------------------------ source */
+
+typedef struct rstate {
+    int32_t cls;       /* -1: not started */
+    uint32_t pos;
+    int64_t t_end;
+    genbuf vb;
+    centry *held;
+} rstate;
+
+typedef struct xsource {
+    mc_source base;
+    const mc_extrap *x;
+    mc_extrap *owned;
+    xgrid g;
+    rstate *st;
+    ccache cache;
+    tev *xev[NCLASSES];   /* each class's events at P (repetitions expanded) */
+    uint32_t xn[NCLASSES];
+    int xown[NCLASSES];
+} xsource;
+
+static int xs_next(mc_source *s, int rank, mc_event *e, mc_error *err)
+{
+    xsource *xs = (xsource *)s;
+    const mc_extrap *x = xs->x;
+    if (rank < 0 || rank >= s->nranks) {
+        mc_error_set(err, MC_ERR_USAGE, "%s: rank %d out of range (0..%d)", s->name, rank,
+                     s->nranks - 1);
+        return -1;
+    }
+    rstate *rs = &xs->st[rank];
+    if (rs->held) {
+        cache_release(&xs->cache, rs->held);
+        rs->held = NULL;
+    }
+    if (rs->cls < 0) {
+        rs->cls = extrap_class_for(x, &xs->g, rank);
+        if (rs->cls < 0) {
+            mc_error_set(err, MC_ERR_USAGE, "%s: rank %d: no class template", s->name, rank);
+            return -1;
+        }
+        rs->t_end = INT64_MIN;
+    }
+    const xclass *C = &x->cls[rs->cls];
+    if (rs->pos >= xs->xn[rs->cls])
+        return 0;
+    const tev *t = &xs->xev[rs->cls][rs->pos];
+    const int64_t *shared = NULL;
+    if (t->newcomm >= 0) {
+        uint64_t id = cdesc_id(&x->cd[t->newcomm], &xs->g, rank);
+        centry *ce = cache_get(&xs->cache, x, &xs->g, rank, t, id, err);
+        if (!ce)
+            return -1;
+        ce->left--;
+        ce->holders++;
+        rs->held = ce;
+        shared = ce->vals;
+    }
+    if (extrap_gen(x, &xs->g, rank, t, C->burst_law, rs->t_end, e, &rs->vb, shared, err))
+        return -1;
+    rs->t_end = e->t_end;
+    rs->pos++;
+    return 1;
+}
+
+static void xs_close(mc_source *s)
+{
+    xsource *xs = (xsource *)s;
+    for (int r = 0; xs->st && r < s->nranks; r++)
+        free(xs->st[r].vb.v);
+    free(xs->st);
+    cache_free(&xs->cache);
+    for (int c = 0; c < NCLASSES; c++)
+        if (xs->xown[c])
+            extrap_expanded_free(xs->xev[c], xs->xn[c]);
+    mc_extrap_destroy(xs->owned);
+    free(xs);
+}
+
+static const mc_source_ops xs_ops = {xs_next, xs_close};
+
+mc_source *mc_extrap_source(const mc_extrap *x, int nranks, mc_error *err)
+{
+    xgrid g;
+    if (extrap_target_grid(x, nranks, &g, err))
+        return NULL;
+    xsource *xs = calloc(1, sizeof *xs);
+    if (xs)
+        xs->st = calloc((size_t)nranks, sizeof *xs->st);
+    if (!xs || !xs->st) {
+        free(xs);
+        mc_error_set(err, MC_ERR_NOMEM, "out of memory for %d ranks", nranks);
+        return NULL;
+    }
+    for (int r = 0; r < nranks; r++)
+        xs->st[r].cls = -1;
+    xs->x = x;
+    xs->g = g;
+    for (int c = 0; c < NCLASSES; c++)
+        if (x->cls[c].present &&
+            extrap_expand(x, &x->cls[c], nranks, &xs->xev[c], &xs->xn[c], &xs->xown[c], err)) {
+            xs->base.nranks = nranks;
+            xs_close(&xs->base);
+            return NULL;
+        }
+    xs->base.ops = &xs_ops;
+    xs->base.nranks = nranks;
+    xs->base.name = x->paths[0];
+    return &xs->base;
+}
+
+mc_source *mc_extrap_open_source(const char *trace, int nranks, const mc_extrap_rules *rules,
+                                 mc_error *err)
+{
+    const char *t[1] = {trace};
+    mc_extrap *x = mc_extrap_build(t, 1, rules, err);
+    if (!x)
+        return NULL;
+    mc_source *s = mc_extrap_source(x, nranks, err);
+    if (!s) {
+        mc_extrap_destroy(x);
+        return NULL;
+    }
+    ((xsource *)s)->owned = x;
+    return s;
+}
+
+/* ------------------------------------------------------------ writer */
+
+static mc_err write_meta(const mc_extrap *x, const xgrid *g, const char *dir, mc_error *err)
+{
+    mc_meta *m = mc_meta_create(g->P);
+    if (!m)
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    mc_error merr = {0};
+    mc_meta *src = mc_meta_read(x->paths[0], &merr);
+    mc_err rc = MC_OK;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "mpicast extrapolate %s --ranks %d", x->paths[0], g->P);
+    rc = mc_meta_set(m, "command", cmd, err);
+    static const char *const keys[] = {"mpi_library", "timer", "mode", "start"};
+    for (size_t i = 0; !rc && src && i < sizeof keys / sizeof *keys; i++)
+        if (mc_meta_get(src, keys[i]))
+            rc = mc_meta_set(m, keys[i], mc_meta_get(src, keys[i]), err);
+    for (size_t i = 0; !rc && src && i < mc_meta_nsites(src); i++)
+        rc = mc_meta_add_site(m, mc_meta_site_at(src, i), err);
+    /* Communicators: one per distinct id created in the run. */
+    genbuf vb = {0};
+    for (int c = 0; !rc && c < NCLASSES; c++)
+        for (uint32_t i = 0; !rc && i < x->cls[c].n; i++) {
+            const tev *t = &x->cls[c].ev[i];
+            if (t->newcomm < 0)
+                continue;
+            const cdesc *cd = &x->cd[t->newcomm];
+            for (int r = 0; !rc && r < g->P; r++) {
+                if (grid_sub_lowest(g, cd->keep, r) != r) /* one member names the comm */
+                    continue;
+                uint64_t id = cdesc_id(cd, g, r);
+                if (mc_meta_comm_find(m, id))
+                    continue;
+                uint32_t n;
+                rc = extrap_comm_vals(x, g, r, t, &vb, &n, err);
+                int size = cdesc_size(cd, g);
+                int32_t *mem = rc ? NULL : malloc((size_t)size * sizeof *mem);
+                if (!rc && !mem)
+                    rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+                for (int k = 0; !rc && k < size; k++)
+                    mem[k] = (int32_t)vb.v[k];
+                if (!rc)
+                    rc = mc_meta_add_comm(m, id, mem, size, size, err);
+                free(mem);
+            }
+        }
+    free(vb.v);
+    if (!rc)
+        rc = mc_meta_write(m, dir, err);
+    mc_meta_destroy(src);
+    mc_meta_destroy(m);
+    return rc;
+}
+
+mc_err mc_extrap_write(const mc_extrap *x, int nranks, const char *dir, mc_error *err)
+{
+    mc_source *s = mc_extrap_source(x, nranks, err);
+    if (!s)
+        return err->code ? err->code : MC_ERR_USAGE;
+    unsigned flags = 0;
+    for (int c = 0; c < NCLASSES && !flags; c++)
+        for (uint32_t i = 0; i < x->cls[c].n && !flags; i++)
+            if (x->cls[c].ev[i].e.cpu >= 0)
+                flags = MC_WRITER_CPU;
+    mc_err rc = MC_OK;
+    for (int r = 0; r < nranks && !rc; r++) {
+        mc_writer *w = mc_writer_open(dir, r, flags, 0, err);
+        if (!w) {
+            rc = err->code ? err->code : MC_ERR_IO;
+            break;
+        }
+        mc_event e;
+        int got;
+        while ((got = mc_source_next(s, r, &e, err)) == 1 && !rc)
+            rc = mc_writer_add(w, &e, err);
+        if (got < 0 && !rc)
+            rc = err->code ? err->code : MC_ERR_INTERNAL;
+        mc_error cerr = {0};
+        if (mc_writer_close(w, &cerr) && !rc) {
+            *err = cerr;
+            rc = cerr.code;
+        }
+    }
+    const xgrid g = ((xsource *)s)->g;
+    mc_source_close(s);
+    if (!rc)
+        rc = write_meta(x, &g, dir, err);
+    return rc;
+}
+
+/* ------------------------------------------------------------ explain */
+
+static void peer_str(const pdesc *p, int nd, char *buf, size_t len)
+{
+    switch (p->kind) {
+    case PD_REL: {
+        size_t o = (size_t)snprintf(buf, len, "offset (");
+        for (int d = 0; d < nd && o < len; d++)
+            o += (size_t)snprintf(buf + o, len - o, "%s%+d", d ? "," : "", p->v[d]);
+        if (o < len)
+            snprintf(buf + o, len - o, ")");
+        break;
+    }
+    case PD_ABS: snprintf(buf, len, "rank %d", p->v[0]); break;
+    case PD_ABS_END: snprintf(buf, len, "rank P-%d", p->v[0] + 1); break;
+    case PD_CROOT: snprintf(buf, len, "comm rank %d", p->v[0]); break;
+    case PD_CROOT_END: snprintf(buf, len, "last comm rank"); break;
+    case PD_COMMSIZE: snprintf(buf, len, "comm size"); break;
+    default:
+        if (p->v[0] == MC_NONE)
+            snprintf(buf, len, "none");
+        else
+            snprintf(buf, len, "%d", p->v[0]);
+    }
+}
+
+static void comm_str(const mc_extrap *x, int cdi, char *buf, size_t len)
+{
+    const cdesc *c = &x->cd[cdi];
+    if (c->kind == CD_WORLD) {
+        snprintf(buf, len, "world");
+    } else if (c->kind == CD_SELF) {
+        snprintf(buf, len, "self");
+    } else {
+        size_t o = (size_t)snprintf(buf, len, "seq %u grid", c->seq);
+        if (c->keep == (1u << x->nd) - 1) {
+            snprintf(buf + o, len - o, " (all)");
+            return;
+        }
+        o += (size_t)snprintf(buf + o, len - o, " dims {");
+        for (int d = 0; d < x->nd && o < len; d++)
+            if (c->keep & (1u << d))
+                o += (size_t)snprintf(buf + o, len - o, " %d", d);
+        if (o < len)
+            snprintf(buf + o, len - o, " }");
+    }
+}
+
+static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
+{
+    char cs[64], p0[64], p1[64];
+    comm_str(x, t->comm, cs, sizeof cs);
+    size_t o = (size_t)snprintf(buf, len, "%-12s comm %s", mc_op_name(t->e.op), cs);
+    int kind = mc_op_kind_of(t->e.op);
+    if (kind == MC_KIND_P || kind == MC_KIND_C) {
+        peer_str(&t->peer[0], x->nd, p0, sizeof p0);
+        o += (size_t)snprintf(buf + o, len - o, ", %s %s", kind == MC_KIND_C ? "root" : "peer",
+                              p0);
+        if (t->e.op == MC_OP_SENDRECV || t->e.op == MC_OP_SENDRECV_REPLACE) {
+            peer_str(&t->peer[1], x->nd, p1, sizeof p1);
+            o += (size_t)snprintf(buf + o, len - o, ", source %s", p1);
+        }
+        if (o < len)
+            o += (size_t)snprintf(buf + o, len - o, ", size %s", mc_extrap_law_name(t->law[0]));
+        if (t->num[1] && o < len)
+            o += (size_t)snprintf(buf + o, len - o, ", received %s",
+                                  mc_extrap_law_name(t->law[1]));
+    } else if (t->e.op >= MC_OP_WAIT && t->e.op <= MC_OP_TESTSOME && t->npeer > 2) {
+        for (uint32_t s = 2; s < t->npeer && o < len; s++) {
+            peer_str(&t->peer[s], x->nd, p0, sizeof p0);
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", s == 2 ? ", sources " : "; ", p0);
+        }
+    } else if (t->newcomm >= 0) {
+        comm_str(x, t->newcomm, p0, sizeof p0);
+        o += (size_t)snprintf(buf + o, len - o, ", creates %s", p0);
+        if (t->e.op == MC_OP_COMM_SPLIT && o < len) {
+            static const char *const sk[] = {"constant", "row-major index of the fixed dims",
+                                             "row-major index of the kept dims", "world rank"};
+            snprintf(buf + o, len - o, ", colour %s, key %s", sk[t->color], sk[t->key]);
+        }
+    }
+}
+
+void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
+{
+    fprintf(out, "# extrapolation model (docs/extrapolation.md)\n");
+    if (x->notes)
+        fputs(x->notes, out);
+    int claw = x->rules.law[MC_SC_COMPUTE] != MC_LAW_AUTO ? x->rules.law[MC_SC_COMPUTE]
+               : x->rules.strong ? MC_LAW_VOLUME : MC_LAW_CONST;
+    fprintf(out, "scaling: %s; compute bursts: %s\n", x->rules.strong ? "strong" : "weak",
+            mc_extrap_law_name(claw));
+    fprintf(out, "explained: %llu of the traced events regenerated exactly\n",
+            (unsigned long long)x->explained);
+    for (int c = 0; c < NCLASSES; c++) {
+        const xclass *C = &x->cls[c];
+        if (!C->present)
+            continue;
+        char name[64];
+        if (c == ORIGIN)
+            snprintf(name, sizeof name, "rank 0");
+        else
+            class_name(x->nd, c, name, sizeof name);
+        fprintf(out, "\nclass (%s): template P=%d rank %d (%d rank%s of the class there), %u "
+                "events\n", name, x->tP[C->trace], C->rank, C->nmembers,
+                C->nmembers > 1 ? "s" : "", C->n);
+        if (C->burst_npts >= 2)
+            fprintf(out, "  compute per rank measured ~ P^%.2f over %d traces (not applied: "
+                    "bursts follow the compute rule)\n", C->burst_alpha, C->burst_npts);
+        if (C->rep_on)
+            fprintf(out, "  events %u..%u repeat %g x %s(P) times (request ids +%u per "
+                    "copy)\n", C->rep_start, C->rep_start + C->rep_len - 1, C->rep_a,
+                    mc_extrap_law_name(C->rep_law), C->rep_nreq);
+        /* Distinct rules in order of appearance, with their counts. */
+        char (*seen)[256] = calloc(C->n ? C->n : 1, sizeof *seen);
+        unsigned *cnt = calloc(C->n ? C->n : 1, sizeof *cnt);
+        uint32_t ns = 0;
+        for (uint32_t i = 0; seen && cnt && i < C->n; i++) {
+            char line[256];
+            event_rule(x, &C->ev[i], line, sizeof line);
+            uint32_t j = 0;
+            while (j < ns && strcmp(seen[j], line) != 0)
+                j++;
+            if (j == ns)
+                memcpy(seen[ns++], line, sizeof line);
+            cnt[j]++;
+        }
+        for (uint32_t j = 0; seen && cnt && j < ns; j++)
+            fprintf(out, "  %6u x %s\n", cnt[j], seen[j]);
+        free(seen);
+        free(cnt);
+    }
+    if (nranks > 0) {
+        mc_error err = {0};
+        xgrid g;
+        if (extrap_target_grid(x, nranks, &g, &err)) {
+            fprintf(out, "\ntarget: %s\n", err.msg);
+            return;
+        }
+        char dd[64];
+        dims_str(&g, dd, sizeof dd);
+        fprintf(out, "\ntarget: %d ranks, grid %s\n", nranks, x->rules.replicate ? "(replicate)"
+                                                                                 : dd);
+    }
+}

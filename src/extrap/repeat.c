@@ -1,0 +1,345 @@
+/* Repetitions whose count depends on P (SCAMP's NPB-CG: the exchange done
+ * log2(ncols) times): found by comparing one class's event sequences in
+ * traces at several P, fitted by a law of P, and expanded at generation.
+ *
+ * The sequences must be prefix + k copies of a block + suffix with the same
+ * prefix, block and suffix in every trace (request ids aside: each copy's
+ * ids advance by the requests the block creates), and k = a * f(P) exactly
+ * for f = log2 P or P. Inserted copies take the block's timings. */
+#define MPICAST_EXTRAP_INTERNAL
+#include "extrap_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Structure of two abstract events, sizes and request ids aside. */
+static int shape_equal(const tev *a, const tev *b)
+{
+    if (a->e.op != b->e.op || a->e.site != b->e.site || a->comm != b->comm ||
+        a->newcomm != b->newcomm || a->npeer != b->npeer || a->color != b->color ||
+        a->key != b->key || a->e.tag2 != b->e.tag2 || a->e.nvals != b->e.nvals)
+        return 0;
+    if (a->e.op != MC_OP_COMM_SPLIT && a->e.tag != b->e.tag)
+        return 0;
+    for (uint32_t s = 0; s < a->npeer; s++)
+        if (a->peer[s].kind != b->peer[s].kind ||
+            (a->peer[s].kind != PD_COMMSIZE &&
+             memcmp(a->peer[s].v, b->peer[s].v, sizeof a->peer[s].v) != 0))
+            return 0;
+    return 1;
+}
+
+static int is_completion(int op)
+{
+    return op >= MC_OP_WAIT && op <= MC_OP_TESTSOME;
+}
+
+/* Requests created by ev[from..to) and the lowest id among them. */
+static uint32_t count_reqs(const tev *ev, uint32_t from, uint32_t to, uint32_t *first)
+{
+    uint32_t n = 0;
+    *first = 0;
+    for (uint32_t i = from; i < to; i++)
+        if (ev[i].e.req) {
+            if (!n || ev[i].e.req < *first)
+                *first = ev[i].e.req;
+            n++;
+        }
+    return n;
+}
+
+/* Shifts request ids >= from by delta (created ids and completion ids). */
+static void shift_reqs(tev *t, uint32_t from, int64_t delta)
+{
+    if (t->e.req && t->e.req >= from)
+        t->e.req = (uint32_t)((int64_t)t->e.req + delta);
+    if (is_completion(t->e.op))
+        for (uint32_t v = 0; v + 3 < t->e.nvals; v += 4)
+            if (t->e.vals[v] > 0 && t->e.vals[v] >= (int64_t)from)
+                t->e.vals[v] += delta;
+}
+
+/* The periodic run of period L around position p: [*a, *a + *c * L). */
+static void periodic_run(const tev *ev, uint32_t n, uint32_t p, uint32_t L, uint32_t *a,
+                         uint32_t *c)
+{
+    uint32_t q = p;
+    while (q > 0 && q - 1 + L < n && shape_equal(&ev[q - 1], &ev[q - 1 + L]))
+        q--;
+    uint32_t e = q;
+    while (e + L < n && shape_equal(&ev[e], &ev[e + L]))
+        e++;
+    *a = q;
+    *c = (e + L - q) / L;
+}
+
+static uint32_t gcd(uint32_t a, uint32_t b)
+{
+    while (b) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void free_tevs(tev *ev, uint32_t from, uint32_t to)
+{
+    for (uint32_t i = from; i < to; i++) {
+        free(ev[i].e.vals);
+        free(ev[i].peer);
+        free(ev[i].num);
+        free(ev[i].law);
+        free(ev[i].sclass);
+        free(ev[i].alt);
+    }
+}
+
+/* Keeps prefix, the first copy and the suffix; renumbers the suffix's ids. */
+static void compress(xclass *C, uint32_t a, uint32_t L, uint32_t copies, uint32_t nreq,
+                     uint32_t first_req)
+{
+    uint32_t cut = a + L, resume = a + copies * L;
+    free_tevs(C->ev, cut, resume);
+    memmove(&C->ev[cut], &C->ev[resume], (C->n - resume) * sizeof *C->ev);
+    C->n -= resume - cut;
+    if (nreq && copies > 1)
+        for (uint32_t i = cut; i < C->n; i++)
+            shift_reqs(&C->ev[i], first_req + nreq, -(int64_t)(copies - 1) * nreq);
+}
+
+int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname,
+                           mc_error *err)
+{
+    (void)cls;
+    int big = -1, small = -1;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present) {
+            if (big < 0 || per[k].n > per[big].n)
+                big = k;
+            if (small < 0 || per[k].n < per[small].n)
+                small = k;
+        }
+    const xclass *G = &per[big], *S = &per[small];
+    /* common prefix of the shortest and the longest sequence */
+    uint32_t p = 0;
+    while (p < S->n && shape_equal(&S->ev[p], &G->ev[p]))
+        p++;
+    uint32_t D = 0;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present)
+            D = gcd(D, per[k].n - S->n);
+    for (uint32_t L = 1; L <= D; L++) {
+        if (D % L)
+            continue;
+        uint32_t start = 0, counts[64], P[64], nk = 0;
+        int ok = 1;
+        for (int k = 0; k < x->ntraces && ok && nk < 64; k++) {
+            if (!per[k].present)
+                continue;
+            uint32_t a, c;
+            /* the copies end where the shortest sequence leaves the longest */
+            uint32_t pos = p >= L ? p - L : 0;
+            periodic_run(per[k].ev, per[k].n, pos, L, &a, &c);
+            if (nk == 0)
+                start = a;
+            ok = a == start && c >= 1;
+            counts[nk] = c;
+            P[nk++] = (uint32_t)x->tP[k];
+        }
+        if (!ok)
+            continue;
+        /* the rest (prefix + suffix) must have the same length everywhere */
+        uint32_t rest = 0;
+        nk = 0;
+        for (int k = 0; k < x->ntraces && ok; k++) {
+            if (!per[k].present)
+                continue;
+            uint32_t r = per[k].n - counts[nk++] * L;
+            if (nk == 1)
+                rest = r;
+            ok = r == rest;
+        }
+        if (!ok)
+            continue;
+        static const int laws[] = {MC_LAW_LOG2P, MC_LAW_P};
+        int law = -1;
+        double coef = 0;
+        for (size_t l = 0; l < sizeof laws / sizeof *laws && law < 0; l++) {
+            double A = counts[0] / law_f(laws[l], P[0], 1, x->nd);
+            int fits = 1;
+            for (uint32_t i = 0; i < nk && fits; i++)
+                fits = fabs(A * law_f(laws[l], P[i], 1, x->nd) - counts[i]) < 1e-9;
+            if (fits) {
+                law = laws[l];
+                coef = A;
+            }
+        }
+        if (law < 0) {
+            mc_error_set(err, MC_ERR_USAGE, "%s: a block of %u events repeats %u times at P=%u "
+                         "and %u times at P=%u: no law (log2p, p) fits the counts: not "
+                         "explained", cname, L, counts[0], P[0], counts[nk - 1], P[nk - 1]);
+            return -1;
+        }
+        uint32_t first = 0, nreq = count_reqs(G->ev, start, start + L, &first);
+        nk = 0;
+        for (int k = 0; k < x->ntraces; k++)
+            if (per[k].present) {
+                uint32_t f2;
+                count_reqs(per[k].ev, start, start + L, &f2);
+                compress(&per[k], start, L, counts[nk++], nreq, f2);
+            }
+        for (int k = 0; k < x->ntraces; k++)
+            if (per[k].present) {
+                per[k].rep_on = 1;
+                per[k].rep_start = start;
+                per[k].rep_len = L;
+                per[k].rep_nreq = nreq;
+                count_reqs(per[k].ev, start, start + L, &per[k].rep_first_req);
+                per[k].rep_law = law;
+                per[k].rep_a = coef;
+            }
+        (void)first;
+        return 0;
+    }
+    mc_error_set(err, MC_ERR_USAGE, "%s: %u events at P=%d, %u at P=%d, and the difference is "
+                 "not a repeated block: repetition counts that vary with P are not explained",
+                 cname, S->n, x->tP[small], G->n, x->tP[big]);
+    return -1;
+}
+
+/* Copies of ev[start .. start+L) that follow each other from start. */
+static uint32_t copies_from(const tev *ev, uint32_t n, uint32_t start, uint32_t L)
+{
+    uint32_t c = 1;
+    for (;;) {
+        uint32_t b = start + c * L;
+        if (b + L > n)
+            return c;
+        for (uint32_t i = 0; i < L; i++)
+            if (!shape_equal(&ev[start + i], &ev[b + i]))
+                return c;
+        c++;
+    }
+}
+
+int extrap_stated_repetition(mc_extrap *x, xclass *per, const char *cname, mc_error *err)
+{
+    const mc_extrap_rules *ru = &x->rules;
+    int rep = -1;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present && (rep < 0 || x->tP[k] > x->tP[rep]))
+            rep = k;
+    for (int q = 0; q < ru->nrepeat && rep >= 0; q++) {
+        const xclass *R = &per[rep];
+        uint32_t start = 0;
+        while (start < R->n && R->ev[start].e.site != ru->repeat[q].site)
+            start++;
+        if (start == R->n)
+            continue; /* the rule is about other classes */
+        uint32_t L = ru->repeat[q].len;
+        for (uint32_t l = 1; !L && l <= (R->n - start) / 2; l++)
+            if (copies_from(R->ev, R->n, start, l) >= 2)
+                L = l;
+        if (!L || start + L > R->n) {
+            mc_error_set(err, MC_ERR_USAGE, "%s: repeat %x: no block repeats from the call at "
+                         "that site (state its length: SITE/LEN:LAW)", cname,
+                         (unsigned)ru->repeat[q].site);
+            return -1;
+        }
+        uint32_t c = copies_from(R->ev, R->n, start, L);
+        double a = c / law_f(ru->repeat[q].law, x->tP[rep], 1, x->nd);
+        uint32_t nreq = 0, first = 0;
+        for (int k = 0; k < x->ntraces; k++) {
+            if (!per[k].present)
+                continue;
+            if (start + L > per[k].n) {
+                mc_error_set(err, MC_ERR_USAGE, "%s: repeat %x: the block is missing at P=%d",
+                             cname, (unsigned)ru->repeat[q].site, x->tP[k]);
+                return -1;
+            }
+            uint32_t ck = copies_from(per[k].ev, per[k].n, start, L);
+            nreq = count_reqs(per[k].ev, start, start + L, &first);
+            compress(&per[k], start, L, ck, nreq, first);
+            per[k].rep_on = 1;
+            per[k].rep_start = start;
+            per[k].rep_len = L;
+            per[k].rep_nreq = nreq;
+            per[k].rep_first_req = first;
+            per[k].rep_law = ru->repeat[q].law;
+            per[k].rep_a = a;
+        }
+        return 0; /* one repetition per class */
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ expansion */
+
+void extrap_expanded_free(tev *ev, uint32_t n)
+{
+    for (uint32_t i = 0; ev && i < n; i++)
+        if (is_completion(ev[i].e.op))
+            free(ev[i].e.vals);
+    free(ev);
+}
+
+mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint32_t *n,
+                     int *owned, mc_error *err)
+{
+    *owned = 0;
+    if (!C->rep_on) {
+        *ev = C->ev;
+        *n = C->n;
+        return MC_OK;
+    }
+    double cf = C->rep_a * law_f(C->rep_law, P, 1, x->nd);
+    double copies_d = floor(cf + 0.5);
+    if (fabs(cf - copies_d) > 1e-9 || copies_d < 0 || copies_d > 1e7)
+        return mc_error_set(err, MC_ERR_USAGE, "a block of %u events repeats %g x %s(P) "
+                            "times: %.3f at P=%d is not a whole number", C->rep_len, C->rep_a,
+                            mc_extrap_law_name(C->rep_law), cf, P);
+    uint32_t copies = (uint32_t)copies_d, L = C->rep_len, a = C->rep_start;
+    uint64_t total = (uint64_t)C->n - L + (uint64_t)copies * L;
+    if (total > (1u << 28))
+        return mc_error_set(err, MC_ERR_USAGE, "%llu events per rank at P=%d: too many",
+                            (unsigned long long)total, P);
+    tev *out = calloc(total ? total : 1, sizeof *out);
+    if (!out)
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < a; i++)
+        out[o++] = C->ev[i];
+    for (uint32_t c = 0; c < copies; c++)
+        for (uint32_t i = a; i < a + L; i++)
+            out[o++] = C->ev[i];
+    for (uint32_t i = a + L; i < C->n; i++)
+        out[o++] = C->ev[i];
+    /* Completions get their own values (ids may move); then request ids:
+     * copy c of the block and everything after the copies move on. */
+    for (uint32_t j = 0; j < o; j++)
+        if (is_completion(out[j].e.op) && out[j].e.nvals) {
+            int64_t *v = malloc(out[j].e.nvals * sizeof *v);
+            if (!v) {
+                for (uint32_t k = j; k < o; k++)
+                    if (is_completion(out[k].e.op))
+                        out[k].e.vals = NULL;
+                extrap_expanded_free(out, o);
+                return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+            }
+            memcpy(v, out[j].e.vals, out[j].e.nvals * sizeof *v);
+            out[j].e.vals = v;
+        }
+    for (uint32_t j = a; j < o && C->rep_nreq; j++) {
+        int64_t delta = j < a + copies * L ? (int64_t)((j - a) / L) * C->rep_nreq
+                                           : ((int64_t)copies - 1) * C->rep_nreq;
+        if (delta)
+            shift_reqs(&out[j], C->rep_first_req, delta);
+    }
+    *ev = out;
+    *n = o;
+    *owned = 1;
+    return MC_OK;
+}

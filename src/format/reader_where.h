@@ -1,0 +1,13 @@
+/* Internal to format: where a rank reader is, for messages about the event
+ * it returned last (source.c validates events against the whole trace). */
+#ifndef MPICAST_FORMAT_READER_WHERE_H
+#define MPICAST_FORMAT_READER_WHERE_H
+
+#include <stdint.h>
+#include "mpicast/format.h"
+
+/* Chunk index, the chunk's file offset and the index in the file (from 0)
+ * of the event returned last. */
+void mc_rank_reader_where(const mc_rank_reader *r, long *chunk, long *offset, uint64_t *event);
+
+#endif

@@ -1,0 +1,728 @@
+/* The what-if sweep (mpicast sweep, mpicast-sweep-mpi): one prediction per
+ * point of the cross product of --vary values and --ranks, and balance
+ * points by bisection (docs/json-sweep.md for the output contract).
+ *
+ * Efficiency: with one process count, the ranks' mean computation time c
+ * over the predicted time T. With several, relative to the smallest count
+ * P0 (same --vary values), normalised by the work done:
+ *   E(P) = [c(P) P / (c(P0) P0)] * T(P0) P0 / (T(P) P) = (c(P)/T(P)) / (c(P0)/T(P0)),
+ * which is T(P0) P0 / (T(P) P) when the work is fixed (strong scaling,
+ * c ~ 1/P) and T(P0) / T(P) when it grows with P (weak scaling, the
+ * extrapolation's default) — so it means the same thing for both.
+ */
+#include "sweep.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mpicast/extrap.h"
+#include "mpicast/format.h"
+#include "mpicast/platform.h"
+#include "mpicast/sim.h"
+#include "mpicast/tit.h"
+
+static const char usage_text[] =
+    "usage: mpicast %s TRACE [--platform FILE] [--set KEY=VALUE]...\n"
+    "              [--vary KEY=V1,V2,...]... [--ranks P1,P2,...] [--jobs N]\n"
+    "              [--target-efficiency E --solve KEY] [--json | --csv]\n"
+    "\n"
+    "Predicts TRACE once per point of the cross product of the --vary values\n"
+    "and the process counts, and prints one row per point: predicted time,\n"
+    "computation (mean over ranks), communication (the rest) and parallel\n"
+    "efficiency: with one process count, mean computation / predicted time;\n"
+    "with several, relative to the smallest count P0 for the work done,\n"
+    "(c(P)/T(P)) / (c(P0)/T(P0)): T(P0)P0/(T(P)P) in strong scaling, T(P0)/T(P)\n"
+    "in weak scaling.\n"
+    "\n"
+    "  --platform FILE, --set KEY=VALUE   as for mpicast predict\n"
+    "  --vary KEY=V1,V2,...  values of one platform key (repeatable: cross product)\n"
+    "  --ranks P1,P2,...     process counts; others than the trace's are\n"
+    "                        extrapolated from the trace (trace directories only)\n"
+    "  --jobs N              points predicted in parallel (default: 1)\n"
+    "  --target-efficiency E --solve KEY\n"
+    "                        also find, for each process count (and --vary\n"
+    "                        combination), the value of KEY (network.overhead,\n"
+    "                        network.bandwidth, network.latency, cpu.speed, ...)\n"
+    "                        at which efficiency crosses E, by bisection\n"
+    "  --json, --csv         one JSON document / CSV table on stdout\n"
+    "                        (keys: docs/json-sweep.md)\n"
+    "Exit status: 0 ok; 1 bad input or a point that cannot be predicted; 2 usage.\n";
+
+/* ------------------------------------------------------------ parsing */
+
+static int usage_error(const char *prog, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mpicast: %s: ", prog);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    return SWEEP_USAGE;
+}
+
+static int split_list(const char *s, char ***out)
+{
+    int n = 1;
+    for (const char *c = s; *c; c++)
+        n += *c == ',';
+    char **v = calloc((size_t)n, sizeof *v);
+    if (!v)
+        return -1;
+    int k = 0;
+    const char *start = s;
+    for (const char *c = s;; c++) {
+        if (*c == ',' || !*c) {
+            v[k++] = strndup(start, (size_t)(c - start));
+            start = c + 1;
+            if (!*c)
+                break;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+static int add_vary(sweep_cfg *c, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return usage_error(c->prog, "--vary %s: expected KEY=V1,V2,...", arg);
+    sweep_vary *v = realloc(c->vary, (size_t)(c->nvary + 1) * sizeof *v);
+    if (!v)
+        return usage_error(c->prog, "%s", "out of memory");
+    c->vary = v;
+    sweep_vary *x = &c->vary[c->nvary++];
+    x->key = strndup(arg, (size_t)(eq - arg));
+    x->nvals = split_list(eq + 1, &x->vals);
+    if (x->nvals < 0)
+        return usage_error(c->prog, "%s", "out of memory");
+    for (int i = 0; i < x->nvals; i++)
+        if (!x->vals[i] || !x->vals[i][0])
+            return usage_error(c->prog, "--vary %s: empty value", arg);
+    return SWEEP_OK;
+}
+
+static int parse_ranks(sweep_cfg *c, const char *arg)
+{
+    char **v;
+    int n = split_list(arg, &v);
+    if (n < 0)
+        return usage_error(c->prog, "%s", "out of memory");
+    free(c->ranks);
+    c->ranks = calloc((size_t)n, sizeof *c->ranks);
+    int rc = SWEEP_OK;
+    for (int i = 0; i < n; i++) {
+        char *end;
+        long p = v[i] ? strtol(v[i], &end, 10) : 0;
+        if (!v[i] || !*v[i] || *end || p < 1 || p > (1L << 30))
+            rc = usage_error(c->prog, "--ranks %s: expected process counts like 16,64", arg);
+        else if (c->ranks)
+            c->ranks[i] = (int)p;
+        free(v[i]);
+    }
+    free(v);
+    c->nranks = n;
+    if (rc == SWEEP_OK) /* ascending, so the first is the reference count */
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                if (c->ranks[j] < c->ranks[i]) {
+                    int t = c->ranks[i];
+                    c->ranks[i] = c->ranks[j];
+                    c->ranks[j] = t;
+                }
+    return rc;
+}
+
+static mc_source *open_source(const char *path, int nranks, mc_error *err);
+
+/* Loads the platform with --set and one value per --vary key (combo), and
+ * an optional extra KEY=value; NULL with err filled. */
+static mc_platform *point_platform(const sweep_cfg *c, int combo, const char *xkey, double xval,
+                                   mc_error *err)
+{
+    mc_platform *p = c->platform ? mc_platform_load(c->platform, err) : mc_platform_create();
+    if (!p) {
+        if (!c->platform)
+            mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < c->nsets; i++)
+        if (mc_platform_set(p, c->sets[i], err)) {
+            mc_error_prefix(err, "--set %s", c->sets[i]);
+            mc_platform_destroy(p);
+            return NULL;
+        }
+    for (int k = c->nvary - 1; k >= 0; k--) {
+        const sweep_vary *v = &c->vary[k];
+        const char *val = v->vals[combo % v->nvals];
+        combo /= v->nvals;
+        if (mc_platform_set_kv(p, v->key, val, err)) {
+            mc_error_prefix(err, "--vary %s=%s", v->key, val);
+            mc_platform_destroy(p);
+            return NULL;
+        }
+    }
+    if (xkey) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.17g", xval);
+        if (mc_platform_set_kv(p, xkey, buf, err)) {
+            mc_error_prefix(err, "--solve %s", xkey);
+            mc_platform_destroy(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+static int check_inputs(sweep_cfg *c)
+{
+    mc_error err = {0};
+    for (int combo = 0; combo < c->ncombos; combo++) {
+        mc_platform *p = point_platform(c, combo, NULL, 0, &err);
+        if (!p) {
+            fprintf(stderr, "mpicast: %s\n", err.msg);
+            return SWEEP_BAD_INPUT;
+        }
+        mc_platform_destroy(p);
+    }
+    if (c->solve) {
+        mc_unit unit;
+        const char *name;
+        int found = 0;
+        for (int i = 0; (name = mc_platform_key_at(i, &unit, NULL)); i++)
+            if (strcmp(name, c->solve) == 0)
+                found = unit != MC_UNIT_STRING;
+        if (!found)
+            return usage_error(c->prog, "--solve %s: not a numeric platform key (e.g. "
+                               "network.overhead, network.bandwidth, network.latency, "
+                               "cpu.speed)", c->solve);
+    }
+    mc_source *src = open_source(c->trace, 0, &err);
+    if (!src) {
+        fprintf(stderr, "mpicast: %s\n", err.msg);
+        return SWEEP_BAD_INPUT;
+    }
+    c->trace_ranks = src->nranks;
+    mc_source_close(src);
+    if (c->nranks == 0) {
+        c->ranks = malloc(sizeof *c->ranks);
+        if (!c->ranks)
+            return usage_error(c->prog, "%s", "out of memory");
+        c->ranks[0] = c->trace_ranks;
+        c->nranks = 1;
+    }
+    struct stat st;
+    for (int i = 0; i < c->nranks; i++)
+        if (c->ranks[i] != c->trace_ranks && (stat(c->trace, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            fprintf(stderr, "mpicast: %s: --ranks %d: the trace has %d ranks and only trace "
+                    "directories can be extrapolated\n", c->prog, c->ranks[i], c->trace_ranks);
+            return SWEEP_USAGE;
+        }
+    return SWEEP_OK;
+}
+
+int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog)
+{
+    memset(c, 0, sizeof *c);
+    c->prog = prog;
+    c->jobs = 1;
+    *stop = 0;
+    c->sets = calloc((size_t)argc + 1, sizeof *c->sets);
+    if (!c->sets)
+        return usage_error(prog, "%s", "out of memory");
+    int rc;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int has = i + 1 < argc;
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            printf(usage_text, prog);
+            *stop = 1;
+            return SWEEP_OK;
+        } else if (!strcmp(s, "--json")) {
+            c->json = 1;
+        } else if (!strcmp(s, "--csv")) {
+            c->csv = 1;
+        } else if (!strcmp(s, "--platform") && has) {
+            c->platform = argv[++i];
+        } else if (!strcmp(s, "--set") && has) {
+            c->sets[c->nsets++] = argv[++i];
+        } else if (!strcmp(s, "--vary") && has) {
+            if ((rc = add_vary(c, argv[++i])))
+                return rc;
+        } else if (!strcmp(s, "--ranks") && has) {
+            if ((rc = parse_ranks(c, argv[++i])))
+                return rc;
+        } else if (!strcmp(s, "--jobs") && has) {
+            char *end;
+            long j = strtol(argv[++i], &end, 10);
+            if (*end || j < 1 || j > 1024)
+                return usage_error(prog, "--jobs %s: expected a number of jobs >= 1", argv[i]);
+            c->jobs = (int)j;
+        } else if (!strcmp(s, "--target-efficiency") && has) {
+            char *end;
+            c->target = strtod(argv[++i], &end);
+            if (*end || !(c->target > 0 && c->target <= 1))
+                return usage_error(prog, "--target-efficiency %s: expected a number in (0, 1]",
+                                   argv[i]);
+        } else if (!strcmp(s, "--solve") && has) {
+            c->solve = argv[++i];
+        } else if (s[0] == '-' && s[1]) {
+            return usage_error(prog, "unknown option or missing value: %s (see --help)", s);
+        } else if (!c->trace) {
+            c->trace = s;
+        } else {
+            return usage_error(prog, "more than one TRACE given: %s", s);
+        }
+    }
+    if (!c->trace)
+        return usage_error(prog, "%s", "no TRACE given (see --help)");
+    if (c->json && c->csv)
+        return usage_error(prog, "%s", "--json and --csv exclude each other");
+    if (!c->solve != !(c->target > 0))
+        return usage_error(prog, "%s", "--solve KEY and --target-efficiency E go together");
+    c->ncombos = 1;
+    for (int k = 0; k < c->nvary; k++) {
+        if (c->ncombos > 1000000 / c->vary[k].nvals)
+            return usage_error(prog, "%s", "--vary: more than 10^6 combinations");
+        c->ncombos *= c->vary[k].nvals;
+    }
+    if ((rc = check_inputs(c)))
+        return rc;
+    c->npoints = c->ncombos * c->nranks;
+    c->nsolves = c->solve ? c->ncombos * c->nranks : 0;
+    return SWEEP_OK;
+}
+
+void sweep_cfg_free(sweep_cfg *c)
+{
+    for (int k = 0; k < c->nvary; k++) {
+        free(c->vary[k].key);
+        for (int i = 0; i < c->vary[k].nvals; i++)
+            free(c->vary[k].vals[i]);
+        free(c->vary[k].vals);
+    }
+    free(c->vary);
+    free(c->ranks);
+    free(c->sets);
+    memset(c, 0, sizeof *c);
+}
+
+/* ------------------------------------------------------------ one replay */
+
+static mc_source *open_source(const char *path, int nranks, mc_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        mc_error_set(err, MC_ERR_IO, "%s: no such trace directory or file", path);
+        return NULL;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return mc_tit_open(path, err);
+    mc_source *src = mc_trace_open(path, err);
+    if (!src || nranks <= 0 || src->nranks == nranks)
+        return src;
+    mc_source_close(src);
+    mc_extrap_rules rules;
+    mc_extrap_rules_init(&rules);
+    return mc_extrap_open_source(path, nranks, &rules, err);
+}
+
+static mc_sim_comm *meta_comms(const mc_source *src, size_t *n)
+{
+    const mc_meta *m = mc_trace_meta(src);
+    *n = 0;
+    if (!m || mc_meta_ncomms(m) == 0)
+        return NULL;
+    size_t k = mc_meta_ncomms(m);
+    mc_sim_comm *c = calloc(k, sizeof *c);
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < k; i++) {
+        const mc_meta_comm *mc = mc_meta_comm_at(m, i);
+        if (!mc || mc->size != mc->local_size)
+            continue;
+        c[*n].id = mc->id;
+        c[*n].size = mc->size;
+        c[*n].members = mc->members;
+        (*n)++;
+    }
+    return c;
+}
+
+typedef struct point_time {
+    double T, compute;
+} point_time;
+
+static mc_err predict_one(const sweep_cfg *c, int combo, int P, const char *xkey, double xval,
+                          point_time *out, mc_error *err)
+{
+    mc_platform *p = point_platform(c, combo, xkey, xval, err);
+    if (!p)
+        return err->code ? err->code : MC_ERR_PLATFORM;
+    mc_source *src = open_source(c->trace, P, err);
+    if (!src) {
+        mc_platform_destroy(p);
+        return err->code ? err->code : MC_ERR_IO;
+    }
+    size_t ncomms;
+    mc_sim_comm *comms = meta_comms(src, &ncomms);
+    mc_sim_options opt = {0};
+    opt.comms = comms;
+    opt.ncomms = ncomms;
+    mc_sim_result r;
+    mc_err rc = mc_sim_run(src, p, &opt, &r, err);
+    if (rc == MC_OK) {
+        out->T = mc_sim_seconds(r.end);
+        double sum = 0;
+        for (int i = 0; i < r.nranks; i++)
+            sum += mc_sim_seconds(r.ranks[i].compute);
+        out->compute = r.nranks ? sum / r.nranks : 0;
+    }
+    mc_sim_result_free(&r);
+    free(comms);
+    mc_source_close(src);
+    mc_platform_destroy(p);
+    return rc;
+}
+
+/* ------------------------------------------------------------ balance point */
+
+typedef struct solver {
+    const sweep_cfg *c;
+    int combo, P;
+    int evals;
+    mc_error err;
+} solver;
+
+/* Efficiency at KEY = v, or NAN (err filled). */
+static double eff_at(solver *s, double v)
+{
+    point_time t, t0;
+    s->evals++;
+    if (predict_one(s->c, s->combo, s->P, s->c->solve, v, &t, &s->err))
+        return NAN;
+    if (s->c->nranks == 1)
+        return t.T > 0 ? t.compute / t.T : 1.0;
+    s->evals++;
+    if (predict_one(s->c, s->combo, s->c->ranks[0], s->c->solve, v, &t0, &s->err))
+        return NAN;
+    return t.T > 0 && t0.compute > 0 ? (t.compute / t.T) / (t0.compute / t0.T) : 1.0;
+}
+
+/* Search range by the key's unit (log-scale bisection between them). */
+static void bracket(const char *key, double *lo, double *hi)
+{
+    mc_unit unit = MC_UNIT_NONE;
+    const char *name;
+    for (int i = 0; (name = mc_platform_key_at(i, &unit, NULL)); i++)
+        if (strcmp(name, key) == 0)
+            break;
+    if (unit == MC_UNIT_TIME) {
+        *lo = 1e-12, *hi = 10;
+    } else if (unit == MC_UNIT_BANDWIDTH) {
+        *lo = 1e3, *hi = 1e15;
+    } else if (unit == MC_UNIT_BYTES) {
+        *lo = 1, *hi = 1e12;
+    } else {
+        *lo = 1e-4, *hi = 1e4;
+    }
+}
+
+static void solve_task(const sweep_cfg *c, int combo, int P, sweep_result *out)
+{
+    solver s = {c, combo, P, 0, {0}};
+    out->ranks = P;
+    out->value = NAN;
+    out->eff = NAN;
+    if (c->nranks > 1 && P == c->ranks[0]) {
+        out->done = 1;
+        snprintf(out->note, sizeof out->note,
+                 "reference process count: efficiency is 1 by definition");
+        return;
+    }
+    double lo, hi;
+    bracket(c->solve, &lo, &hi);
+    double elo = eff_at(&s, lo), ehi = eff_at(&s, hi);
+    if (isnan(elo) || isnan(ehi)) {
+        snprintf(out->note, sizeof out->note, "%.230s", s.err.msg);
+        return;
+    }
+    out->done = 1;
+    double E = c->target;
+    if ((E - elo) * (E - ehi) > 0) {
+        snprintf(out->note, sizeof out->note,
+                 "efficiency stays between %.4g and %.4g for %s from %g to %g: the target %.4g "
+                 "cannot be reached", elo < ehi ? elo : ehi, elo < ehi ? ehi : elo, c->solve, lo,
+                 hi, E);
+        out->evals = s.evals;
+        return;
+    }
+    /* invariant: E lies between eff(lo) and eff(hi); bisect log(value) */
+    double best = fabs(elo - E) < fabs(ehi - E) ? lo : hi;
+    double beste = fabs(elo - E) < fabs(ehi - E) ? elo : ehi;
+    for (int it = 0; it < 80 && fabs(beste - E) > 0.002 * E; it++) {
+        double mid = sqrt(lo * hi);
+        double em = eff_at(&s, mid);
+        if (isnan(em)) {
+            out->done = 0;
+            snprintf(out->note, sizeof out->note, "%.230s", s.err.msg);
+            return;
+        }
+        if (fabs(em - E) < fabs(beste - E)) {
+            best = mid;
+            beste = em;
+        }
+        if ((E - elo) * (E - em) <= 0) {
+            hi = mid;
+            ehi = em;
+        } else {
+            lo = mid;
+            elo = em;
+        }
+        if (hi / lo < 1 + 1e-12)
+            break;
+    }
+    out->evals = s.evals;
+    out->eff = beste;
+    if (fabs(beste - E) <= 0.01 * E) {
+        out->value = best;
+        snprintf(out->note, sizeof out->note, "efficiency %.4f at %s = %.6g", beste, c->solve,
+                 best);
+    } else {
+        snprintf(out->note, sizeof out->note,
+                 "efficiency jumps across the target near %s = %.6g (%.4f there)", c->solve,
+                 best, beste);
+    }
+}
+
+/* ------------------------------------------------------------ tasks */
+
+void sweep_run_task(const sweep_cfg *c, int i, sweep_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (i < c->npoints) {
+        int combo = i / c->nranks, P = c->ranks[i % c->nranks];
+        point_time t;
+        mc_error err = {0};
+        out->ranks = P;
+        out->value = NAN;
+        out->eff = NAN;
+        if (predict_one(c, combo, P, NULL, 0, &t, &err)) {
+            snprintf(out->note, sizeof out->note, "%.230s", err.msg);
+            return;
+        }
+        out->done = 1;
+        out->predicted = t.T;
+        out->compute = t.compute;
+        out->comm = t.T - t.compute;
+        return;
+    }
+    i -= c->npoints;
+    solve_task(c, i / c->nranks, c->ranks[i % c->nranks], out);
+}
+
+typedef struct pool {
+    const sweep_cfg *c;
+    sweep_result *res;
+    atomic_int next;
+    int stride, offset, n;
+} pool;
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        int k = atomic_fetch_add(&p->next, 1);
+        int i = p->offset + k * p->stride;
+        if (i >= p->n)
+            break;
+        sweep_run_task(p->c, i, &p->res[i]);
+    }
+    return NULL;
+}
+
+void sweep_run_tasks(const sweep_cfg *c, sweep_result *res, int jobs, int stride, int offset)
+{
+    pool p = {c, res, 0, stride, offset, sweep_ntasks(c)};
+    int n = jobs > 1 ? jobs : 1;
+    pthread_t *th = n > 1 ? calloc((size_t)n, sizeof *th) : NULL;
+    int started = 0;
+    for (int k = 0; th && k < n; k++)
+        if (pthread_create(&th[k], NULL, worker, &p) == 0)
+            started++;
+        else
+            break;
+    if (!started)
+        worker(&p);
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    free(th);
+}
+
+/* ------------------------------------------------------------ output */
+
+static const char *vary_val(const sweep_cfg *c, int combo, int k)
+{
+    for (int j = c->nvary - 1; j > k; j--)
+        combo /= c->vary[j].nvals;
+    return c->vary[k].vals[combo % c->vary[k].nvals];
+}
+
+static double point_eff(const sweep_cfg *c, const sweep_result *res, int i)
+{
+    const sweep_result *r = &res[i];
+    if (c->nranks == 1)
+        return r->predicted > 0 ? r->compute / r->predicted : 1.0;
+    const sweep_result *r0 = &res[i - i % c->nranks];
+    if (!(r->predicted > 0) || !(r0->compute > 0))
+        return 1.0;
+    return (r->compute / r->predicted) / (r0->compute / r0->predicted);
+}
+
+static int print_json(const sweep_cfg *c, const sweep_result *res, FILE *out)
+{
+    json_t *pts = json_array(), *keys = json_array();
+    for (int k = 0; k < c->nvary; k++)
+        json_array_append_new(keys, json_string(c->vary[k].key));
+    for (int i = 0; i < c->npoints; i++) {
+        json_t *o = json_object();
+        for (int k = 0; k < c->nvary; k++)
+            json_object_set_new(o, c->vary[k].key, json_string(vary_val(c, i / c->nranks, k)));
+        json_object_set_new(o, "ranks", json_integer(res[i].ranks));
+        json_object_set_new(o, "predicted_time", json_real(res[i].predicted));
+        json_object_set_new(o, "compute_time", json_real(res[i].compute));
+        json_object_set_new(o, "comm_time", json_real(res[i].comm));
+        json_object_set_new(o, "efficiency", json_real(point_eff(c, res, i)));
+        json_array_append_new(pts, o);
+    }
+    json_t *doc = json_pack("{s:s,s:o,s:o}", "trace", c->trace, "vary", keys, "points", pts);
+    if (c->solve) {
+        json_t *sol = json_array();
+        for (int j = 0; j < c->nsolves; j++) {
+            const sweep_result *r = &res[c->npoints + j];
+            json_t *o = json_object();
+            for (int k = 0; k < c->nvary; k++)
+                json_object_set_new(o, c->vary[k].key, json_string(vary_val(c, j / c->nranks, k)));
+            json_object_set_new(o, "ranks", json_integer(r->ranks));
+            json_object_set_new(o, "key", json_string(c->solve));
+            json_object_set_new(o, "value", isnan(r->value) ? json_null() : json_real(r->value));
+            json_object_set_new(o, "efficiency", isnan(r->eff) ? json_null() : json_real(r->eff));
+            json_object_set_new(o, "note", json_string(r->note));
+            json_array_append_new(sol, o);
+        }
+        json_object_set_new(doc, "target_efficiency", json_real(c->target));
+        json_object_set_new(doc, "solutions", sol);
+    }
+    json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    fputc('\n', out);
+    json_decref(doc);
+    return SWEEP_OK;
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+    if (strpbrk(s, ",\"\n")) {
+        fputc('"', out);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', out);
+            fputc(*s, out);
+        }
+        fputc('"', out);
+    } else {
+        fputs(s, out);
+    }
+}
+
+static void print_csv(const sweep_cfg *c, const sweep_result *res, FILE *out)
+{
+    for (int k = 0; k < c->nvary; k++) {
+        csv_field(out, c->vary[k].key);
+        fputc(',', out);
+    }
+    fputs("ranks,predicted_time,compute_time,comm_time,efficiency\n", out);
+    for (int i = 0; i < c->npoints; i++) {
+        for (int k = 0; k < c->nvary; k++) {
+            csv_field(out, vary_val(c, i / c->nranks, k));
+            fputc(',', out);
+        }
+        fprintf(out, "%d,%.12g,%.12g,%.12g,%.12g\n", res[i].ranks, res[i].predicted,
+                res[i].compute, res[i].comm, point_eff(c, res, i));
+    }
+}
+
+static void print_table(const sweep_cfg *c, const sweep_result *res, FILE *out)
+{
+    int w[16];
+    for (int k = 0; k < c->nvary && k < 16; k++) {
+        w[k] = (int)strlen(c->vary[k].key);
+        for (int v = 0; v < c->vary[k].nvals; v++)
+            if ((int)strlen(c->vary[k].vals[v]) > w[k])
+                w[k] = (int)strlen(c->vary[k].vals[v]);
+    }
+    for (int k = 0; k < c->nvary; k++)
+        fprintf(out, "%-*s  ", k < 16 ? w[k] : 12, c->vary[k].key);
+    fprintf(out, "%8s %16s %16s %16s %10s\n", "ranks", "predicted (s)", "compute (s)",
+            "comm (s)", "efficiency");
+    for (int i = 0; i < c->npoints; i++) {
+        for (int k = 0; k < c->nvary; k++)
+            fprintf(out, "%-*s  ", k < 16 ? w[k] : 12, vary_val(c, i / c->nranks, k));
+        fprintf(out, "%8d %16.9f %16.9f %16.9f %10.4f\n", res[i].ranks, res[i].predicted,
+                res[i].compute, res[i].comm, point_eff(c, res, i));
+    }
+    if (!c->solve)
+        return;
+    fprintf(out, "\nbalance points: %s for parallel efficiency %.4g\n", c->solve, c->target);
+    for (int j = 0; j < c->nsolves; j++) {
+        const sweep_result *r = &res[c->npoints + j];
+        fprintf(out, "  ");
+        for (int k = 0; k < c->nvary; k++)
+            fprintf(out, "%s=%s ", c->vary[k].key, vary_val(c, j / c->nranks, k));
+        if (isnan(r->value))
+            fprintf(out, "ranks %d: none (%s)\n", r->ranks, r->note);
+        else
+            fprintf(out, "ranks %d: %s = %.6g  (efficiency %.4f, %d replays)\n", r->ranks,
+                    c->solve, r->value, r->eff, r->evals);
+    }
+}
+
+int sweep_print(const sweep_cfg *c, const sweep_result *res, FILE *out)
+{
+    for (int i = 0; i < sweep_ntasks(c); i++)
+        if (!res[i].done) {
+            fprintf(stderr, "mpicast: %s\n", res[i].note[0] ? res[i].note : "a point failed");
+            return SWEEP_BAD_INPUT;
+        }
+    if (c->json)
+        return print_json(c, res, out);
+    if (c->csv)
+        print_csv(c, res, out);
+    else
+        print_table(c, res, out);
+    return SWEEP_OK;
+}
+
+int sweep_main(int argc, char **argv)
+{
+    sweep_cfg c;
+    int stop;
+    int rc = sweep_parse(argc, argv, &c, &stop, "sweep");
+    if (rc || stop) {
+        sweep_cfg_free(&c);
+        return rc;
+    }
+    sweep_result *res = calloc((size_t)sweep_ntasks(&c), sizeof *res);
+    if (!res) {
+        sweep_cfg_free(&c);
+        fputs("mpicast: sweep: out of memory\n", stderr);
+        return SWEEP_BAD_INPUT;
+    }
+    sweep_run_tasks(&c, res, c.jobs, 1, 0);
+    rc = sweep_print(&c, res, stdout);
+    free(res);
+    sweep_cfg_free(&c);
+    return rc;
+}

@@ -1,0 +1,66 @@
+/* Internal to mpicast sweep and mpicast-sweep-mpi: the what-if sweep core
+ * (src/sweep/sweep.c). A sweep is a list of independent tasks: first one
+ * prediction per point of the cross product of --vary values and --ranks,
+ * then (with --solve) one balance-point search per combination of --vary
+ * values and process count. Tasks run anywhere (threads, MPI ranks): their
+ * results are plain structs, gathered and printed by one process.
+ */
+#ifndef MPICAST_SWEEP_H
+#define MPICAST_SWEEP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mpicast/error.h"
+
+enum { SWEEP_OK = 0, SWEEP_BAD_INPUT = 1, SWEEP_USAGE = 2 };
+
+typedef struct sweep_vary {
+    char *key;
+    char **vals;
+    int nvals;
+} sweep_vary;
+
+typedef struct sweep_cfg {
+    const char *trace, *platform, *solve;
+    const char **sets;
+    int nsets;
+    sweep_vary *vary;
+    int nvary;
+    int *ranks;         /* process counts (the trace's when none given) */
+    int nranks;
+    int trace_ranks;
+    int jobs, json, csv;
+    double target;      /* --target-efficiency, or 0 */
+    int ncombos;        /* product of the vary value counts (1 without --vary) */
+    int npoints, nsolves;
+    const char *prog;   /* "sweep" or "sweep-mpi", for messages */
+} sweep_cfg;
+
+/* Result of one task: POD, so that it can travel as bytes. */
+typedef struct sweep_result {
+    int32_t done;       /* 1 computed, 0 failed (note says why) */
+    int32_t ranks;
+    double predicted, compute, comm; /* s; compute: mean over ranks */
+    double value;       /* solve: the balance value (NAN: none) */
+    double eff;         /* solve: the efficiency predicted at value */
+    int32_t evals;      /* solve: replays used */
+    char note[240];
+} sweep_result;
+
+/* Parses argv (argv[0] is the subcommand). Returns SWEEP_OK, or an exit code
+ * after printing help (SWEEP_OK with *stop = 1) or an error on stderr. */
+int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog);
+void sweep_cfg_free(sweep_cfg *c);
+static inline int sweep_ntasks(const sweep_cfg *c) { return c->npoints + c->nsolves; }
+/* Runs task i into *out. */
+void sweep_run_task(const sweep_cfg *c, int i, sweep_result *out);
+/* Runs tasks i with i % stride == offset, on `jobs` threads. */
+void sweep_run_tasks(const sweep_cfg *c, sweep_result *res, int jobs, int stride, int offset);
+/* Prints the table (or --csv / --json) of all results on out; returns the
+ * exit code (SWEEP_BAD_INPUT, with the failure on stderr, if a task failed). */
+int sweep_print(const sweep_cfg *c, const sweep_result *res, FILE *out);
+/* The whole local command (mpicast sweep). */
+int sweep_main(int argc, char **argv);
+
+#endif

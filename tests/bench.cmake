@@ -1,0 +1,36 @@
+# The table network model (src/net/table.c) and the platform's measured-data
+# sections [table]/[measured] (src/platform/platform.c).
+mc_add_test(test_net_table_interp mc_net mc_platform)
+mc_add_test(test_net_table_platform_keys mc_platform)
+# the simulator's measured-collective hook (src/sim/exec.c); mc_test_mem: tests/sim.cmake
+mc_add_test(test_net_table_sim_collectives mc_test_mem mc_sim)
+mc_add_test(test_bench_fit mc_benchfit mc_platform)
+
+# mpicast-bench itself (src/bench), per MPI flavour; not with sanitizers
+# (the bench is not built then).
+if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE)
+  return()
+endif()
+add_executable(test_bench_check test_bench_check.c)
+target_link_libraries(test_bench_check PRIVATE mc_net mc_platform mc_base m)
+if(OMPI_FOUND)
+  add_test(NAME test_bench_run_ompi COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_run.sh
+           $<TARGET_FILE:mpicast-bench> $<TARGET_FILE:test_bench_check> ompi)
+  set_tests_properties(test_bench_run_ompi PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+if(MPICH_FOUND)
+  add_test(NAME test_bench_run_mpich COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_run.sh
+           $<TARGET_FILE:mpicast-bench-mpich> $<TARGET_FILE:test_bench_check> mpich)
+  set_tests_properties(test_bench_run_mpich PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+
+# Self-consistency (issue 4): the ring example at 2 ranks traced and replayed
+# with the platform just measured, loggp and table (Open MPI only: MPICH's
+# busy polling makes its times on this shared machine too erratic).
+if(OMPI_FOUND AND TARGET example_ring)
+  add_test(NAME test_bench_selfcheck_ompi COMMAND ${Python3_EXECUTABLE}
+           ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_selfcheck.py --mpicast $<TARGET_FILE:mpicast>
+           --bench $<TARGET_FILE:mpicast-bench> --ring $<TARGET_FILE:example_ring> --flavour ompi)
+  set_tests_properties(test_bench_selfcheck_ompi PROPERTIES LABELS mpi TIMEOUT 600
+                       SKIP_RETURN_CODE 77)
+endif()

@@ -1,0 +1,47 @@
+# Compute data (issue 4, items 3-4): blocks, compute tables, predict --compute,
+# token execution.
+mc_add_test(test_blocks_table mc_format)
+
+mc_add_test(test_blocks_predict_cli PkgConfig::JANSSON mc_format)
+target_compile_definitions(test_blocks_predict_cli PRIVATE MPICAST_BIN="$<TARGET_FILE:mpicast>")
+add_dependencies(test_blocks_predict_cli mpicast)
+
+# Token execution: the examples traced in wall and token mode give the same
+# output and the same calls; test_token_calls covers the rewritten blocking
+# calls and spinning on tests; test_token_refuse (one-sided) is refused.
+if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE)
+  return()
+endif()
+function(mc_token_tests fl mpi suffix exdir)
+  if(NOT TARGET example_cg${suffix})
+    return()
+  endif()
+  foreach(prog calls refuse)
+    add_executable(token_${prog}_${fl} test_token_${prog}.c)
+    target_link_libraries(token_${prog}_${fl} PRIVATE ${mpi})
+    target_compile_options(token_${prog}_${fl} PRIVATE -g)
+  endforeach()
+  add_test(NAME test_token_examples_${fl}
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_token_examples.py
+      --mpicast $<TARGET_FILE:mpicast> --flavour ${fl} --examples ${exdir}
+      --calls $<TARGET_FILE:token_calls_${fl}> --refuse $<TARGET_FILE:token_refuse_${fl}>)
+  set_tests_properties(test_token_examples_${fl} PROPERTIES LABELS mpi TIMEOUT 900)
+endfunction()
+if(OMPI_FOUND)
+  mc_token_tests(openmpi PkgConfig::OMPI "" ${CMAKE_BINARY_DIR}/examples)
+endif()
+if(MPICH_FOUND)
+  mc_token_tests(mpich PkgConfig::MPICH "_mpich" ${CMAKE_BINARY_DIR}/examples/mpich)
+endif()
+
+# A compute table from a -O0 build applied to the trace of a -O2 build (keys
+# are file:line, so they match although the site ids differ): the predicted
+# computation changes by exactly the ratio of the block times.
+find_program(MC_MPICC_OPENMPI mpicc.openmpi)
+if(OMPI_FOUND AND MC_MPICC_OPENMPI)
+  add_test(NAME test_blocks_swap_O0_O2
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/bench/compute_table_swap.py
+      --mpicast $<TARGET_FILE:mpicast> --mpicc ${MC_MPICC_OPENMPI}
+      --source ${PROJECT_SOURCE_DIR}/examples/cg.c --args "-s 128 -i 10")
+  set_tests_properties(test_blocks_swap_O0_O2 PROPERTIES LABELS mpi TIMEOUT 300)
+endif()

@@ -1,0 +1,26 @@
+# Imports and exports (src/export): OTF2, SimGrid time-independent text,
+# Chrome trace-event JSON, gnuplot plots, the HTML report.
+add_executable(test_export_mktrace test_export_mktrace.c)
+target_link_libraries(test_export_mktrace PRIVATE mc_format mc_base)
+
+mc_add_test(test_otf2_scorep_reference mc_export)
+
+set(MCX_ENV MPICAST=$<TARGET_FILE:mpicast> MKTRACE=$<TARGET_FILE:test_export_mktrace>
+    TESTS=${CMAKE_CURRENT_SOURCE_DIR})
+add_test(NAME test_export_tit_predict
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_export_tit_predict.sh)
+add_test(NAME test_export_chrome
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_export_chrome.sh)
+add_test(NAME test_otf2_roundtrip
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_otf2_roundtrip.sh)
+add_test(NAME test_otf2_corrupt
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_otf2_corrupt.sh)
+add_test(NAME test_export_progress
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_export_progress.sh)
+add_test(NAME test_export_plots
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_export_plots.sh)
+add_test(NAME test_report_chromium
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_report_chromium.sh)
+# A test that finds a tool missing prints why and exits 77: skipped, not passed.
+set_tests_properties(test_export_tit_predict test_otf2_roundtrip test_export_plots
+                     test_report_chromium test_export_progress PROPERTIES SKIP_RETURN_CODE 77)

@@ -1,0 +1,14 @@
+# Trace extrapolation (issue 6): synthetic SCAMP examples, and the examples traced at
+# small P, extrapolated and compared with real traces at the larger P (label mpi).
+mc_add_test(test_extrap_scamp mc_extrap mc_format)
+
+if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE OR NOT OMPI_FOUND)
+  return()
+endif()
+add_executable(test_extrap_allreduce_loop ${CMAKE_CURRENT_SOURCE_DIR}/test_extrap_allreduce_loop.c)
+target_link_libraries(test_extrap_allreduce_loop PRIVATE PkgConfig::OMPI m)
+add_test(NAME test_extrap_examples
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_extrap_examples.py
+    --mpicast $<TARGET_FILE:mpicast> --examples ${CMAKE_BINARY_DIR}/examples
+    --allreduce-loop $<TARGET_FILE:test_extrap_allreduce_loop>)
+set_tests_properties(test_extrap_examples PROPERTIES LABELS mpi TIMEOUT 900)

@@ -1,0 +1,627 @@
+/* Extrapolation of synthetic traces (no MPI needed): the SCAMP study's
+ * examples by hand rules and by inference, and patterns that must be refused.
+ *
+ *  1. 4x4 non-periodic 2-D stencil -> 8x8: every event of every rank equals
+ *     what the program does at 64 ranks (rank 0's neighbours become 1 and 8).
+ *  2. Replicated allreduce program 4 -> 4096 ranks (rule: replicate).
+ *  3. Strong scaling inferred from P=9 and P=16 (face ∝ P^-1/2) -> P=64.
+ *  4. Refusals: ranks of one class that differ (task farm), sizes no law
+ *     fits, repetitions that change with P; each names the class/event. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "mpicast/extrap.h"
+#include "mpicast/format.h"
+
+#define MAXEV 256
+
+typedef struct evlist {
+    mc_event e[MAXEV];
+    int64_t vals[MAXEV][80];
+    int n;
+    int64_t t;
+} evlist;
+
+static mc_event *add(evlist *l, int op)
+{
+    mc_event *e = &l->e[l->n];
+    memset(e, 0, sizeof *e);
+    e->op = op;
+    e->site = 100 + op;
+    e->peer = e->peer2 = e->tag = e->tag2 = MC_NONE;
+    e->newcomm = 0;
+    e->cpu = -1;
+    e->t_start = l->t + 1000;
+    e->t_end = e->t_start + 100;
+    e->burst = l->n ? 1000 : 0;
+    l->t = e->t_end;
+    e->vals = l->vals[l->n];
+    l->n++;
+    return e;
+}
+
+/* The 2-D halo program: Cart_create, per iteration 4 Sendrecv + Allreduce. */
+static void stencil(int P, const int *dims, int periodic, int64_t face, int iters, int r,
+                    evlist *l)
+{
+    memset(l, 0, sizeof *l);
+    uint64_t cart = 1ull << 32;
+    add(l, MC_OP_INIT);
+    mc_event *c = add(l, MC_OP_CART_CREATE);
+    for (int i = 0; i < P; i++)
+        c->vals[i] = i;
+    c->vals[P] = 2;
+    c->vals[P + 1] = dims[0];
+    c->vals[P + 2] = dims[1];
+    c->vals[P + 3] = c->vals[P + 4] = periodic;
+    c->nvals = (uint32_t)P + 5;
+    c->peer2 = P;
+    c->newcomm = cart;
+    int co[2] = {r / dims[1], r % dims[1]};
+    for (int it = 0; it < iters; it++) {
+        for (int d = 0; d < 2; d++) {
+            int lo[2] = {co[0], co[1]}, hi[2] = {co[0], co[1]};
+            lo[d]--;
+            hi[d]++;
+            int plo = -1, phi = -1;
+            if (periodic) {
+                lo[d] = (lo[d] + dims[d]) % dims[d];
+                hi[d] %= dims[d];
+            }
+            if (lo[d] >= 0)
+                plo = lo[0] * dims[1] + lo[1];
+            if (hi[d] < dims[d])
+                phi = hi[0] * dims[1] + hi[1];
+            for (int dir = 0; dir < 2; dir++) {
+                mc_event *e = add(l, MC_OP_SENDRECV);
+                e->comm = cart;
+                e->peer = dir ? plo : phi;
+                e->peer2 = dir ? phi : plo;
+                e->tag = 2 * d + dir;
+                e->tag2 = e->peer2 >= 0 ? e->tag : MC_NONE;
+                e->bytes = face;
+                e->bytes2 = e->peer2 >= 0 ? face : 0;
+            }
+        }
+        mc_event *a = add(l, MC_OP_ALLREDUCE);
+        a->comm = cart;
+        a->peer2 = P;
+        a->bytes = a->bytes2 = 8;
+    }
+    mc_event *f = add(l, MC_OP_COMM_FREE);
+    f->comm = cart;
+    add(l, MC_OP_FINALIZE);
+}
+
+static void allreduce_loop(int P, int r, evlist *l)
+{
+    (void)r;
+    memset(l, 0, sizeof *l);
+    add(l, MC_OP_INIT);
+    for (int i = 0; i < 4; i++) {
+        mc_event *a = add(l, MC_OP_ALLREDUCE);
+        a->peer2 = P;
+        a->bytes = a->bytes2 = 8;
+    }
+    add(l, MC_OP_FINALIZE);
+}
+
+static void write_rank(const char *dir, int r, const evlist *l)
+{
+    mc_error err = {0};
+    mc_writer *w = mc_writer_open(dir, r, 0, 0, &err);
+    CHECK(w);
+    for (int i = 0; i < l->n; i++)
+        CHECK(mc_writer_add(w, &l->e[i], &err) == MC_OK);
+    CHECK(mc_writer_close(w, &err) == MC_OK);
+}
+
+static char tmp[256];
+
+static const char *mkdir_trace(const char *name)
+{
+    static char path[4][512];
+    static int k;
+    char *p = path[k++ % 4];
+    snprintf(p, 512, "%s/%s", tmp, name);
+    return p;
+}
+
+static void write_stencil(const char *dir, int P, const int *dims, int periodic, int64_t face)
+{
+    evlist *l = malloc(sizeof *l);
+    for (int r = 0; r < P; r++) {
+        stencil(P, dims, periodic, face, 2, r, l);
+        write_rank(dir, r, l);
+    }
+    free(l);
+}
+
+static int same(const mc_event *a, const mc_event *b)
+{
+    if (a->op != b->op || a->comm != b->comm || a->peer != b->peer || a->tag != b->tag ||
+        a->bytes != b->bytes || a->peer2 != b->peer2 || a->tag2 != b->tag2 ||
+        a->bytes2 != b->bytes2 || a->newcomm != b->newcomm || a->nvals != b->nvals)
+        return 0;
+    for (uint32_t i = 0; i < a->nvals; i++)
+        if (a->vals[i] != b->vals[i])
+            return 0;
+    return 1;
+}
+
+/* Every rank of the source equals the program's events at P. */
+static void check_stencil_source(mc_source *s, int P, const int *dims, int64_t face)
+{
+    evlist *l = malloc(sizeof *l);
+    mc_error err = {0};
+    for (int r = 0; r < P; r++) {
+        stencil(P, dims, 0, face, 2, r, l);
+        for (int i = 0; i < l->n; i++) {
+            mc_event e;
+            CHECK_EQ_INT(mc_source_next(s, r, &e, &err), 1);
+            if (!same(&e, &l->e[i])) {
+                fprintf(stderr, "rank %d event %d:\n", r, i);
+                mc_event_print(stderr, r, &e, 0);
+                mc_event_print(stderr, r, &l->e[i], 0);
+            }
+            CHECK(same(&e, &l->e[i]));
+        }
+        mc_event e;
+        CHECK_EQ_INT(mc_source_next(s, r, &e, &err), 0);
+    }
+    free(l);
+}
+
+static void test_stencil_4x4_to_8x8(void)
+{
+    const char *dir = mkdir_trace("st16");
+    int d4[2] = {4, 4}, d8[2] = {8, 8};
+    write_stencil(dir, 16, d4, 0, 512);
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(&dir, 1, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 64, &err);
+    CHECK(s);
+    CHECK_EQ_INT(s->nranks, 64);
+    /* SCAMP's example: rank 0's right and lower neighbours 1, 4 -> 1, 8. */
+    mc_event e;
+    CHECK_EQ_INT(mc_source_next(s, 0, &e, &err), 1); /* Init */
+    CHECK_EQ_INT(mc_source_next(s, 0, &e, &err), 1); /* Cart_create */
+    CHECK_EQ_INT(e.nvals, 64 + 5);
+    CHECK_EQ_INT(e.vals[65], 8);
+    CHECK_EQ_INT(mc_source_next(s, 0, &e, &err), 1);
+    CHECK_EQ_INT(e.peer, 8);
+    CHECK_EQ_INT(e.peer2, MC_NONE);
+    mc_source_close(s);
+    s = mc_extrap_source(x, 64, &err);
+    check_stencil_source(s, 64, d8, 512);
+    mc_source_close(s);
+    /* Written out: the directory reads back the same events. */
+    char out[512];
+    snprintf(out, sizeof out, "%s/out64", tmp);
+    CHECK(mc_extrap_write(x, 64, out, &err) == MC_OK);
+    s = mc_trace_open(out, &err);
+    CHECK(s);
+    check_stencil_source(s, 64, d8, 512);
+    mc_source_close(s);
+    /* Strong scaling by hand rule: faces ∝ P^-1/2, compute ∝ 1/P. */
+    mc_extrap_rules st;
+    mc_extrap_rules_init(&st);
+    CHECK(mc_extrap_rules_set(&st, "scaling", "strong", &err) == MC_OK);
+    mc_extrap *xs = mc_extrap_build(&dir, 1, &st, &err);
+    CHECK(xs);
+    s = mc_extrap_source(xs, 64, &err);
+    CHECK(s);
+    int sendrecvs = 0;
+    while (mc_source_next(s, 9, &e, &err) == 1) {
+        if (e.op == MC_OP_SENDRECV) {
+            CHECK_EQ_INT(e.bytes, 256);
+            CHECK_EQ_INT(e.bytes2, 256); /* rank 9 is interior: every source real */
+            CHECK_EQ_INT(e.burst, 250);
+            sendrecvs++;
+        }
+        if (e.op == MC_OP_ALLREDUCE)
+            CHECK_EQ_INT(e.bytes, 8); /* size.reduce stays const */
+    }
+    CHECK_EQ_INT(sendrecvs, 8);
+    mc_source_close(s);
+    mc_extrap_destroy(xs);
+    /* Any P: 63 ranks are a 9x7 grid. */
+    s = mc_extrap_source(x, 63, &err);
+    CHECK(s);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+}
+
+static void test_replicate_4_to_4096(void)
+{
+    const char *dir = mkdir_trace("ar4");
+    evlist *l = malloc(sizeof *l);
+    for (int r = 0; r < 4; r++) {
+        allreduce_loop(4, r, l);
+        write_rank(dir, r, l);
+    }
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    mc_error err = {0};
+    CHECK(mc_extrap_rules_set(&ru, "replicate", "2", &err) == MC_OK);
+    mc_extrap *x = mc_extrap_build(&dir, 1, &ru, &err);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 4096, &err);
+    CHECK(s);
+    long events = 0, allreduces = 0;
+    for (int r = 0; r < 4096; r++) {
+        mc_event e;
+        int rc;
+        while ((rc = mc_source_next(s, r, &e, &err)) == 1) {
+            events++;
+            if (e.op == MC_OP_ALLREDUCE) {
+                allreduces++;
+                CHECK_EQ_INT(e.peer2, 4096);
+                CHECK_EQ_INT(e.peer, MC_NONE);
+                CHECK_EQ_INT(e.comm, MC_COMM_WORLD);
+                CHECK_EQ_INT(e.bytes, 8);
+            }
+        }
+        CHECK_EQ_INT(rc, 0);
+    }
+    CHECK_EQ_INT(events, 4096L * 6);
+    CHECK_EQ_INT(allreduces, 4096L * 4);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+    free(l);
+}
+
+static void test_strong_scaling_inferred(void)
+{
+    const char *d9 = mkdir_trace("st9"), *d16 = mkdir_trace("st16b");
+    int g3[2] = {3, 3}, g4[2] = {4, 4}, g8[2] = {8, 8};
+    /* a 48x48 grid of doubles: faces of 16 and 12 cells, 6 at 8x8 */
+    write_stencil(d9, 9, g3, 0, 16 * 8);
+    write_stencil(d16, 16, g4, 0, 12 * 8);
+    const char *t[2] = {d9, d16};
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(t, 2, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 64, &err);
+    CHECK(s);
+    check_stencil_source(s, 64, g8, 6 * 8);
+    mc_source_close(s);
+    /* the explanation names the fitted law */
+    char path[600];
+    snprintf(path, sizeof path, "%s/explain.txt", tmp);
+    FILE *f = fopen(path, "w+");
+    mc_extrap_explain(x, 64, f);
+    rewind(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    CHECK(strstr(buf, "size surface") != NULL);
+    CHECK(strstr(buf, "grid 8x8") != NULL);
+    mc_extrap_destroy(x);
+
+    /* no law fits sizes 128, 96, 100 at P = 9, 16, 25 */
+    const char *d25 = mkdir_trace("st25");
+    int g5[2] = {5, 5};
+    write_stencil(d25, 25, g5, 0, 100);
+    const char *t3[3] = {d9, d16, d25};
+    memset(&err, 0, sizeof err);
+    CHECK(mc_extrap_build(t3, 3, &ru, &err) == NULL);
+    CHECK(strstr(err.msg, "no law") != NULL);
+    CHECK(strstr(err.msg, "Sendrecv") != NULL);
+}
+
+/* A task farm: rank 0 hands out tasks, the workers' counts differ. */
+static void test_refuse_task_farm(void)
+{
+    const char *dir = mkdir_trace("farm");
+    evlist *l = malloc(sizeof *l);
+    int tasks[4] = {0, 3, 1, 2};
+    for (int r = 0; r < 4; r++) {
+        memset(l, 0, sizeof *l);
+        add(l, MC_OP_INIT);
+        for (int k = 0; k < (r ? tasks[r] : 6); k++) {
+            mc_event *e = add(l, r ? MC_OP_RECV : MC_OP_SEND);
+            e->peer = r ? 0 : 1 + k % 3;
+            e->tag = 5;
+            e->bytes = 64;
+        }
+        add(l, MC_OP_FINALIZE);
+        write_rank(dir, r, l);
+    }
+    free(l);
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    mc_error err = {0};
+    CHECK(mc_extrap_build(&dir, 1, &ru, &err) == NULL);
+    CHECK(strstr(err.msg, "class (int)") != NULL);
+    CHECK(strstr(err.msg, "not explained") != NULL);
+}
+
+/* The same class with more events at the larger P: repetitions vary. */
+static void test_refuse_repetitions(void)
+{
+    const char *a = mkdir_trace("rep4"), *b = mkdir_trace("rep8");
+    evlist *l = malloc(sizeof *l);
+    for (int k = 0; k < 2; k++) {
+        int P = k ? 8 : 4;
+        for (int r = 0; r < P; r++) {
+            memset(l, 0, sizeof *l);
+            add(l, MC_OP_INIT);
+            for (int i = 0; i < (k ? 5 : 2); i++) { /* 2 then 5: no law */
+                mc_event *e = add(l, MC_OP_ALLREDUCE);
+                e->peer2 = P;
+                e->bytes = e->bytes2 = 8;
+            }
+            add(l, MC_OP_FINALIZE);
+            write_rank(k ? b : a, r, l);
+        }
+    }
+    free(l);
+    const char *t[2] = {a, b};
+    mc_error err = {0};
+    CHECK(mc_extrap_build(t, 2, NULL, &err) == NULL);
+    CHECK(strstr(err.msg, "repeats 2 times at P=4 and 5 times at P=8") != NULL);
+    CHECK(strstr(err.msg, "not explained") != NULL);
+}
+
+/* NPB-CG-like: an exchange done log2(P) times, request ids advancing. */
+static void cg_like(int P, int r, evlist *l)
+{
+    memset(l, 0, sizeof *l);
+    add(l, MC_OP_INIT);
+    int reps = 0;
+    for (int q = P; q > 1; q /= 2)
+        reps++;
+    uint32_t id = 1;
+    for (int it = 0; it < 2; it++) {
+        for (int k = 0; k < reps; k++) {
+            mc_event *e = add(l, MC_OP_IRECV);
+            e->peer = (r + P - 1) % P;
+            e->tag = 3;
+            e->bytes = 64;
+            e->req = id;
+            e = add(l, MC_OP_SEND);
+            e->peer = (r + 1) % P;
+            e->tag = 3;
+            e->bytes = 64;
+            e = add(l, MC_OP_WAIT);
+            e->vals[0] = id++;
+            e->vals[1] = (r + P - 1) % P;
+            e->vals[2] = 3;
+            e->vals[3] = 64;
+            e->nvals = 4;
+        }
+        mc_event *a = add(l, MC_OP_ALLREDUCE);
+        a->peer2 = P;
+        a->bytes = a->bytes2 = 8;
+    }
+    add(l, MC_OP_FINALIZE);
+}
+
+static void check_source_against(mc_source *s, int P, void (*prog)(int, int, evlist *))
+{
+    evlist *l = malloc(sizeof *l);
+    mc_error err = {0};
+    for (int r = 0; r < P; r++) {
+        prog(P, r, l);
+        for (int i = 0; i < l->n; i++) {
+            mc_event e;
+            CHECK_EQ_INT(mc_source_next(s, r, &e, &err), 1);
+            if (!same(&e, &l->e[i]) || e.req != l->e[i].req) {
+                fprintf(stderr, "P=%d rank %d event %d:\n", P, r, i);
+                mc_event_print(stderr, r, &e, 0);
+                mc_event_print(stderr, r, &l->e[i], 0);
+            }
+            CHECK(same(&e, &l->e[i]));
+            CHECK_EQ_INT(e.req, l->e[i].req);
+        }
+        mc_event e;
+        CHECK_EQ_INT(mc_source_next(s, r, &e, &err), 0);
+    }
+    free(l);
+}
+
+/* One repetition phase inserted per doubling of P (SCAMP, NPB-CG). But the
+ * iteration loop itself holds the block twice per run: the second copy
+ * makes the sequence "prefix + k copies + suffix" only per iteration, so
+ * the model is built from a one-iteration variant. */
+static void cg_like1(int P, int r, evlist *l)
+{
+    cg_like(P, r, l);
+    /* keep Init, the first iteration's block and Allreduce, then Finalize */
+    int reps = 0;
+    for (int q = P; q > 1; q /= 2)
+        reps++;
+    int keep = 1 + 3 * reps + 1;
+    l->e[keep] = l->e[l->n - 1];
+    l->n = keep + 1;
+}
+
+static void test_repetitions_inferred(void)
+{
+    const char *a = mkdir_trace("cg4"), *b = mkdir_trace("cg8");
+    evlist *l = malloc(sizeof *l);
+    for (int k = 0; k < 2; k++) {
+        int P = k ? 8 : 4;
+        for (int r = 0; r < P; r++) {
+            cg_like1(P, r, l);
+            write_rank(k ? b : a, r, l);
+        }
+    }
+    free(l);
+    const char *t[2] = {a, b};
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(t, 2, NULL, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    for (int P = 16; P <= 64; P *= 2) {
+        mc_source *s = mc_extrap_source(x, P, &err);
+        CHECK(s);
+        check_source_against(s, P, cg_like1);
+        mc_source_close(s);
+    }
+    /* 24 ranks: log2(24) copies is not a whole number */
+    CHECK(mc_extrap_source(x, 24, &err) == NULL);
+    CHECK(strstr(err.msg, "whole number") != NULL);
+    mc_extrap_destroy(x);
+
+    /* The same from the 4-rank trace alone, by a stated rule (SCAMP did CG
+     * by hand): the block starting at the Irecv repeats log2(P) times. */
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    char rule[64];
+    snprintf(rule, sizeof rule, "%x:log2p", 100 + MC_OP_IRECV);
+    CHECK(mc_extrap_rules_set(&ru, "repeat", rule, &err) == MC_OK);
+    CHECK(mc_extrap_rules_set(&ru, "repeat", "zz:log2p", &err) == MC_ERR_USAGE);
+    CHECK(mc_extrap_rules_set(&ru, "repeat", "12/0:log2p", &err) == MC_ERR_USAGE);
+    CHECK(mc_extrap_rules_set(&ru, "repeat", "12:cubic", &err) == MC_ERR_USAGE);
+    x = mc_extrap_build(&a, 1, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 32, &err);
+    CHECK(s);
+    check_source_against(s, 32, cg_like1);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+    /* without the rule one trace cannot know: P=16 gets 2 copies, not 4 */
+    x = mc_extrap_build(&a, 1, NULL, &err);
+    CHECK(x);
+    s = mc_extrap_source(x, 16, &err);
+    mc_event e;
+    int irecvs = 0;
+    while (mc_source_next(s, 3, &e, &err) == 1)
+        irecvs += e.op == MC_OP_IRECV;
+    CHECK_EQ_INT(irecvs, 2);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+}
+
+/* Well-formed files with nonsense in them: the build fails cleanly or the
+ * source generates; never a crash (run under the sanitizers too). */
+static void test_garbage_never_crashes(void)
+{
+    unsigned seed = 12345;
+    int built = 0;
+    evlist *l = malloc(sizeof *l);
+    for (int round = 0; round < 60; round++) {
+        char name[32];
+        snprintf(name, sizeof name, "junk%d", round);
+        const char *dir = mkdir_trace(name);
+        int P = 2 + round % 7;
+        unsigned base = seed;
+        for (int r = 0; r < P; r++) {
+            memset(l, 0, sizeof *l);
+            if (round % 2 == 0)
+                seed = base; /* every rank alike: models get built and generate */
+            int n = 1 + (int)(rand_r(&seed) % 12);
+            for (int i = 0; i < n; i++) {
+                int op = round % 2 == 0 ? (int)(rand_r(&seed) % MC_OP_COUNT)
+                                        : (int)(rand_r(&seed) % (MC_OP_COUNT + 2)) - 1;
+                mc_event *e = add(l, op < 0 ? MC_OP_SEND : op);
+                e->op = op;
+                e->peer = (int32_t)(rand_r(&seed) % (unsigned)(P + 3)) - 2;
+                e->peer2 = (int32_t)(rand_r(&seed) % (unsigned)(P + 8)) - 2;
+                e->comm = rand_r(&seed) % 4 == 0 ? (1ull << 32) | (rand_r(&seed) % 3) : 0;
+                e->newcomm = rand_r(&seed) % 3 == 0 ? (1ull << 32) : MC_COMM_NULL;
+                e->bytes = (int64_t)(rand_r(&seed) % 100) - 3;
+                e->tag = (int32_t)(rand_r(&seed) % 5) - 1;
+                e->nvals = rand_r(&seed) % 3 == 0 ? (uint32_t)(rand_r(&seed) % 14) : 0;
+                for (uint32_t v = 0; v < e->nvals; v++)
+                    e->vals[v] = (int64_t)(rand_r(&seed) % (unsigned)(P + 4)) - 2;
+            }
+            write_rank(dir, r, l);
+        }
+        mc_error err = {0};
+        mc_extrap *x = mc_extrap_build(&dir, 1, NULL, &err);
+        if (!x) {
+            CHECK(err.msg[0] != '\0');
+            continue;
+        }
+        built++;
+        FILE *f = fopen("/dev/null", "w");
+        mc_extrap_explain(x, 50, f);
+        fclose(f);
+        mc_source *s = mc_extrap_source(x, 50, &err);
+        for (int r = 0; s && r < 50; r++) {
+            mc_event e;
+            int guard = 0;
+            while (mc_source_next(s, r, &e, &err) == 1 && guard++ < 10000)
+                ;
+        }
+        mc_source_close(s);
+        mc_extrap_destroy(x);
+    }
+    free(l);
+    if (getenv("MC_TEST_VERBOSE"))
+        fprintf(stderr, "garbage: %d of 60 models built\n", built);
+}
+
+static void test_rules_syntax(void)
+{
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    mc_error err = {0};
+    CHECK(mc_extrap_rules_set(&ru, "grid", "8x4", &err) == MC_OK);
+    CHECK_EQ_INT(ru.ndims, 2);
+    CHECK_EQ_INT(ru.dims[1], 4);
+    CHECK(mc_extrap_rules_set(&ru, "size.p2p", "surface", &err) == MC_OK);
+    CHECK_EQ_INT(ru.law[MC_SC_P2P], MC_LAW_SURFACE);
+    CHECK(mc_extrap_rules_set(&ru, "size.p2p", "cubic", &err) == MC_ERR_USAGE);
+    CHECK(mc_extrap_rules_set(&ru, "grid", "8x", &err) == MC_OK); /* trailing x tolerated */
+    CHECK(mc_extrap_rules_set(&ru, "grid", "0x4", &err) == MC_ERR_USAGE);
+    CHECK(mc_extrap_rules_set(&ru, "nonsense", "1", &err) == MC_ERR_USAGE);
+    char path[600];
+    snprintf(path, sizeof path, "%s/rules.txt", tmp);
+    FILE *f = fopen(path, "w");
+    fputs("# SCAMP CG\nscaling strong\ncompute = volume\nperiodic 1,0\n", f);
+    fclose(f);
+    CHECK(mc_extrap_rules_load(&ru, path, &err) == MC_OK);
+    CHECK_EQ_INT(ru.strong, 1);
+    CHECK_EQ_INT(ru.law[MC_SC_COMPUTE], MC_LAW_VOLUME);
+    CHECK_EQ_INT(ru.periods[0], 1);
+    f = fopen(path, "w");
+    fputs("scaling sideways\n", f);
+    fclose(f);
+    CHECK(mc_extrap_rules_load(&ru, path, &err) == MC_ERR_FORMAT); /* bad input, not usage */
+    CHECK(strstr(err.msg, "rules.txt:1") != NULL);
+    int dims[3];
+    mc_extrap_dims_create(36, 3, dims);
+    CHECK(dims[0] == 4 && dims[1] == 3 && dims[2] == 3);
+    mc_extrap_dims_create(1048576, 2, dims);
+    CHECK(dims[0] == 1024 && dims[1] == 1024);
+    mc_extrap_dims_create(8, 2, dims);
+    CHECK(dims[0] == 4 && dims[1] == 2);
+}
+
+int main(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/mc_extrap_scamp_XXXXXX");
+    CHECK(mkdtemp(tmp));
+    test_rules_syntax();
+    test_stencil_4x4_to_8x8();
+    test_replicate_4_to_4096();
+    test_strong_scaling_inferred();
+    test_refuse_task_farm();
+    test_refuse_repetitions();
+    test_repetitions_inferred();
+    test_garbage_never_crashes();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    CHECK(system(cmd) == 0);
+    return 0;
+}
