@@ -3,7 +3,8 @@
 # extrapolated to P ranks (default 1,048,576 = 1024x1024):
 #   1. the extrapolation source alone (bench_extrap): events, time, peak RSS;
 #   2. mpicast predict TRACE --ranks P (loggp; two replays: the platform's network
-#      and the free network), wall time and peak RSS from /usr/bin/time.
+#      and the free network): wall time, CPU time (the figure to compare on a
+#      shared machine) and peak RSS from /usr/bin/time.
 # usage: bench/bench_extrap.sh BUILD_DIR [P]      (takes minutes at the default P)
 set -e
 B=${1:?usage: bench_extrap.sh BUILD_DIR [P]}
@@ -16,5 +17,5 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 echo "== extrapolation source alone, $P ranks"
 "$B/bench/bench_extrap" "$T/halo16" "$P"
 echo "== mpicast predict --ranks $P (loggp)"
-/usr/bin/time -f "wall %e s, peak RSS %M KiB" "$B/bin/mpicast" predict "$T/halo16" --ranks "$P" \
+/usr/bin/time -f "wall %e s, cpu %U s user + %S s sys, peak RSS %M KiB" "$B/bin/mpicast" predict "$T/halo16" --ranks "$P" \
     --set network.model=loggp

@@ -5,9 +5,12 @@ mc_add_test(test_model_normal_form mc_model)
 mc_add_test(test_model_inputs mc_model)
 target_compile_definitions(test_model_inputs PRIVATE MODEL_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data/model")
 mc_add_test(test_scaling_recover mc_model)
+# scaling input from traces with MPI_Pcontrol markers (synthetic rank files)
+mc_add_test(test_scaling_pcontrol mc_model mc_format)
 add_test(NAME test_model_cli
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/cli_test.py
-          ${CMAKE_BINARY_DIR}/bin/mpicast ${CMAKE_CURRENT_SOURCE_DIR}/data/model)
+          ${CMAKE_BINARY_DIR}/bin/mpicast ${CMAKE_CURRENT_SOURCE_DIR}/data/model
+          $<TARGET_FILE:test_scaling_pcontrol>)
 # Issue 7's end-to-end figure: the examples' call counts traced at p = 1..8
 # predict those traced at p = 16 and 32 (Open MPI, oversubscribed; ~15 s).
 if(MPICAST_MPI_TESTS AND OMPI_FOUND AND NOT MPICAST_SANITIZE)
@@ -15,4 +18,14 @@ if(MPICAST_MPI_TESTS AND OMPI_FOUND AND NOT MPICAST_SANITIZE)
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/examples_test.py
             ${CMAKE_BINARY_DIR}/bin/mpicast ${CMAKE_BINARY_DIR}/examples)
   set_tests_properties(test_model_examples PROPERTIES TIMEOUT 900)
+endif()
+# scaling from real traces: a small MPI program marking its parallel part
+# with MPI_Pcontrol, traced at 2 and 4 ranks (Open MPI, oversubscribed; ~15 s).
+if(MPICAST_MPI_TESTS AND OMPI_FOUND AND NOT MPICAST_SANITIZE)
+  add_executable(scaling_pcontrol_prog data/model/pcontrol_prog.c)
+  target_link_libraries(scaling_pcontrol_prog PRIVATE PkgConfig::OMPI)
+  add_test(NAME test_scaling_traced
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/pcontrol_test.py
+            ${CMAKE_BINARY_DIR}/bin/mpicast $<TARGET_FILE:scaling_pcontrol_prog>)
+  set_tests_properties(test_scaling_traced PROPERTIES LABELS mpi RESOURCE_LOCK mpi TIMEOUT 300)
 endif()

@@ -111,6 +111,10 @@ mc_source *mc_extrap_open_source(const char *trace, int nranks, const mc_extrap_
                                  mc_error *err);
 /* Writes the P-rank pseudo-trace as a trace directory (meta.json included). */
 mc_err mc_extrap_write(const mc_extrap *x, int nranks, const char *dir, mc_error *err);
+/* As mc_extrap_write, calling rank_done(ctx) after each rank's file is
+ * written (a progress line; rank_done may be NULL). */
+mc_err mc_extrap_write_progress(const mc_extrap *x, int nranks, const char *dir,
+                                void (*rank_done)(void *ctx), void *ctx, mc_error *err);
 
 #ifdef __cplusplus
 }

@@ -195,6 +195,33 @@ typedef struct mc_scaling_obs {
 mc_err mc_scaling_read_csv(const char *path, mc_scaling_obs **out, size_t *count,
                            mc_error *err);
 
+/* One run read from a trace directory in which MPI_Pcontrol markers delimit
+ * the parallel part (docs/models.md, "Traces"): on each rank a Pcontrol of
+ * positive level opens the parallel part, one of level 0 closes it (markers
+ * that do not change the state are ignored; the rank's end closes an open
+ * part). tau is the longest rank's application time as `mpicast stats`
+ * defines it (end of Init to start of Finalize; first / last event when
+ * missing); gamma the sum over ranks of the time inside the parallel part,
+ * each interval from the opening marker's exit to the closing one's entry. */
+typedef struct mc_pcontrol_run {
+    mc_scaling_obs obs;     /* p (label, else ranks), n (label), tau, gamma */
+    int nranks;
+    long intervals;         /* parallel-part intervals over all ranks */
+    int unmarked_ranks;     /* ranks without any interval */
+    int open_ranks;         /* ranks whose last interval was closed by their end */
+    int no_finalize_ranks;  /* ranks without Finalize: their time ends at their last event */
+} mc_pcontrol_run;
+
+/* Reads the trace directory `dir`. n must come from `label` (MC_ERR_FORMAT
+ * otherwise); p is the label's when given, else the rank count. A trace
+ * without any parallel-part interval, or a truncated one, is an error. */
+mc_err mc_scaling_read_trace(const char *dir, const mc_run_label *label, mc_pcontrol_run *out,
+                             mc_error *err);
+
+/* Averages the runs at the same (p, n) in place (order of first appearance
+ * kept); *count gets the number left. */
+mc_err mc_scaling_merge_repeats(mc_scaling_obs *obs, size_t *count, mc_error *err);
+
 /* A law in n: a polynomial Σ c[k]·n^k (degree 0..3), or c[0] + c[1]/n. */
 typedef struct mc_law {
     int inverse; /* 1: c0 + c1/n */

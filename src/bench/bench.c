@@ -650,6 +650,33 @@ static void print_summary(const opts *o, const results *res)
             f->eager_found ? "" : " (no switch seen)", f->nfit, 100 * f->max_rel_err);
 }
 
+/* network.rendezvous_overhead for the handshake protocol (docs/platform.md):
+ * what the protocol's legs in the fitted LogGP (4o + 3L + (s-1)G one way)
+ * leave of the measured one-way time of a rendezvous message. The median
+ * over the sizes from 1.25 to 4 times the eager limit: the sizes the
+ * limit's bisection adds just above it are left out (right at the switch a
+ * transport may still take a shortcut), larger ones drift with the
+ * rendezvous path's own per-byte cost. The first size above the limit when
+ * no size is in that range; never below 0. */
+static double rendezvous_overhead(const results *res)
+{
+    const mcb_loggp *f = &res->fit;
+    double v[MAX_POINTS], first = -1;
+    size_t n = 0;
+    for (int i = 0; i < res->n; i++) {
+        double s = res->pts[i].size;
+        if (s <= f->eager_limit)
+            continue;
+        double x = mcb_one_way(&res->pts[i]) - (4 * f->o + 3 * f->L + (s - 1) * f->G);
+        if (first < 0 && n == 0)
+            first = x > 0 ? x : 0;
+        if (s >= 1.25 * f->eager_limit && s <= 4 * f->eager_limit)
+            v[n++] = x;
+    }
+    double x = n > 0 ? mcb_median(v, n) : first;
+    return x > 0 ? x : 0;
+}
+
 static int write_platform(const opts *o, const results *res, FILE *f)
 {
     char host[256] = "unknown", lib[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown", date[64];
@@ -698,6 +725,14 @@ static int write_platform(const opts *o, const results *res, FILE *f)
     else
         fprintf(f, "# no rendezvous switch seen up to the largest size measured\n");
     fprintf(f, "eager_limit = %s\n", el);
+    if (fit->eager_found) {
+        char rx[32];
+        mcb_fmt_time(rx, sizeof rx, rendezvous_overhead(res));
+        fprintf(f, "# above it: request, reply, then the data; the overhead is what those\n"
+                   "# legs leave of the measured one-way time (median from 1.25 to 4 times\n"
+                   "# the eager limit; docs/platform.md)\n"
+                   "rendezvous = handshake\nrendezvous_overhead = %s\n", rx);
+    }
 
     fprintf(f, "\n[table]\n# pingpong.SIZE = T_comm(SIZE): median time of MPI_Recv on rank 0 in the\n"
                "# ping-pong (MPIETE communication base data); send.SIZE: median time of\n"

@@ -33,6 +33,8 @@ static const char blocks_usage[] =
     "                 (mean time per execution of each block, all ranks together)\n"
     "  --per-rank     with --table: add one row per (block, rank)\n"
     "\n"
+    "Example:\n"
+    "  mpicast blocks run9/ --table c.txt && mpicast predict run9/ --compute c.txt\n"
     "Exit status: 0 ok; 1 unreadable trace or table not writable; 2 usage error.\n";
 
 typedef struct blocks_args {

@@ -25,6 +25,8 @@ static const char dump_usage[] =
     "  --no-times   leave out every time (start, end, burst, cpu), so that two\n"
     "               traces of the same program compare with diff\n"
     "\n"
+    "Example:\n"
+    "  mpicast dump run9/ --rank 0 --no-times > rank0.txt\n"
     "Exit status: 0 ok; 1 unreadable, truncated or corrupt trace (the readable\n"
     "prefix is printed, then one error line naming the file); 2 usage error.\n";
 

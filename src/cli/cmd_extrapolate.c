@@ -4,7 +4,8 @@
  * program (docs/extrapolation.md), and writes the P-rank pseudo-trace as a
  * trace directory (-o) and/or prints the rules applied per event class
  * (--explain). A pattern the model cannot explain fails with exit 1 naming
- * the class and the event. */
+ * the class and the event. On a terminal, writing shows "ranks written / P"
+ * on stderr unless --quiet. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +13,13 @@
 
 #include "cli.h"
 #include "mpicast/extrap.h"
+#include "progress_source.h"
 
 static const char extrapolate_usage[] =
     "usage: mpicast extrapolate TRACE... --ranks P [-o DIR] [--explain]\n"
     "                           [--rules FILE] [--rule KEY=VALUE]... [--grid DxD...]\n"
     "                           [--periodic 0,1,...] [--replicate [RANK]]\n"
-    "                           [--scaling weak|strong]\n"
+    "                           [--scaling weak|strong] [--quiet]\n"
     "\n"
     "Rewrites small traces of a program into the trace of a P-rank run (the\n"
     "SCAMP pseudo-trace): ranks are placed on the process grid (MPI_Cart_create,\n"
@@ -37,7 +39,11 @@ static const char extrapolate_usage[] =
     "  --periodic 1,0     periodicity per dimension (default: the trace's)\n"
     "  --replicate [R]    every rank behaves like traced rank R (default 0)\n"
     "  --scaling weak|strong  default laws of sizes and compute (default weak)\n"
+    "  --quiet            no progress line on stderr (ranks written / P, shown\n"
+    "                     only when stderr is a terminal)\n"
     "\n"
+    "Example:\n"
+    "  mpicast extrapolate run16/ run64/ --ranks 4096 -o run4096/\n"
     "Exit status: 0 ok; 1 bad input or a pattern that is not explained; 2 usage.\n";
 
 /* Rule options shared with predict --ranks: returns 1 if argv[*i] was one
@@ -93,6 +99,11 @@ int cli_parse_ranks(const char *s, int *out)
     return 0;
 }
 
+static void rank_written(void *ticker)
+{
+    progress_ticker_add(ticker);
+}
+
 int cmd_extrapolate(int argc, char **argv)
 {
     mc_extrap_rules rules;
@@ -100,7 +111,7 @@ int cmd_extrapolate(int argc, char **argv)
     const char **traces = calloc((size_t)argc, sizeof *traces);
     if (!traces)
         return cli_usage_error("extrapolate: out of memory");
-    int ntraces = 0, nranks = 0, explain = 0, rc = CLI_OK;
+    int ntraces = 0, nranks = 0, explain = 0, quiet = 0, rc = CLI_OK;
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -127,6 +138,8 @@ int cmd_extrapolate(int argc, char **argv)
             out = argv[++i];
         } else if (strcmp(s, "--explain") == 0) {
             explain = 1;
+        } else if (strcmp(s, "--quiet") == 0) {
+            quiet = 1;
         } else if (s[0] == '-' && s[1]) {
             free(traces);
             return cli_usage_error("extrapolate: unknown option or missing value: %s (see "
@@ -149,7 +162,11 @@ int cmd_extrapolate(int argc, char **argv)
     if (explain)
         mc_extrap_explain(x, nranks, stdout);
     if (out) {
-        if (mc_extrap_write(x, nranks, out, &err))
+        progress_ticker *t = quiet ? NULL : progress_ticker_start(stderr, "extrapolate: ranks",
+                                                                  (uint64_t)nranks);
+        mc_err e = mc_extrap_write_progress(x, nranks, out, rank_written, t, &err);
+        progress_ticker_stop(t); /* the line is cleared before any error is printed */
+        if (e)
             rc = cli_fail(&err);
     } else {
         mc_source *s = mc_extrap_source(x, nranks, &err); /* can P ranks be generated? */

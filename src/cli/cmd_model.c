@@ -13,12 +13,14 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "mpicast/export.h"
 #include "mpicast/model.h"
 
 static const char model_usage[] =
     "usage: mpicast model FILE[:p=P,n=N] [--label p=P,n=N]... --by p|n|pn\n"
     "                     [--metric calls|time|bytes|NAME] [--predict p=P[,n=N]]\n"
     "                     [--select cv|mape|ar2] [--function NAME] [--no-negative] [--json]\n"
+    "                     [--plot FILE.svg|FILE.png]\n"
     "\n"
     "Fits, per MPI function, a model of a metric per process over the process\n"
     "count p, the problem size n, or both, and predicts it at --predict.\n"
@@ -44,11 +46,16 @@ static const char model_usage[] =
     "  --function NAME   only this function (repeatable)\n"
     "  --no-negative     no negative exponents of p in the normal form\n"
     "  --json            one JSON document on stdout (docs/json.md)\n"
-    "  --plot FILE       not available yet (plots come with the report issue)\n"
+    "  --plot FILE       draw measured points and the chosen model per series\n"
+    "                    (the 6 with the largest values; --function selects)\n"
+    "                    with gnuplot to FILE.svg or FILE.png\n"
     "\n"
     "Families: linear a*x+b, logarithmic a*log10(x)+b, inverse a/x+b,\n"
     "linear-saturation a*min(x,x')+b, normal-form c0+c1*x^i*log2(x)^j, and for\n"
     "--by pn sums/products of p and n terms (docs/models.md).\n"
+    "\n"
+    "Example:\n"
+    "  mpicast model r2.json:p=2 r4.json:p=4 r8.json:p=8 --by p --predict p=64\n"
     "Exit status: 0 ok; 1 bad input (one line naming FILE:LINE); 2 usage error.\n";
 
 enum { MAX_INPUTS = 1024, MAX_FUNCS = 64 };
@@ -65,6 +72,7 @@ typedef struct model_opts {
     const char *functions[MAX_FUNCS];
     int nfunctions;
     int json;
+    const char *plot; /* --plot FILE.svg|png, or NULL */
 } model_opts;
 
 /* ---------------------------------------------------------------- args */
@@ -128,6 +136,17 @@ static int is_opt(const char *a, const char *name)
     return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
 }
 
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a > b && strcmp(s + a - b, suf) == 0;
+}
+
+static int plot_kind_ok(const char *path)
+{
+    return ends_with(path, ".svg") || ends_with(path, ".png");
+}
+
 static int parse_args(int argc, char **argv, model_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -169,8 +188,9 @@ static int parse_args(int argc, char **argv, model_opts *o)
                 mc_parse_label(v, &o->labels[o->nfiles - 1], &e))
                 return cli_usage_error("--label: %s", v ? e.msg : "takes p=P,n=N");
         } else if (is_opt(a, "--plot")) {
-            return cli_usage_error("--plot is not available yet (plots come with issue 8); "
-                                   "use --json and plot the curves elsewhere");
+            if (!(v = opt_value(argc, argv, &i, "--plot")) || !plot_kind_ok(v))
+                return cli_usage_error("--plot takes FILE.svg or FILE.png");
+            o->plot = v;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("model: unknown option '%s'; see 'mpicast model --help'", a);
         } else {
@@ -688,6 +708,203 @@ static void print_text(const model_opts *o, const result *r, size_t n, const cos
                100 * c->profiling / c->predicted);
 }
 
+/* ---------------------------------------------------------------- plot */
+
+enum { PLOT_SERIES = 6, PLOT_CURVES = 8, PLOT_POINTS = 65 };
+
+static const char *const plot_colors[PLOT_CURVES] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                                     "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
+
+static double series_max(const mc_series *s)
+{
+    double m = -INFINITY;
+    for (size_t i = 0; i < s->npts; i++)
+        m = fmax(m, fabs(s->pts[i].value));
+    return m;
+}
+
+/* Indices of the (at most PLOT_SERIES) results with the largest measured
+ * values: the functions that matter most. */
+static size_t plot_pick(const result *r, size_t n, size_t *pick)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = series_max(r[i].s);
+        size_t j = k; /* insertion point, largest first */
+        while (j > 0 && series_max(r[pick[j - 1]].s) < v)
+            j--;
+        if (j >= PLOT_SERIES)
+            continue;
+        if (k < PLOT_SERIES)
+            k++;
+        for (size_t m = k - 1; m > j; m--)
+            pick[m] = pick[m - 1];
+        pick[j] = i;
+    }
+    return k;
+}
+
+/* gnuplot single-quoted string ('' is a quote). */
+static void gp_quoted(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* One curve: the points of result r at the other parameter's value `other`
+ * (pn: n; else unused), written as three data blocks — model curve, fitted
+ * points, held-out measurement and prediction. Returns 1 when the y values
+ * are all > 0 (log axis possible). */
+static int plot_curve_data(FILE *d, const model_opts *o, const result *r, double other)
+{
+    const mc_series *s = r->s;
+    double lo = INFINITY, hi = -INFINITY;
+    int positive = 1;
+    for (size_t i = 0; i < s->npts; i++) {
+        if (o->by == MC_VAR_PN && s->pts[i].n != other)
+            continue;
+        double x = o->by == MC_VAR_N ? s->pts[i].n : s->pts[i].p;
+        lo = fmin(lo, x), hi = fmax(hi, x);
+    }
+    double target = !o->have_target ? NAN : o->by == MC_VAR_N ? o->target.n : o->target.p;
+    if (isfinite(target) && target > 0)
+        lo = fmin(lo, target), hi = fmax(hi, target);
+    for (int i = 0; i < PLOT_POINTS && lo > 0; i++) {
+        double x = lo * pow(hi / lo, (double)i / (PLOT_POINTS - 1));
+        double y = o->by == MC_VAR_PN ? mc_fit_eval(&r->fit, x, other) : mc_fit_eval(&r->fit, x, 0);
+        fprintf(d, "%.10g %.10g\n", x, isfinite(y) ? y : NAN);
+        positive &= y > 0;
+    }
+    fputs("NaN NaN\n\n\n", d);
+    for (size_t i = 0; i < s->npts; i++) {
+        const mc_point *q = &s->pts[i];
+        if ((o->by == MC_VAR_PN && q->n != other) || at_target(o, q))
+            continue;
+        fprintf(d, "%.10g %.10g\n", o->by == MC_VAR_N ? q->n : q->p, q->value);
+        positive &= q->value > 0;
+    }
+    fputs("NaN NaN\n\n\n", d);
+    /* the prediction point, and the held-out measurement there */
+    if (o->have_target && isfinite(r->prediction) &&
+        (o->by != MC_VAR_PN || other == o->target.n)) {
+        fprintf(d, "%.10g %.10g %.10g\n", target, r->prediction,
+                isnan(r->measured) ? NAN : r->measured);
+        positive &= r->prediction > 0;
+    }
+    fputs("NaN NaN NaN\n", d);
+    return positive;
+}
+
+/* The script's plot command for curve `c` (blocks 3c, 3c+1, 3c+2). */
+static void plot_curve_cmd(FILE *sc, int c, const char *title, int first)
+{
+    const char *col = plot_colors[c % PLOT_CURVES];
+    fprintf(sc, "%sdata index %d using 1:2 with lines lw 2 lc rgb '%s' title ", first ? "" : ", \\\n     ",
+            3 * c, col);
+    gp_quoted(sc, title);
+    fprintf(sc, ", \\\n     data index %d using 1:2 with points pt 7 ps 0.8 lc rgb '%s' notitle", 3 * c + 1,
+            col);
+    fprintf(sc, ", \\\n     data index %d using 1:2 with points pt 3 ps 1.6 lc rgb '%s' notitle", 3 * c + 2,
+            col);
+    fprintf(sc, ", \\\n     data index %d using 1:3 with points pt 6 ps 1.4 lc rgb '%s' notitle", 3 * c + 2,
+            col);
+}
+
+/* --plot FILE: per series, the measured points (filled circles), the chosen
+ * model (line; up to the prediction point), the prediction (star) and a
+ * held-out measurement there (open circle), through src/export's gnuplot
+ * driver. --by pn draws one curve over p per measured n. */
+static int plot_models(const model_opts *o, const result *r, size_t n)
+{
+    size_t pick[PLOT_SERIES];
+    size_t np = plot_pick(r, n, pick);
+    char data[] = "/tmp/mpicast-model-XXXXXX";
+    int fd = mkstemp(data);
+    FILE *d = fd >= 0 ? fdopen(fd, "w") : NULL;
+    mc_error err = {0};
+    if (!d) {
+        if (fd >= 0)
+            close(fd), unlink(data);
+        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the plot's data file", o->plot);
+        return cli_fail(&err);
+    }
+    char *script = NULL;
+    size_t len = 0;
+    FILE *sc = open_memstream(&script, &len);
+    int curves = 0, positive = 1;
+    const char *metric = np ? r[pick[0]].s->metric : "";
+    for (size_t i = 0; sc && i < np && curves < PLOT_CURVES; i++) {
+        const result *ri = &r[pick[i]];
+        double others[PLOT_CURVES];
+        size_t nother = 0;
+        for (size_t k = 0; k < ri->s->npts && nother < PLOT_CURVES; k++) {
+            double v = o->by == MC_VAR_PN ? ri->s->pts[k].n : NAN;
+            size_t j = 0;
+            while (j < nother && !(others[j] == v || (isnan(v) && isnan(others[j]))))
+                j++;
+            if (j == nother)
+                others[nother++] = v;
+        }
+        for (size_t k = 0; k < nother && curves < PLOT_CURVES; k++) {
+            char formula[512], title[800];
+            mc_fit_formula(&ri->fit, xname(o->by), formula, sizeof formula);
+            if (curves)
+                fputs("\n\n", d);
+            positive &= plot_curve_data(d, o, ri, others[k]);
+            if (o->by == MC_VAR_PN)
+                snprintf(title, sizeof title, "%s (n=%g): %s", ri->s->function, others[k], formula);
+            else if (!isnan(ri->s->fixed))
+                snprintf(title, sizeof title, "%s (%s=%g): %s", ri->s->function,
+                         o->by == MC_VAR_P ? "n" : "p", ri->s->fixed, formula);
+            else
+                snprintf(title, sizeof title, "%s: %s", ri->s->function, formula);
+            plot_curve_cmd(sc, curves, title, curves == 0);
+            curves++;
+        }
+    }
+    int rc = CLI_OK;
+    if (fclose(d) != 0 || !sc) {
+        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the plot's data file", o->plot);
+        rc = cli_fail(&err);
+        if (sc)
+            fclose(sc);
+    } else {
+        fputc('\n', sc);
+        fclose(sc);
+        /* the header goes first: the plot command was built above */
+        char *full = NULL;
+        size_t flen = 0;
+        FILE *f = open_memstream(&full, &flen);
+        if (f) {
+            fprintf(f, "set logscale x 2\n%sset xlabel '%s'\nset ylabel ", positive ? "set logscale y\n" : "",
+                    o->by == MC_VAR_N ? "problem size n" : "processes p");
+            char ylabel[300];
+            snprintf(ylabel, sizeof ylabel, "%s per process", metric);
+            gp_quoted(f, ylabel);
+            fputs("\nset title 'Models per function: measured (dots), model (line), prediction "
+                  "(star), held-out measurement (circle)' font ',9'\n"
+                  "set key outside right top Left reverse font ',8' samplen 2\nplot ", f);
+            fputs(curves ? script : "NaN notitle\n", f);
+            fclose(f);
+        }
+        if (!full) {
+            mc_error_set(&err, MC_ERR_NOMEM, "out of memory");
+            rc = cli_fail(&err);
+        } else if (mc_gnuplot(full, data, o->plot, &err) != MC_OK) {
+            rc = cli_fail(&err);
+        }
+        free(full);
+    }
+    free(script);
+    unlink(data);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int run_model(const model_opts *o, mc_mdata *d)
@@ -744,6 +961,8 @@ static int run_model(const model_opts *o, mc_mdata *d)
             rc = print_json(o, res, nres, &c, &st);
         else
             print_text(o, res, nres, &c);
+        if (rc == CLI_OK && o->plot)
+            rc = plot_models(o, res, nres);
     }
     for (size_t i = 0; res && i < nres; i++)
         json_decref(res[i].warnings);

@@ -28,7 +28,8 @@
 
 static const char predict_usage[] =
     "usage: mpicast predict TRACE [--platform FILE] [--set KEY=VALUE]... [--json]\n"
-    "                       [--timeline FILE] [--compute FILE]\n"
+    "                       [--timeline FILE] [--timeline-otf2 DIR] [--compute FILE]\n"
+    "                       [--ranks P [rules...]] [--quiet]\n"
     "\n"
     "Replays every rank of TRACE on a modelled platform and predicts the run\n"
     "time: the latest rank's end, with per-rank computation, communication\n"
@@ -58,6 +59,9 @@ static const char predict_usage[] =
     "The trace is replayed a second time on a free network (zero latency,\n"
     "overhead and gap, infinite bandwidth): the increase over that replay is\n"
     "the communication time of the EXCIT/INSPIRE breakdown.\n"
+    "\n"
+    "Example:\n"
+    "  mpicast predict run9/ --platform cluster.ini --set network.latency=5us --json\n"
     "Exit status: 0 ok; 1 bad input or a trace that cannot complete (deadlock:\n"
     "each stuck rank is listed on stderr); 2 usage error.\n";
 

@@ -1,4 +1,4 @@
-/* mpicast scaling FILE: the processing-time model p·τ(p,n) = a(n) + p·χ(p,n)
+/* mpicast scaling INPUT...: the processing-time model p·τ(p,n) = a(n) + p·χ(p,n)
  * of the parallel-performance study, with strong- and weak-scaling tables and
  * their decomposition into parallel work, serial overhead χ0 and
  * p-dependent (communication) overhead χ1. Method: docs/models.md; JSON
@@ -9,24 +9,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cli.h"
+#include "mpicast/export.h"
 #include "mpicast/model.h"
 
 static const char scaling_usage[] =
-    "usage: mpicast scaling FILE [--strong n=N]... [--weak k=K]... [--p-max P]\n"
+    "usage: mpicast scaling INPUT... [--strong n=N]... [--weak k=K]... [--p-max P]\n"
     "                       [--p1 P] [--eps-min E] [--a-degree D] [--c-degree D]\n"
-    "                       [--json | --csv]\n"
+    "                       [--json | --csv] [--plot FILE.svg|FILE.png]\n"
     "\n"
     "Fits tau(p,n) = a(n)*(1/p + c'1(n) + c'2(n)*p) to measured runs and prints\n"
     "strong scaling at fixed n and weak scaling at fixed k = n/p.\n"
     "\n"
-    "FILE is a CSV with header p,n,tau,gamma: per run the process count, the\n"
-    "problem size (a number or a class S,W,A..E), the elapsed time tau and the\n"
-    "sum over processes of the parallel part's time gamma, in seconds. Repeats\n"
-    "are averaged.\n"
+    "Each INPUT is either\n"
+    "  a CSV with header p,n,tau,gamma: per run the process count, the problem\n"
+    "    size (a number or a class S,W,A..E), the elapsed time tau and the sum\n"
+    "    over processes of the parallel part's time gamma, in seconds; or\n"
+    "  a trace directory (mpicast trace) of one run in which MPI_Pcontrol(1)\n"
+    "    opens and MPI_Pcontrol(0) closes the parallel part, labelled with its\n"
+    "    problem size: DIR:n=N or DIR --label n=N (p: the trace's ranks unless\n"
+    "    the label gives p=P). tau is the run's elapsed time as `mpicast stats`\n"
+    "    counts it, gamma the ranks' summed time inside the parallel part.\n"
+    "Runs at the same p and n are averaged.\n"
     "\n"
     "  --strong n=N     strong-scaling table at problem size N (repeatable)\n"
     "  --weak k=K       weak-scaling table at K = n/p per process (repeatable)\n"
@@ -40,14 +49,25 @@ static const char scaling_usage[] =
     "                   c0 + c1/n is always a candidate)\n"
     "  --json           one JSON document on stdout (docs/json.md)\n"
     "  --csv            the strong and weak tables as CSV\n"
-    "  --plot FILE      not available yet (plots come with the report issue)\n"
+    "  --label p=P,n=N  coordinates of the trace directory just before it\n"
+    "  --plot FILE      draw the strong and weak curves and their decomposition\n"
+    "                   (tau, a/p, chi0, chi1; measured tau as points) with\n"
+    "                   gnuplot to FILE.svg or FILE.png; without --strong/--weak,\n"
+    "                   strong scaling at every fitted n\n"
     "\n"
+    "Example:\n"
+    "  mpicast scaling timings.csv --strong n=80000 --weak k=2500\n"
     "Exit status: 0 ok; 1 bad input (one line naming FILE:LINE); 2 usage error.\n";
 
-enum { MAX_CASES = 16 };
+enum { MAX_CASES = 16, MAX_INPUTS = 1024 };
 
 typedef struct scaling_opts {
-    const char *file;
+    const char *file; /* the first input, named in messages about the fit */
+    const char *inputs[MAX_INPUTS];
+    mc_run_label labels[MAX_INPUTS];
+    int have_label[MAX_INPUTS];
+    int ninputs;
+    const char *plot;
     double strong[MAX_CASES], weak[MAX_CASES];
     int nstrong, nweak;
     double p_max;
@@ -79,6 +99,32 @@ static int is_opt(const char *a, const char *name)
 {
     size_t n = strlen(name);
     return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+/* "DIR:n=64" when DIR:n=64 itself does not exist: splits off the label
+ * (the convention of `mpicast model`). 1 when split, 0 when none, -1 bad. */
+static int split_label(char *arg, mc_run_label *label)
+{
+    char *colon = strrchr(arg, ':');
+    if (!colon || access(arg, F_OK) == 0 || (colon[1] != 'p' && colon[1] != 'n') ||
+        colon[2] != '=')
+        return 0;
+    mc_error e = {0};
+    if (mc_parse_label(colon + 1, label, &e))
+        return -1;
+    *colon = '\0';
+    return 1;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a > b && strcmp(s + a - b, suf) == 0;
+}
+
+static int plot_kind_ok(const char *path)
+{
+    return ends_with(path, ".svg") || ends_with(path, ".png");
 }
 
 /* "n=80000" (or a class) for --strong, "k=2500" for --weak. */
@@ -130,18 +176,32 @@ static int parse_args(int argc, char **argv, scaling_opts *o)
                 return cli_usage_error("%s takes 1, 2 or 3", is_a ? "--a-degree" : "--c-degree");
             *(is_a ? &o->fit.a_degree : &o->fit.c_degree) = (int)d;
         } else if (is_opt(a, "--plot")) {
-            return cli_usage_error("--plot is not available yet (plots come with issue 8); "
-                                   "use --json or --csv and plot the curves elsewhere");
+            if (!(v = opt_value(argc, argv, &i, "--plot")) || !plot_kind_ok(v))
+                return cli_usage_error("--plot takes FILE.svg or FILE.png");
+            o->plot = v;
+        } else if (is_opt(a, "--label")) {
+            mc_error e = {0};
+            if (o->ninputs == 0)
+                return cli_usage_error("--label must follow the trace directory it labels");
+            if (!(v = opt_value(argc, argv, &i, "--label")) ||
+                mc_parse_label(v, &o->labels[o->ninputs - 1], &e))
+                return cli_usage_error("--label: %s", v ? e.msg : "takes p=P,n=N");
+            o->have_label[o->ninputs - 1] = 1;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("scaling: unknown option '%s'; see 'mpicast scaling --help'", a);
-        } else if (o->file) {
-            return cli_usage_error("scaling takes one FILE (got '%s' and '%s')", o->file, a);
         } else {
-            o->file = a;
+            if (o->ninputs == MAX_INPUTS)
+                return cli_usage_error("too many inputs (at most %d)", MAX_INPUTS);
+            int k = split_label(argv[i], &o->labels[o->ninputs]);
+            if (k < 0)
+                return cli_usage_error("bad label in '%s': expected DIR:n=N or DIR:p=P,n=N", a);
+            o->have_label[o->ninputs] = k;
+            o->inputs[o->ninputs++] = argv[i];
         }
     }
-    if (!o->file)
+    if (o->ninputs == 0)
         return cli_usage_error("scaling: no input file; see 'mpicast scaling --help'");
+    o->file = o->inputs[0];
     if (o->json && o->csv)
         return cli_usage_error("--json and --csv are exclusive");
     return -1;
@@ -280,6 +340,27 @@ static void print_rows_text(const tables *t, int weak, double v)
     }
 }
 
+static void print_traces_text(json_t *traces)
+{
+    if (json_array_size(traces) == 0)
+        return;
+    printf("Runs from traces (parallel part between MPI_Pcontrol(1) and MPI_Pcontrol(0)):\n");
+    printf("  %8s %12s %14s %14s %10s  %s\n", "p", "n", "tau (s)", "gamma (s)", "intervals",
+           "trace");
+    size_t i;
+    json_t *t;
+    json_array_foreach(traces, i, t) {
+        printf("  %8g %12g %14.9g %14.9g %10lld  %s\n",
+               json_number_value(json_object_get(t, "p")),
+               json_number_value(json_object_get(t, "n")),
+               json_number_value(json_object_get(t, "tau")),
+               json_number_value(json_object_get(t, "gamma")),
+               (long long)json_integer_value(json_object_get(t, "intervals")),
+               json_string_value(json_object_get(t, "trace")));
+    }
+    putchar('\n');
+}
+
 static void print_model_text(const scaling_opts *o, const mc_scaling_model *m)
 {
     printf("Processing-time model p*tau(p,n) = a(n) + p*chi(p,n)   (efficiency window %g < "
@@ -310,7 +391,159 @@ static void print_model_text(const scaling_opts *o, const mc_scaling_model *m)
     printf("\n%s\n", cf);
 }
 
-static int run_scaling(const scaling_opts *o, const mc_scaling_obs *obs, size_t nobs)
+/* ---------------------------------------------------------------- plot */
+
+enum { PLOT_POINTS = 65, PLOT_MAX_CASES = 6 };
+
+static const char *const plot_colors[PLOT_MAX_CASES] = {"#1f77b4", "#d62728", "#2ca02c",
+                                                        "#9467bd", "#ff7f0e", "#17becf"};
+
+/* One curve of the plot: strong at n or weak at k, and where its blocks are
+ * in the data file. */
+typedef struct plot_case {
+    int weak;
+    double v;          /* n (strong) or k (weak) */
+    int index;         /* data block of the model curve */
+    int measured;      /* data block of the measured tau, -1 none */
+    int positive[4];   /* tau, a/p, chi0, chi1: some value > 0 (log axes) */
+} plot_case;
+
+/* The model curve of one case at log-spaced p in [1, p_max]. */
+static void plot_curve(FILE *d, const mc_scaling_model *m, plot_case *c, double p_max)
+{
+    for (int i = 0; i < PLOT_POINTS; i++) {
+        double p = pow(p_max, (double)i / (PLOT_POINTS - 1));
+        mc_scaling_row r = mc_scaling_eval(m, p, c->weak ? c->v * p : c->v);
+        double col[4] = {r.tau, r.parallel, r.chi0, r.chi1};
+        fprintf(d, "%.10g", p);
+        for (int k = 0; k < 4; k++) {
+            fprintf(d, " %.10g", col[k] > 0 && isfinite(col[k]) ? col[k] : NAN);
+            c->positive[k] |= col[k] > 0 && isfinite(col[k]);
+        }
+        fputc('\n', d);
+    }
+}
+
+/* Measured tau at a strong case's n (when that n was measured). */
+static int plot_measured(FILE *d, const mc_scaling_model *m, double n)
+{
+    int any = 0;
+    for (size_t i = 0; i < m->nobs; i++)
+        if (m->obs[i].n == n && m->obs[i].tau > 0) {
+            fprintf(d, "%.10g %.10g\n", m->obs[i].p, m->obs[i].tau);
+            any = 1;
+        }
+    return any;
+}
+
+/* The plot command of one panel (strong or weak): per case tau (solid),
+ * and with at most two cases its decomposition a/p (dashed), chi0 (dotted),
+ * chi1 (dash-dot); measured tau as points. */
+static void plot_panel(FILE *s, const plot_case *c, int nc, int weak)
+{
+    static const char *const what[4] = {"tau", "a/p", "chi0", "chi1"};
+    static const int dash[4] = {1, 2, 3, 4};
+    int shown = 0;
+    for (int i = 0; i < nc; i++)
+        shown += c[i].weak == weak;
+    fprintf(s, "set title '%s'\nplot ", weak ? "Weak scaling: n = k*p" : "Strong scaling: fixed n");
+    int first = 1, color = 0;
+    for (int i = 0; i < nc; i++) {
+        if (c[i].weak != weak)
+            continue;
+        const char *col = plot_colors[color++ % PLOT_MAX_CASES];
+        for (int k = 0; k < (shown <= 2 ? 4 : 1); k++) {
+            if (!c[i].positive[k])
+                continue;
+            fprintf(s, "%sdata index %d using 1:%d with lines lw %d dt %d lc rgb '%s' title '%s=%g: %s'",
+                    first ? "" : ", \\\n     ", c[i].index, k + 2, k ? 1 : 2, dash[k], col,
+                    weak ? "k" : "n", c[i].v, what[k]);
+            first = 0;
+        }
+        if (c[i].measured >= 0) {
+            fprintf(s, "%sdata index %d using 1:2 with points pt 7 ps 0.8 lc rgb '%s' "
+                       "title '%s=%g: measured tau'",
+                    first ? "" : ", \\\n     ", c[i].measured, col, "n", c[i].v);
+            first = 0;
+        }
+    }
+    if (first) /* nothing positive to draw on log axes */
+        fputs("NaN notitle", s);
+    fputc('\n', s);
+}
+
+/* --plot FILE: the strong and weak curves and their decomposition through
+ * the gnuplot driver of src/export (mc_gnuplot). Without --strong/--weak:
+ * strong scaling at every fitted n (at most PLOT_MAX_CASES). */
+static int plot_scaling(const scaling_opts *o, const mc_scaling_model *m, double p_max)
+{
+    plot_case c[2 * MAX_CASES];
+    int nc = 0;
+    for (int i = 0; i < o->nstrong && nc < PLOT_MAX_CASES; i++)
+        c[nc++] = (plot_case){0, o->strong[i], 0, -1, {0}};
+    for (int i = 0; i < o->nweak && nc < 2 * PLOT_MAX_CASES; i++)
+        c[nc++] = (plot_case){1, o->weak[i], 0, -1, {0}};
+    int defaults = nc == 0;
+    for (size_t i = 0; defaults && i < m->nn && nc < PLOT_MAX_CASES; i++)
+        if (!m->per_n[i].skipped)
+            c[nc++] = (plot_case){0, m->per_n[i].n, 0, -1, {0}};
+    char data[] = "/tmp/mpicast-scaling-XXXXXX";
+    int fd = mkstemp(data);
+    FILE *d = fd >= 0 ? fdopen(fd, "w") : NULL;
+    mc_error err = {0};
+    if (!d) {
+        if (fd >= 0)
+            close(fd), unlink(data);
+        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the plot's data file", o->plot);
+        return cli_fail(&err);
+    }
+    int block = 0;
+    for (int i = 0; i < nc; i++) {
+        if (block)
+            fputs("\n\n", d);
+        c[i].index = block++;
+        plot_curve(d, m, &c[i], p_max);
+        if (!c[i].weak) {
+            fputs("\n\n", d);
+            if (plot_measured(d, m, c[i].v))
+                c[i].measured = block;
+            else
+                fputs("NaN NaN\n", d); /* keeps the block numbering */
+            block++;
+        }
+    }
+    int nweak = 0;
+    for (int i = 0; i < nc; i++)
+        nweak += c[i].weak;
+    char *script = NULL;
+    size_t len = 0;
+    FILE *s = open_memstream(&script, &len);
+    int rc = CLI_OK;
+    if (fclose(d) != 0 || !s) {
+        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the plot's data file", o->plot);
+        rc = cli_fail(&err);
+    } else {
+        fputs("set logscale xy\nset xlabel 'processes p'\nset ylabel 'time (s)'\n"
+              "set key left bottom font ',8' samplen 2\n", s);
+        if (nweak && nweak < nc)
+            fputs("set multiplot layout 1,2\n", s);
+        if (nweak < nc)
+            plot_panel(s, c, nc, 0);
+        if (nweak)
+            plot_panel(s, c, nc, 1);
+        if (nweak && nweak < nc)
+            fputs("unset multiplot\n", s);
+        fclose(s);
+        if (mc_gnuplot(script, data, o->plot, &err) != MC_OK)
+            rc = cli_fail(&err);
+    }
+    free(script);
+    unlink(data);
+    return rc;
+}
+
+static int run_scaling(const scaling_opts *o, const mc_scaling_obs *obs, size_t nobs,
+                       json_t *warnings, json_t *traces)
 {
     mc_scaling_model m;
     mc_error err = {0};
@@ -318,7 +551,6 @@ static int run_scaling(const scaling_opts *o, const mc_scaling_obs *obs, size_t 
         mc_error_prefix(&err, "%s", o->file);
         return cli_fail(&err);
     }
-    json_t *warnings = json_array();
     double pmax_meas = 0, nmin = INFINITY, nmax = 0;
     for (size_t i = 0; i < nobs; i++)
         pmax_meas = fmax(pmax_meas, obs[i].p);
@@ -415,9 +647,9 @@ static int run_scaling(const scaling_opts *o, const mc_scaling_obs *obs, size_t 
         json_t *model = json_pack("{sosososssfsoso}", "a", law_json(&m.a), "c1_prime",
                                   law_json(&m.c1), "c2_prime", law_json(&m.c2), "closed_form", cf,
                                   "eps_min", o->fit.eps_min, "per_n", per_n, "excluded", excl);
-        json_t *doc = json_pack("{sosososososo}", "model", model, "strong", strong, "weak", weak,
-                                "strong_summary", ss, "weak_summary", ws, "warnings", warnings);
-        json_incref(warnings);
+        json_t *doc = json_pack("{sosososososOsO}", "model", model, "strong", strong, "weak", weak,
+                                "strong_summary", ss, "weak_summary", ws, "traces", traces,
+                                "warnings", warnings);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
         fputc('\n', stdout);
         json_decref(doc);
@@ -437,26 +669,116 @@ static int run_scaling(const scaling_opts *o, const mc_scaling_obs *obs, size_t 
             print_rows_text(&t, 1, o->weak[w]);
         }
     }
+    if (rc == CLI_OK && o->plot)
+        rc = plot_scaling(o, &m, p_max);
     free(t.rows);
     free(t.k);
     free(t.weak);
-    json_decref(warnings);
     mc_scaling_model_free(&m);
     return rc;
 }
 
+/* ---------------------------------------------------------------- input */
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static mc_err append_obs(mc_scaling_obs **all, size_t *n, const mc_scaling_obs *add, size_t k,
+                         mc_error *err)
+{
+    mc_scaling_obs *a = realloc(*all, (*n + k + 1) * sizeof *a);
+    if (!a)
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    memcpy(a + *n, add, k * sizeof *a);
+    *all = a;
+    *n += k;
+    return MC_OK;
+}
+
+/* One trace directory: its run, a row of `traces`, and warnings about
+ * what the markers or the tracer left unclear. */
+static mc_err load_trace(const scaling_opts *o, int i, mc_scaling_obs **all, size_t *n,
+                         json_t *warnings, json_t *traces, mc_error *err)
+{
+    const char *dir = o->inputs[i];
+    mc_pcontrol_run run;
+    mc_err rc = mc_scaling_read_trace(dir, o->have_label[i] ? &o->labels[i] : NULL, &run, err);
+    if (rc)
+        return rc;
+    if (run.no_finalize_ranks)
+        warn(warnings, o->json,
+             "%s: %d rank%s without MPI_Finalize in the trace (mpicast's tracer records "
+             "nothing after MPI_Pcontrol(0)): tau ends at the last recorded event; call "
+             "MPI_Pcontrol(1) before MPI_Finalize to keep the run's end",
+             dir, run.no_finalize_ranks, run.no_finalize_ranks == 1 ? "" : "s");
+    if (run.unmarked_ranks)
+        warn(warnings, o->json, "%s: %d rank%s never entered the parallel part", dir,
+             run.unmarked_ranks, run.unmarked_ranks == 1 ? "" : "s");
+    json_array_append_new(traces,
+                          json_pack("{sssfsfsfsfsisIsisi}", "trace", dir, "p", run.obs.p, "n",
+                                    run.obs.n, "tau", run.obs.tau, "gamma", run.obs.gamma,
+                                    "ranks", run.nranks, "intervals", (json_int_t)run.intervals,
+                                    "open_at_end", run.open_ranks, "no_finalize",
+                                    run.no_finalize_ranks));
+    return append_obs(all, n, &run.obs, 1, err);
+}
+
+/* Every input: CSV files and trace directories; repeats averaged. */
+static mc_err load_inputs(const scaling_opts *o, mc_scaling_obs **all, size_t *n,
+                          json_t *warnings, json_t *traces, mc_error *err)
+{
+    for (int i = 0; i < o->ninputs; i++) {
+        mc_err rc;
+        if (is_dir(o->inputs[i])) {
+            rc = load_trace(o, i, all, n, warnings, traces, err);
+        } else if (o->have_label[i] && access(o->inputs[i], F_OK) != 0) {
+            rc = mc_error_set(err, MC_ERR_IO, "%s: no such trace directory", o->inputs[i]);
+        } else if (o->have_label[i]) {
+            rc = mc_error_set(err, MC_ERR_FORMAT, "%s: a label applies to a trace directory; "
+                              "a CSV carries p and n in its rows", o->inputs[i]);
+        } else {
+            mc_scaling_obs *obs = NULL;
+            size_t k = 0;
+            rc = mc_scaling_read_csv(o->inputs[i], &obs, &k, err);
+            if (rc == MC_OK)
+                rc = append_obs(all, n, obs, k, err);
+            free(obs);
+        }
+        if (rc)
+            return rc;
+    }
+    return mc_scaling_merge_repeats(*all, n, err);
+}
+
 int cmd_scaling(int argc, char **argv)
 {
-    scaling_opts o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc >= 0)
+    scaling_opts *o = malloc(sizeof *o);
+    if (!o) {
+        fputs("mpicast: out of memory\n", stderr);
+        return CLI_BAD_INPUT;
+    }
+    int rc = parse_args(argc, argv, o);
+    if (rc >= 0) {
+        free(o);
         return rc;
+    }
     mc_scaling_obs *obs = NULL;
     size_t nobs = 0;
     mc_error err = {0};
-    if (mc_scaling_read_csv(o.file, &obs, &nobs, &err))
-        return cli_fail(&err);
-    rc = run_scaling(&o, obs, nobs);
+    json_t *warnings = json_array(), *traces = json_array();
+    if (load_inputs(o, &obs, &nobs, warnings, traces, &err)) {
+        rc = cli_fail(&err);
+    } else {
+        if (!o->json && !o->csv) /* what was read, also when the fit fails */
+            print_traces_text(traces);
+        rc = run_scaling(o, obs, nobs, warnings, traces);
+    }
+    json_decref(warnings);
+    json_decref(traces);
     free(obs);
+    free(o);
     return rc;
 }

@@ -30,6 +30,9 @@ static const char stats_usage[] =
     "\n"
     "A truncated trace (a run that crashed) is summarised from its readable\n"
     "prefix, with a warning on stderr and \"truncated\": true; exit status 0.\n"
+    "\n"
+    "Example:\n"
+    "  mpicast stats run9/ --json > run9.json\n"
     "Exit status: 0 ok; 1 unreadable or corrupt trace; 2 usage error.\n";
 
 /* ---------------------------------------------------------------- data */

@@ -41,6 +41,9 @@ static void usage(FILE *out)
           "                bursts are uncontended even with more ranks than cores;\n"
           "                slower; limits in docs/compute-data.md\n\n"
           "The tracer build (Open MPI or MPICH) is chosen from the launcher or program.\n"
+          "\n"
+          "Example:\n"
+          "  mpicast trace -o run9/ -- mpirun -np 9 ./halo2d\n"
           "Exit status: the command's; 1 if it cannot be started.\n",
           out);
 }

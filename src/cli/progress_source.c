@@ -1,7 +1,11 @@
-/* Progress line over an event source: see progress_source.h. */
+/* Progress lines over an event source and over counted items: see
+ * progress_source.h. */
 #include "progress_source.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpicast/export.h"
@@ -53,4 +57,61 @@ void progress_source_end(mc_source *s, mc_source *inner)
     progress_source *p = (progress_source *)s;
     mc_progress_done(&p->prog);
     mc_source_close(s);
+}
+
+/* ------------------------------------------------------------ ticker */
+
+struct progress_ticker {
+    mc_progress prog;
+    uint64_t total;
+    atomic_uint_fast64_t done;
+    atomic_int stop;
+    pthread_t thread;
+};
+
+static void *ticker_run(void *arg)
+{
+    progress_ticker *t = arg;
+    const struct timespec pause = {0, 50 * 1000 * 1000}; /* stop is seen within 50 ms */
+    while (!atomic_load(&t->stop)) {
+        mc_progress_update(&t->prog, atomic_load(&t->done), t->total); /* throttled to 4/s */
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+progress_ticker *progress_ticker_start(FILE *out, const char *what, uint64_t total)
+{
+    if (!out || !isatty(fileno(out)))
+        return NULL;
+    progress_ticker *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->prog.out = out;
+    t->prog.what = what;
+    t->prog.last = mc_progress_now();
+    t->total = total;
+    atomic_init(&t->done, 0);
+    atomic_init(&t->stop, 0);
+    if (pthread_create(&t->thread, NULL, ticker_run, t) != 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void progress_ticker_add(progress_ticker *t)
+{
+    if (t)
+        atomic_fetch_add(&t->done, 1);
+}
+
+void progress_ticker_stop(progress_ticker *t)
+{
+    if (!t)
+        return;
+    atomic_store(&t->stop, 1);
+    pthread_join(t->thread, NULL);
+    mc_progress_done(&t->prog); /* the thread has ended: no race on the line */
+    free(t);
 }

@@ -4,9 +4,12 @@
  * src/format/tit.c reads and SimGrid 3.2x-3.3x replays, plus traces.txt
  * listing them. Sizes are bytes (init without argument: MPI_BYTE). What the
  * format cannot say is dropped and counted (docs/formats.md):
- * sub-communicator collectives, scans, nonblocking collectives, probes and
- * communicator management; the recorded cost of MPI calls (every action
- * but compute takes no time of its own in a time-independent trace). */
+ * sub-communicator collectives, scans, nonblocking collectives and probes;
+ * the recorded cost of MPI calls (every action but compute takes no time of
+ * its own in a time-independent trace). Communicator management calls
+ * become `sleep` lines of their recorded duration: the simulator charges
+ * that duration (cpu.comm_setup = recorded, its default; both divided by
+ * cpu.speed), so the export predicts the same time (counted as compute). */
 #define MC_EXPORT_INTERNAL
 #include "export_internal.h"
 
@@ -315,6 +318,18 @@ static int start(tit_w *w, const mc_event *e)
     return 0;
 }
 
+/* A communicator management call: `sleep` for its recorded duration, in
+ * seconds written exactly from the ns (the reader rounds back to the same
+ * ns), so that its replay costs what the simulator charges the call. */
+static void comm_setup(tit_w *w, const mc_event *e)
+{
+    int64_t d = mc_event_duration(e);
+    if (d > ((int64_t)1 << 50)) /* as the simulator caps a recorded duration */
+        d = (int64_t)1 << 50;
+    if (d > 0)
+        line(w, "sleep %lld.%09lld", (long long)(d / 1000000000), (long long)(d % 1000000000));
+}
+
 /* One event → zero or more lines. Returns -1 when out of memory. */
 static int event(tit_w *w, const mc_event *e)
 {
@@ -346,6 +361,8 @@ static int event(tit_w *w, const mc_event *e)
             line(w, "finalize");
         else if (e->op == MC_OP_COMPUTE && e->bytes > 0)
             line(w, "compute %lld", (long long)e->bytes);
+        else if (mc_op_kind_of(e->op) == MC_KIND_M)
+            comm_setup(w, e);
         else if (e->op != MC_OP_COMPUTE)
             drop(w, e->op);
         return 0;

@@ -590,6 +590,12 @@ static mc_err write_meta(const mc_extrap *x, const xgrid *g, const char *dir, mc
 
 mc_err mc_extrap_write(const mc_extrap *x, int nranks, const char *dir, mc_error *err)
 {
+    return mc_extrap_write_progress(x, nranks, dir, NULL, NULL, err);
+}
+
+mc_err mc_extrap_write_progress(const mc_extrap *x, int nranks, const char *dir,
+                                void (*rank_done)(void *ctx), void *ctx, mc_error *err)
+{
     mc_source *s = mc_extrap_source(x, nranks, err);
     if (!s)
         return err->code ? err->code : MC_ERR_USAGE;
@@ -616,6 +622,8 @@ mc_err mc_extrap_write(const mc_extrap *x, int nranks, const char *dir, mc_error
             *err = cerr;
             rc = cerr.code;
         }
+        if (rank_done && !rc)
+            rank_done(ctx);
     }
     const xgrid g = ((xsource *)s)->g;
     mc_source_close(s);

@@ -1,7 +1,12 @@
 /* Rank file writer: events are varint-encoded into a raw buffer and written
  * as zstd-compressed, CRC-checked chunks (docs/trace-format.md). Everything a
  * flush needs is allocated at open so that mc_writer_flush can run from a
- * signal handler path without calling malloc; output uses write(2). */
+ * signal handler: the zstd context is a static one over a workspace sized
+ * for level 1 and any input (ZSTD_initStaticCCtx never allocates), output
+ * uses write(2), and with err == NULL a failure formats no message (no
+ * strerror, no snprintf). The memory is bounded by the chunk buffer, which
+ * grows only for a single event larger than it. */
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_initStaticCCtx, ZSTD_estimateCCtxSize */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -27,9 +32,12 @@ struct mc_writer {
     size_t out_cap;
     uint32_t nevents;
     int64_t prev_end; /* time base of delta encoding; resets each chunk */
-    ZSTD_CCtx *cctx;
+    ZSTD_CCtx *cctx; /* static: lives in cwork */
+    void *cwork;
     int failed; /* a write failed: further adds are refused */
 };
+
+#define ZSTD_LEVEL 1
 
 void mc_rank_path(char *buf, size_t len, const char *dir, int rank)
 {
@@ -98,7 +106,9 @@ mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags, uint32_t ch
     size_t want = (size_t)w->chunk_events * 24 + EVENT_FIXED_MAX;
     if (want > MC_CHUNK_MAX_RAW / 2)
         want = MC_CHUNK_MAX_RAW / 2;
-    w->cctx = ZSTD_createCCtx();
+    size_t csize = ZSTD_estimateCCtxSize(ZSTD_LEVEL);
+    w->cwork = malloc(csize);
+    w->cctx = w->cwork ? ZSTD_initStaticCCtx(w->cwork, csize) : NULL;
     if (!w->cctx || reserve(w, want, err) != MC_OK) {
         if (!w->cctx)
             mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", w->path);
@@ -122,7 +132,7 @@ mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags, uint32_t ch
 fail:
     if (w->fd >= 0)
         close(w->fd);
-    ZSTD_freeCCtx(w->cctx);
+    free(w->cwork);
     free(w->raw);
     free(w->out);
     free(w);
@@ -205,11 +215,11 @@ mc_err mc_writer_flush(mc_writer *w, mc_error *err)
         return mc_error_set(err, MC_ERR_IO, "%s: writer stopped after an earlier error", w->path);
     unsigned char *payload = w->out + MC_CHUNK_HEADER_SIZE;
     size_t clen = ZSTD_compressCCtx(w->cctx, payload, w->out_cap - MC_CHUNK_HEADER_SIZE,
-                                    w->raw, w->raw_len, 1);
+                                    w->raw, w->raw_len, ZSTD_LEVEL);
     if (ZSTD_isError(clen)) {
         w->failed = 1;
         return mc_error_set(err, MC_ERR_INTERNAL, "%s: compression failed: %s", w->path,
-                            ZSTD_getErrorName(clen));
+                            err ? ZSTD_getErrorName(clen) : "");
     }
     unsigned char *h = w->out;
     mc_put_u32(h, MC_CHUNK_MAGIC);
@@ -220,7 +230,8 @@ mc_err mc_writer_flush(mc_writer *w, mc_error *err)
     mc_put_u32(h + 20, (uint32_t)crc32(0L, h, 20));
     if (write_all(w->fd, w->out, MC_CHUNK_HEADER_SIZE + clen) != 0) {
         w->failed = 1;
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", w->path, strerror(errno));
+        return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", w->path,
+                            err ? strerror(errno) : "");
     }
     w->raw_len = 0;
     w->nevents = 0;
@@ -235,7 +246,7 @@ mc_err mc_writer_close(mc_writer *w, mc_error *err)
     mc_err rc = w->failed ? MC_OK : mc_writer_flush(w, err);
     if (close(w->fd) != 0 && rc == MC_OK)
         rc = mc_error_set(err, MC_ERR_IO, "%s: cannot close: %s", w->path, strerror(errno));
-    ZSTD_freeCCtx(w->cctx);
+    free(w->cwork);
     free(w->raw);
     free(w->out);
     free(w);

@@ -9,6 +9,13 @@
  *   receiver, from the moment its CPU and receive NIC are free: CPU busy for
  *   o + (s-1)G (LogGOPSim: o + max((s-1)O, (s-1)G)), NIC busy for g + (s-1)G.
  * (s-1) is taken as 0 for empty messages (LogGOPSim never sends those).
+ * A message above network.eager_limit (a rendezvous one) costs the receiver
+ * network.rendezvous_overhead (intranode.rendezvous_overhead) more CPU: the
+ * fixed cost of the protocol beyond its messages (buffer registration, the
+ * single-copy setup of a shared-memory transport), 0 by default so that the
+ * LogGOPSim times stay exact. The simulator prices the legs of a handshake
+ * rendezvous (network.rendezvous = handshake) as separate transfers: empty
+ * ones for the request and the reply, s bytes for the data.
  * Ranks on the same node (network.ranks_per_node > 1, block mapping: rank r
  * on node r / ranks_per_node) use the intranode.* values instead.
  *
@@ -24,12 +31,14 @@
 typedef struct loggp_params {
     int64_t L, o, g; /* ps */
     double G;        /* ps per byte (0 for infinite bandwidth) */
+    int64_t rdv;     /* ps: rendezvous_overhead */
 } loggp_params;
 
 typedef struct loggp_net {
     mc_net base;
     loggp_params inter, intra;
     int ranks_per_node;
+    int64_t eager_limit; /* bytes, as the simulator reads it */
 } loggp_net;
 
 static double ps_per_byte(double bandwidth)
@@ -61,6 +70,9 @@ static void read_params(const mc_platform *p, const char *section, const loggp_p
     out->o = isnan(o) && dflt ? dflt->o : mc_net_s_to_ps(o);
     out->g = isnan(g) && dflt ? dflt->g : mc_net_s_to_ps(g);
     out->G = isnan(bw) && dflt ? dflt->G : ps_per_byte(bw);
+    snprintf(key, sizeof key, "%s.rendezvous_overhead", section);
+    double x = num_or(p, key, 0);
+    out->rdv = mc_net_s_to_ps(x > 0 ? x : 0);
 }
 
 static mc_net *loggp_create(const mc_platform *p, int nranks, mc_error *err)
@@ -76,6 +88,8 @@ static mc_net *loggp_create(const mc_platform *p, int nranks, mc_error *err)
     read_params(p, "intranode", &n->inter, &n->intra);
     double rpn = num_or(p, "network.ranks_per_node", 1);
     n->ranks_per_node = rpn >= 1 && rpn < 1e9 ? (int)rpn : 1;
+    double el = num_or(p, "network.eager_limit", 65536.0); /* as src/sim/engine.c */
+    n->eager_limit = el >= 9.2e18 ? INT64_MAX : (int64_t)el;
     return &n->base;
 }
 
@@ -90,6 +104,7 @@ static mc_net *free_create(const mc_platform *p, int nranks, mc_error *err)
     }
     n->base.ops = &mc_net_free_ops;
     n->ranks_per_node = 1;
+    n->eager_limit = INT64_MAX;
     return &n->base;
 }
 
@@ -108,7 +123,7 @@ static void loggp_transfer(mc_net *base, int64_t t_ps, int src, int dst, int64_t
     out->send_cpu = q->o;
     out->send_nic = q->g + sG;
     out->arrive = q->o + q->L;
-    out->recv_cpu = q->o + sG;
+    out->recv_cpu = q->o + sG + (bytes > n->eager_limit ? q->rdv : 0);
     out->recv_nic = q->g + sG;
 }
 

@@ -17,6 +17,13 @@
  *   rendezvous: the simulator completes the send when the receiver starts
  *               processing it, so arrive = min(S, T1), recv_cpu = T1 - arrive,
  *               send_cpu = min(S(0), arrive);
+ *   rendezvous with network.rendezvous = handshake: the simulator sends an
+ *               empty request and an empty reply (each priced as the eager
+ *               empty message: it arrives a0 = T1(0) - min(S(0), T1(0))
+ *               after its issue) before the data, so the data leg gets what
+ *               is left of the one-way time, D = T1(s) - 2 a0:
+ *               send_cpu = min(S(0), T1(0)), arrive = min(a0, D),
+ *               recv_cpu = D - arrive (the receiver's copy of the data);
  *   both NICs are busy for T1(s) - T1(0) (the size-dependent part), so
  *   back-to-back messages stream at the measured bandwidth.
  * One table serves every pair of ranks (the bench measures one pair).
@@ -47,6 +54,7 @@ typedef struct table_net {
     curve recv, send; /* send.n == 0: constant overhead */
     double overhead_ps;
     double eager_limit;
+    int handshake; /* network.rendezvous = handshake */
     coll_table *colls;
     int ncolls;
 } table_net;
@@ -195,6 +203,8 @@ static mc_net *table_create(const mc_platform *p, int nranks, mc_error *err)
     n->overhead_ps = isnan(o) ? 0.0 : o * MC_PS_PER_S;
     double el = p ? mc_platform_num(p, "network.eager_limit") : NAN;
     n->eager_limit = isnan(el) ? 65536.0 : el;
+    const char *rdv = p ? mc_platform_str(p, "network.rendezvous") : NULL;
+    n->handshake = rdv && strcmp(rdv, "handshake") == 0;
     if (load_curve(p, "pingpong", &n->recv, err) != MC_OK ||
         load_curve(p, "send", &n->send, err) != MC_OK || load_colls(p, n, err) != MC_OK) {
         table_destroy(&n->base);
@@ -246,6 +256,16 @@ static void table_transfer(mc_net *base, int64_t t_ps, int src, int dst, int64_t
         out->send_cpu = snd;
         out->recv_cpu = snd;
         out->arrive = t1 - snd;
+    } else if (n->handshake) {
+        int64_t t10 = ps_round(one_way(n, 0.0));
+        int64_t snd0 = ps_round(send_at(n, 0.0));
+        if (snd0 > t10)
+            snd0 = t10;
+        int64_t a0 = t10 - snd0; /* the request's and the reply's flight */
+        int64_t d = t1 - 2 * a0 > 0 ? t1 - 2 * a0 : 0;
+        out->send_cpu = snd0;
+        out->arrive = a0 < d ? a0 : d;
+        out->recv_cpu = d - out->arrive;
     } else {
         int64_t o0 = ps_round(send_at(n, 0.0));
         out->arrive = snd;

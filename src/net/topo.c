@@ -40,17 +40,24 @@
 #include "net_models.h"
 #include "topo_impl.h"
 
-/* A link: what the refill touches (48 bytes) ... */
+/* A link: what the refill touches (96 bytes) ... Its first TL_IN active
+ * flows are stored in the link itself: a list allocated apart was a cache
+ * miss of its own on every visit (a fifth of a halo replay's refill time). */
+#define TL_IN 12
 typedef struct tlink {
     double cap;      /* B/ps, INFINITY for infinite */
     double alloc;    /* sum of its flows' rates */
     double resid;    /* scratch: capacity left for the flows being re-rated */
-    int32_t *fl;     /* active flows */
+    int32_t *fl;     /* active flows beyond TL_IN: all of them, or NULL (in) */
     int32_t nfl;
     int32_t cnt;     /* scratch: unfixed flows of the current refill */
     uint32_t mark;   /* scratch: refill generation */
-    int32_t capfl;
+    int32_t capfl;   /* room in fl */
+    int32_t in[TL_IN]; /* active flows while there are at most TL_IN */
 } tlink;
+
+/* The link's active flows (nfl of them). */
+static inline int32_t *lfl(tlink *k) { return k->fl ? k->fl : k->in; }
 
 /* ... and its statistics, kept apart so they stay out of the refill's cache
  * lines. */
@@ -70,6 +77,12 @@ typedef struct tflow {
     uint8_t fixed, live;
 } tflow;
 
+/* An entry of the heap of flow ends: the flow and a copy of its t_end. */
+typedef struct topo_eh {
+    int64_t t;
+    int32_t f;
+} topo_eh;
+
 typedef struct topo_net {
     mc_net base;
     topo_shape T;
@@ -83,7 +96,7 @@ typedef struct topo_net {
     tflow *fl;
     int32_t *path;        /* maxp per flow: its links */
     int32_t nfl, capfl, free_fl;
-    int32_t *h;           /* indexed min-heap of flows by t_end */
+    topo_eh *h;           /* indexed min-heap of flows by t_end */
     size_t nh, caph;
     int32_t *pend;        /* flows started, not rated yet (rated in advance) */
     size_t npend, cappend;
@@ -136,56 +149,60 @@ static int grow(void **a, size_t *cap, size_t need, size_t elem)
 /* ------------------------------------------------------------ heap of flow ends */
 
 /* Indexed heap of flows by (t_end, id): one entry per rated flow, moved in
- * place when its end moves. */
-static int eh_less(const topo_net *n, int32_t a, int32_t b)
+ * place when its end moves. An entry carries a copy of its flow's t_end, so
+ * that sifting compares within the heap array instead of loading a flow
+ * record per comparison (scattered: a cache miss each). */
+static int eh_less(topo_eh a, topo_eh b)
 {
-    int64_t x = n->fl[a].t_end, y = n->fl[b].t_end;
-    return x < y || (x == y && a < b);
+    return a.t < b.t || (a.t == b.t && a.f < b.f);
 }
 
-static void eh_place(topo_net *n, size_t i, int32_t f)
+static void eh_place(topo_net *n, size_t i, topo_eh e)
 {
-    n->h[i] = f;
-    n->fl[f].hpos = (int32_t)i;
+    n->h[i] = e;
+    n->fl[e.f].hpos = (int32_t)i;
 }
 
 static void eh_up(topo_net *n, size_t i)
 {
-    int32_t f = n->h[i];
+    topo_eh e = n->h[i];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!eh_less(n, f, n->h[p]))
+        if (!eh_less(e, n->h[p]))
             break;
         eh_place(n, i, n->h[p]);
         i = p;
     }
-    eh_place(n, i, f);
+    eh_place(n, i, e);
 }
 
 static void eh_down(topo_net *n, size_t i)
 {
-    int32_t f = n->h[i];
+    topo_eh e = n->h[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n->nh)
             break;
-        if (c + 1 < n->nh && eh_less(n, n->h[c + 1], n->h[c]))
+        if (c + 1 < n->nh && eh_less(n->h[c + 1], n->h[c]))
             c++;
-        if (!eh_less(n, n->h[c], f))
+        if (!eh_less(n->h[c], e))
             break;
         eh_place(n, i, n->h[c]);
         i = c;
     }
-    eh_place(n, i, f);
+    eh_place(n, i, e);
 }
 
 /* Inserts flow f or moves it after its t_end changed. */
 static int eh_update(topo_net *n, int32_t f)
 {
+    topo_eh e = {n->fl[f].t_end, f};
     if (n->fl[f].hpos < 0) {
         if (grow((void **)&n->h, &n->caph, n->nh + 1, sizeof *n->h))
             return -1;
-        eh_place(n, n->nh++, f);
+        eh_place(n, n->nh++, e);
+    } else {
+        n->h[n->fl[f].hpos] = e;
     }
     size_t i = (size_t)n->fl[f].hpos;
     eh_up(n, i);
@@ -199,18 +216,18 @@ static void eh_remove(topo_net *n, int32_t f)
     if (i < 0)
         return;
     n->fl[f].hpos = -1;
-    int32_t last = n->h[--n->nh];
+    topo_eh last = n->h[--n->nh];
     if ((size_t)i == n->nh)
         return;
     eh_place(n, (size_t)i, last);
     eh_up(n, (size_t)i);
-    eh_down(n, (size_t)n->fl[last].hpos);
+    eh_down(n, (size_t)n->fl[last.f].hpos);
 }
 
 /* The earliest end of a rated flow, or INT64_MAX. */
 static int64_t next_end(topo_net *n)
 {
-    return n->nh ? n->fl[n->h[0]].t_end : INT64_MAX;
+    return n->nh ? n->h[0].t : INT64_MAX;
 }
 
 static void arm(topo_net *n)
@@ -229,13 +246,20 @@ static void arm(topo_net *n)
 static int link_add(topo_net *n, int32_t l, int32_t f, int64_t t)
 {
     tlink *k = &n->links[l];
-    if (k->nfl == k->capfl) {
+    if (!k->fl && k->nfl == TL_IN) {
+        /* out of inline room: every flow moves to a list of its own */
+        size_t c = 0;
+        if (grow((void **)&k->fl, &c, 2 * TL_IN, sizeof *k->fl))
+            return -1;
+        memcpy(k->fl, k->in, sizeof k->in);
+        k->capfl = (int32_t)c;
+    } else if (k->fl && k->nfl == k->capfl) {
         size_t c = (size_t)k->capfl;
         if (grow((void **)&k->fl, &c, (size_t)k->nfl + 1, sizeof *k->fl))
             return -1;
         k->capfl = (int32_t)c;
     }
-    k->fl[k->nfl++] = f;
+    lfl(k)[k->nfl++] = f;
     tstat *x = &n->st[l];
     if (k->nfl == 1)
         x->busy_since = t;
@@ -249,10 +273,11 @@ static int link_add(topo_net *n, int32_t l, int32_t f, int64_t t)
 static void link_remove(topo_net *n, int32_t l, int32_t f, int64_t t)
 {
     tlink *k = &n->links[l];
+    int32_t *a = lfl(k);
     int32_t q = k->nfl - 1;
-    while (q > 0 && k->fl[q] != f)
+    while (q > 0 && a[q] != f)
         q--;
-    k->fl[q] = k->fl[--k->nfl];
+    a[q] = a[--k->nfl];
     if (k->nfl == 0) {
         n->st[l].busy += t - n->st[l].busy_since;
         k->alloc = 0; /* no drift carried into the next busy period */
@@ -287,6 +312,15 @@ static int refill(topo_net *n, size_t ns, int64_t t)
     uint32_t g = n->gen;
     size_t nl = 0;
     for (size_t i = 0; i < ns; i++) {
+        if (i + 1 < ns) {
+            /* the next flow's links, while this one's are summed: the
+             * neighbourhood is scattered over the link array (collect
+             * already fetched the paths) */
+            int32_t nx = n->set[i + 1];
+            const int32_t *pn = &n->path[(size_t)nx * n->maxp];
+            for (int j = 0; j < n->fl[nx].npath; j++)
+                __builtin_prefetch(&n->links[pn[j]]);
+        }
         tflow *f = &n->fl[n->set[i]];
         settle(f, t);
         f->fixed = 0;
@@ -332,7 +366,7 @@ static int refill(topo_net *n, size_t ns, int64_t t)
             if (share < k->cap * 1e-12)
                 share = k->cap * 1e-12; /* rounding left nothing: keep a trickle */
             for (int32_t q = 0; q < k->nfl && k->cnt > 0; q++) {
-                int32_t fi = k->fl[q];
+                int32_t fi = lfl(k)[q];
                 tflow *f = &n->fl[fi];
                 if (f->mark != g || f->fixed)
                     continue;
@@ -382,11 +416,13 @@ static int collect(topo_net *n, int32_t fi, size_t *ns)
         const tlink *k = &n->links[p[j]];
         if (isinf(k->cap))
             continue;
+        const int32_t *a = k->fl ? k->fl : k->in;
         for (int32_t q = 0; q < k->nfl; q++) {
-            tflow *x = &n->fl[k->fl[q]];
+            tflow *x = &n->fl[a[q]];
             if (x->mark != n->gen) {
                 x->mark = n->gen;
-                if (set_add(n, ns, k->fl[q]))
+                __builtin_prefetch(&n->path[(size_t)a[q] * n->maxp]); /* for refill */
+                if (set_add(n, ns, a[q]))
                     return -1;
             }
         }
@@ -517,7 +553,7 @@ static void topo_advance(mc_net *base, int64_t t)
      * neighbourhoods and those of the flows started since the last call */
     size_t nd = 0;
     while (next_end(n) <= t) {
-        int32_t fi = n->h[0];
+        int32_t fi = n->h[0].f;
         eh_remove(n, fi);
         tflow *f = &n->fl[fi];
         int64_t when = f->t_end + f->delay;

@@ -99,6 +99,16 @@ static const key_def keys[] = {
     COLL("scatter"), COLL("allgather"), COLL("alltoall"), COLL("alltoallv"), COLL("allgatherv"),
     COLL("gatherv"), COLL("scatterv"), COLL("reduce_scatter"), COLL("scan"), COLL("exscan"),
     COLL("alltoallw"), COLL("reduce_scatter_block"),
+    /* issue 3, accuracy: rendezvous protocol and communicator management
+     * (docs/platform.md "Rendezvous protocols", "Communicator management") */
+    {"network.rendezvous", MC_UNIT_STRING, "loggops", 0, "loggops|handshake", NULL,
+     "protocol of messages above the eager limit: loggops (LogGOPSim: no handshake) or handshake (request, reply, data)"},
+    {"network.rendezvous_overhead", MC_UNIT_TIME, "0", K_NONNEG, NULL, NULL,
+     "extra receiver CPU time per rendezvous message (loggp: buffer registration, single-copy setup)"},
+    {"intranode.rendezvous_overhead", MC_UNIT_TIME, "0", K_NONNEG, NULL, NULL,
+     "network.rendezvous_overhead between two ranks of the same node"},
+    {"cpu.comm_setup", MC_UNIT_STRING, "recorded", 0, "recorded|free", NULL,
+     "communicator management calls (Comm_split, Cart_create, ...): their recorded duration (/ cpu.speed) as MPI time, or free"},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 

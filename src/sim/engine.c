@@ -18,7 +18,11 @@
  *    receiver's processing start if the receive was posted, else the time the
  *    receive is posted). The data is not re-sent and no extra latency is
  *    charged for the acknowledgement: exactly LogGOPSim's rendezvous
- *    (LogGOPSim.cpp, "rendezvous - free remote request").
+ *    (LogGOPSim.cpp, "rendezvous - free remote request"). That is
+ *    network.rendezvous = loggops (default); with handshake a rendezvous
+ *    message is a request, a reply and the data (see "handshake" below).
+ * Communicator management calls cost their recorded duration as MPI work
+ * (cpu.comm_setup = recorded, default) or nothing (free).
  * A rank is busy (CPU) during its compute bursts, so arrivals are processed
  * only when it is inside MPI or between calls: no asynchronous progress.
  * At one instant a rank first executes its MPI call, then processes what is
@@ -132,98 +136,7 @@ static void msg_release(sim *S, int32_t mi)
     S->free_msg = mi;
 }
 
-/* ------------------------------------------------------------ buckets */
-
-static inline uint32_t bucket_hash(uint64_t comm, int64_t tag, int32_t dst, int32_t src)
-{
-    uint64_t h = comm * 0x9e3779b97f4a7c15ull;
-    h ^= (uint64_t)tag * 0xc2b2ae3d27d4eb4full;
-    h ^= ((uint64_t)(uint32_t)dst << 32 | (uint32_t)src) * 0x165667b19e3779f9ull;
-    h ^= h >> 29;
-    return (uint32_t)(h ^ (h >> 32));
-}
-
-static int bucket_grow(sim *S)
-{
-    uint32_t cap = S->bmask ? (S->bmask + 1) * 2 : 1024;
-    int32_t *slots = malloc(cap * sizeof *slots);
-    if (!slots)
-        return -1;
-    for (uint32_t i = 0; i < cap; i++)
-        slots[i] = -1;
-    for (uint32_t i = 0; S->bmask && i <= S->bmask; i++) {
-        int32_t b = S->bslots[i];
-        while (b >= 0) {
-            int32_t nx = S->bks[b].next;
-            bucket *k = &S->bks[b];
-            uint32_t h = bucket_hash(k->comm, k->tag, k->dst, k->src) & (cap - 1);
-            k->next = slots[h];
-            slots[h] = b;
-            b = nx;
-        }
-    }
-    free(S->bslots);
-    S->bslots = slots;
-    S->bmask = cap - 1;
-    return 0;
-}
-
-static int32_t bucket_find(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
-{
-    if (!S->bslots)
-        return -1;
-    int32_t b = S->bslots[bucket_hash(comm, tag, dst, src) & S->bmask];
-    while (b >= 0) {
-        const bucket *k = &S->bks[b];
-        if (k->comm == comm && k->tag == tag && k->dst == dst && k->src == src)
-            return b;
-        b = k->next;
-    }
-    return -1;
-}
-
-static int32_t bucket_get(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
-{
-    int32_t b = bucket_find(S, comm, tag, dst, src);
-    if (b >= 0)
-        return b;
-    if ((uint32_t)S->bused >= (S->bmask + 1) / 2 || !S->bslots) {
-        if (bucket_grow(S)) {
-            sim_fail(S, MC_ERR_NOMEM, "out of memory");
-            return -1;
-        }
-    }
-    int32_t bi;
-    POOL_TAKE(S, bks, nbks, capbks, free_bk, bi);
-    if (bi < 0)
-        return -1;
-    bucket *k = &S->bks[bi];
-    k->comm = comm;
-    k->tag = tag;
-    k->dst = dst;
-    k->src = src;
-    k->rq_head = k->rq_tail = k->uq_head = k->uq_tail = -1;
-    uint32_t h = bucket_hash(comm, tag, dst, src) & S->bmask;
-    k->next = S->bslots[h];
-    S->bslots[h] = bi;
-    S->bused++;
-    return bi;
-}
-
-/* Empty buckets go back to the pool so memory follows in-flight traffic. */
-static void bucket_maybe_drop(sim *S, int32_t bi)
-{
-    bucket *k = &S->bks[bi];
-    if (k->rq_head >= 0 || k->uq_head >= 0)
-        return;
-    int32_t *p = &S->bslots[bucket_hash(k->comm, k->tag, k->dst, k->src) & S->bmask];
-    while (*p != bi)
-        p = &S->bks[*p].next;
-    *p = k->next;
-    k->next = S->free_bk;
-    S->free_bk = bi;
-    S->bused--;
-}
+/* Matching buckets: bucket_find, bucket_get, bucket_maybe_drop (tables.c). */
 
 /* ------------------------------------------------------------ scheduling */
 
@@ -303,8 +216,10 @@ static void issue_send(sim *S, int r, int32_t qi, int64_t T)
 {
     sim_rank *R = &S->r[r];
     sim_req *q = &S->reqs[qi];
+    /* handshake: what leaves now is the request-to-send, an empty message */
+    int rts = S->rdv_handshake && q->bytes > S->eager_limit;
     mc_net_cost c;
-    mc_net_transfer(S->net, T, r, q->peer, q->bytes, &c);
+    mc_net_transfer(S->net, T, r, q->peer, rts ? 0 : q->bytes, &c);
     R->nic_s = T + c.send_nic;
     cpu_work(S, r, T, c.send_cpu, "send");
     int32_t mi = msg_new(S);
@@ -318,9 +233,11 @@ static void issue_send(sim *S, int r, int32_t qi, int64_t T)
     m->src = r;
     m->dst = q->peer;
     m->t_arrive = T + c.arrive;
-    m->recv_cpu = c.recv_cpu;
-    m->recv_nic = c.recv_nic;
+    m->recv_cpu = rts ? 0 : c.recv_cpu; /* handled in the reply's overhead */
+    m->recv_nic = rts ? 0 : c.recv_nic;
     m->next = -1;
+    m->recv_req = -1;
+    m->leg = rts ? MSG_RTS : MSG_PLAIN;
     S->messages++;
     S->bytes += (uint64_t)(q->bytes > 0 ? q->bytes : 0);
     if (q->exec >= 0) {
@@ -329,7 +246,7 @@ static void issue_send(sim *S, int r, int32_t qi, int64_t T)
     }
     /* a flow model (topo) may only know the arrival later: net_arrive */
     const mc_net_flow_ops *fo = S->net->ops->flow;
-    if (!fo || fo->start_flow(S->net, T, r, m->dst, m->bytes, mi, &m->t_arrive))
+    if (!fo || fo->start_flow(S->net, T, r, m->dst, rts ? 0 : m->bytes, mi, &m->t_arrive))
         push_event(S, m->t_arrive, EV_ARRIVE, mi);
     int notify = q->flags & F_NOTIFY;
     q->flags &= (uint8_t)~F_NOTIFY;
@@ -367,11 +284,95 @@ int post_send(sim *S, int r, int32_t qi)
     return 0;
 }
 
+/* ------------------------------------------------------------ handshake */
+
+/* network.rendezvous = handshake (docs/platform.md "Rendezvous protocols").
+ * A message above the eager limit travels as three legs that reuse its
+ * sim_msg, each priced by the network model as a message of that size
+ * between those two ranks (so intranode pairs use the intranode values and
+ * a flow model carries every leg as a flow):
+ *   RTS   sender -> receiver, empty, issued by issue_send: sender CPU o, NIC
+ *         g, arrival o + L. Handled, once it has arrived and the receiver's
+ *         CPU and receive NIC are free, at no cost of its own: its handling
+ *         is the reply's overhead. Matched like any message; unmatched, it
+ *         waits in the unexpected queue (a probe sees it).
+ *   CTS   receiver -> sender, empty: issued at the match (the RTS's handling
+ *         if the receive was posted, else the posting of the receive) once
+ *         the receiver's CPU and send NIC are free: receiver CPU o, NIC g,
+ *         arrival o + L. Handled by the sender at no cost of its own once
+ *         its CPU and receive NIC are free: a sender that is computing sees
+ *         it only when the burst ends (no asynchronous progress).
+ *   data  sender -> receiver, s bytes: issued at the CTS's handling once the
+ *         sender's send NIC is free: sender CPU o, NIC g + (s-1)G, arrival
+ *         o + L; processed by the receiver like an eager message (loggp:
+ *         o + (s-1)G + network.rendezvous_overhead); the receive completes
+ *         at the end of that processing.
+ * The send completes when the data has left the sender: the data's issue +
+ * max(o, g + (s-1)G). Small synchronous sends keep LogGOPSim's semantics.
+ * (LogGP, posted receive, idle ranks: the receive completes 4o + 3L +
+ * (s-1)G after the send starts, against 2o + L + (s-1)G for eager.) */
+
+/* Issues leg `leg` of message mi from rank `from` to `to` at the earliest
+ * time from now at which from's CPU and send NIC are free; returns that
+ * time and the leg's price in *c. */
+static int64_t send_leg(sim *S, int32_t mi, int from, int to, int64_t bytes, uint8_t leg,
+                        const char *what, mc_net_cost *c)
+{
+    sim_rank *F = &S->r[from];
+    int64_t t = F->cpu > S->now ? F->cpu : S->now;
+    if (F->nic_s > t)
+        t = F->nic_s;
+    mc_net_transfer(S->net, t, from, to, bytes, c);
+    cpu_work(S, from, t, c->send_cpu, what);
+    F->nic_s = t + c->send_nic;
+    sim_msg *m = &S->msgs[mi];
+    m->src = from;
+    m->dst = to;
+    m->leg = leg;
+    m->next = -1;
+    m->recv_cpu = leg == MSG_DATA ? c->recv_cpu : 0;
+    m->recv_nic = leg == MSG_DATA ? c->recv_nic : 0;
+    m->t_arrive = t + c->arrive;
+    const mc_net_flow_ops *fo = S->net->ops->flow;
+    if (!fo || fo->start_flow(S->net, t, from, to, bytes, mi, &m->t_arrive))
+        push_event(S, m->t_arrive, EV_ARRIVE, mi);
+    return t;
+}
+
+/* Rank r handles an arrived CTS (r is the sender: the data leaves) or data
+ * (r is the receiver: it processes them) at T, its CPU and receive NIC free. */
+static void leg_arrived(sim *S, int r, int32_t mi, int64_t T)
+{
+    sim_msg *m = &S->msgs[mi];
+    if (m->leg == MSG_CTS) {
+        int32_t sq = m->send_req;
+        m->send_req = -1;
+        mc_net_cost c;
+        int64_t t = send_leg(S, mi, r, m->src, m->bytes, MSG_DATA, "send", &c);
+        req_complete(S, sq, t + (c.send_nic > c.send_cpu ? c.send_nic : c.send_cpu));
+        return;
+    }
+    sim_rank *R = &S->r[r];
+    R->nic_r = T + m->recv_nic;
+    m->t_proc_end = T + m->recv_cpu;
+    cpu_work(S, r, T, m->recv_cpu, "recv");
+    int32_t qi = m->recv_req;
+    int64_t done = m->t_proc_end;
+    msg_release(S, mi);
+    req_complete(S, qi, done);
+}
+
 /* ------------------------------------------------------------ receives */
 
 static void match(sim *S, int32_t qi, int32_t mi, int64_t t_match)
 {
     sim_msg *m = &S->msgs[mi];
+    if (m->leg == MSG_RTS) { /* handshake: reply; the receive ends with the data */
+        m->recv_req = qi;
+        mc_net_cost c;
+        send_leg(S, mi, m->dst, m->src, 0, MSG_CTS, "reply", &c);
+        return;
+    }
     int64_t done = m->t_proc_end;
     if (S->reqs[qi].t_post > done)
         done = S->reqs[qi].t_post;
@@ -410,6 +411,10 @@ void post_recv(sim *S, int r, int32_t qi)
 /* The receiver processes arrived message mi at T (CPU and NIC free). */
 static void process_msg(sim *S, int r, int32_t mi, int64_t T)
 {
+    if (S->msgs[mi].leg >= MSG_CTS) { /* handshake legs are not matched */
+        leg_arrived(S, r, mi, T);
+        return;
+    }
     sim_rank *R = &S->r[r];
     sim_msg *m = &S->msgs[mi];
     R->nic_r = T + m->recv_nic;
@@ -835,6 +840,18 @@ static void op_wait(sim *S, int r, const mc_event *e)
     }
 }
 
+/* cpu.comm_setup = recorded: a communicator management call costs its
+ * recorded duration as MPI work (comm), divided by cpu.speed like every
+ * recorded time of the traced machine (bursts, failed tests, Iprobe: the
+ * `sleep` of a time-independent export then replays it exactly at any
+ * speed). The wait for a slow member is part of the recorded duration, not
+ * re-synchronised in the replay. */
+static void op_comm_setup_cost(sim *S, int r, const mc_event *e)
+{
+    if (!S->comm_setup_free)
+        op_local_cost(S, r, e);
+}
+
 static void op_comm_create(sim *S, int r, const mc_event *e)
 {
     if (e->newcomm == MC_COMM_NULL || e->nvals == 0)
@@ -925,8 +942,12 @@ static int exec_op(sim *S, int r)
     case MC_OP_COMM_DUP: case MC_OP_COMM_SPLIT: case MC_OP_COMM_CREATE:
     case MC_OP_CART_CREATE: case MC_OP_CART_SUB: case MC_OP_GRAPH_CREATE:
     case MC_OP_DIST_GRAPH_CREATE_ADJACENT: case MC_OP_INTERCOMM_CREATE:
-        /* modelled as free local calls: membership only */
+        /* membership, and the recorded cost unless cpu.comm_setup = free */
         op_comm_create(S, r, e);
+        op_comm_setup_cost(S, r, e);
+        break;
+    case MC_OP_COMM_FREE:
+        op_comm_setup_cost(S, r, e);
         break;
     default:
         if (e->op >= MC_OP_BARRIER && e->op <= MC_OP_EXSCAN) {
@@ -943,7 +964,7 @@ static int exec_op(sim *S, int r)
             sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: unknown operation %d", r,
                      (unsigned long long)R->events, e->op);
         }
-        /* Init, Finalize, Pcontrol, Comm_free: no cost */
+        /* Init, Finalize, Pcontrol: no cost */
         break;
     }
     if (R->nwait > 0) {
@@ -1100,7 +1121,7 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     S->plat = p;
     S->err = err;
     S->n = src->nranks;
-    S->free_req = S->free_msg = S->free_bk = S->free_exec = -1;
+    S->free_req = S->free_msg = S->free_exec = -1;
     S->speed = plat_num(p, "cpu.speed", 1.0);
     if (!(S->speed > 0))
         S->speed = 1.0;
@@ -1109,6 +1130,10 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     S->reduce_ps_per_byte = plat_num(p, "cpu.reduce_cost", 0.0) * MC_PS_PER_S;
     double el = plat_num(p, "network.eager_limit", 65536.0);
     S->eager_limit = el >= 9.2e18 ? INT64_MAX : (int64_t)el;
+    const char *rdv = p ? mc_platform_str(p, "network.rendezvous") : NULL;
+    S->rdv_handshake = rdv && strcmp(rdv, "handshake") == 0;
+    const char *cs = p ? mc_platform_str(p, "cpu.comm_setup") : NULL;
+    S->comm_setup_free = cs && strcmp(cs, "free") == 0;
     for (int op = MC_OP_BARRIER; op <= MC_OP_EXSCAN; op++) {
         char key[64] = "collectives.";
         size_t k = strlen(key);
@@ -1179,7 +1204,6 @@ static void sim_free(sim *S)
     free(S->reqs);
     free(S->msgs);
     free(S->bks);
-    free(S->bslots);
     free(S->execs);
     u64map_free(&S->reqmap);
     u64map_free(&S->commmap);
@@ -1207,6 +1231,7 @@ static int run_loop(sim *S, uint64_t stall)
             sim_fail(S, MC_ERR_NOMEM, "out of memory");
             break;
         }
+        sim_prefetch_ahead(S);
         if (e.t != seen_t || S->events != seen_events) {
             seen_t = e.t;
             seen_events = S->events;

@@ -166,18 +166,18 @@ int sim_check_leftovers(sim *S, mc_sim_result *out)
     sbuf b = {0};
     int count = 0;
     char cb[48], tb[64];
-    for (uint32_t h = 0; S->bslots && h <= S->bmask; h++) {
-        for (int32_t k = S->bslots[h]; k >= 0; k = S->bks[k].next) {
-            const bucket *bk = &S->bks[k];
-            comm_name(bk->comm, cb, sizeof cb);
-            tag_text(bk->tag, tb, sizeof tb);
-            for (int32_t m = bk->uq_head; m >= 0; m = S->msgs[m].next, count++)
-                sb_printf(&b, "message from rank %d to rank %d %s comm %s, %lld bytes: never "
-                          "received\n", bk->src, bk->dst, tb, cb, (long long)S->msgs[m].bytes);
-            for (int32_t q = bk->rq_head; q >= 0; q = S->reqs[q].next, count++)
-                sb_printf(&b, "rank %d: %s from rank %d %s comm %s: never matched\n", bk->dst,
-                          mc_op_name(S->reqs[q].op), bk->src, tb, cb);
-        }
+    for (uint32_t h = 0; S->bks && h <= S->bmask; h++) {
+        const bucket *bk = &S->bks[h];
+        if (bk->dst < 0)
+            continue; /* free slot of the matching table */
+        comm_name(bk->comm, cb, sizeof cb);
+        tag_text(bk->tag, tb, sizeof tb);
+        for (int32_t m = bk->uq_head; m >= 0; m = S->msgs[m].next, count++)
+            sb_printf(&b, "message from rank %d to rank %d %s comm %s, %lld bytes: never "
+                      "received\n", bk->src, bk->dst, tb, cb, (long long)S->msgs[m].bytes);
+        for (int32_t q = bk->rq_head; q >= 0; q = S->reqs[q].next, count++)
+            sb_printf(&b, "rank %d: %s from rank %d %s comm %s: never matched\n", bk->dst,
+                      mc_op_name(S->reqs[q].op), bk->src, tb, cb);
     }
     if (!count)
         return 0;

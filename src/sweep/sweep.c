@@ -29,7 +29,7 @@
 static const char usage_text[] =
     "usage: mpicast %s TRACE [--platform FILE] [--set KEY=VALUE]...\n"
     "              [--vary KEY=V1,V2,...]... [--ranks P1,P2,...] [--jobs N]\n"
-    "              [--target-efficiency E --solve KEY] [--json | --csv]\n"
+    "              [--target-efficiency E --solve KEY] [--json | --csv] [--quiet]\n"
     "\n"
     "Predicts TRACE once per point of the cross product of the --vary values\n"
     "and the process counts, and prints one row per point: predicted time,\n"
@@ -51,6 +51,11 @@ static const char usage_text[] =
     "                        at which efficiency crosses E, by bisection\n"
     "  --json, --csv         one JSON document / CSV table on stdout\n"
     "                        (keys: docs/json-sweep.md)\n"
+    "  --quiet               no progress line on stderr (points done / total,\n"
+    "                        shown only when stderr is a terminal)\n"
+    "\n"
+    "Example:\n"
+    "  mpicast sweep run16/ --vary network.bandwidth=1GB/s,10GB/s --ranks 16,64,256\n"
     "Exit status: 0 ok; 1 bad input or a point that cannot be predicted; 2 usage.\n";
 
 /* ------------------------------------------------------------ parsing */
@@ -245,6 +250,8 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
             c->json = 1;
         } else if (!strcmp(s, "--csv")) {
             c->csv = 1;
+        } else if (!strcmp(s, "--quiet")) {
+            c->quiet = 1;
         } else if (!strcmp(s, "--platform") && has) {
             c->platform = argv[++i];
         } else if (!strcmp(s, "--set") && has) {
@@ -528,6 +535,7 @@ typedef struct pool {
     const sweep_cfg *c;
     sweep_result *res;
     atomic_int next;
+    atomic_int done;    /* tasks finished, for c->on_task_done */
     int stride, offset, n;
 } pool;
 
@@ -540,13 +548,16 @@ static void *worker(void *arg)
         if (i >= p->n)
             break;
         sweep_run_task(p->c, i, &p->res[i]);
+        int done = atomic_fetch_add(&p->done, 1) + 1;
+        if (p->c->on_task_done)
+            p->c->on_task_done(p->c->on_task_ctx, done);
     }
     return NULL;
 }
 
 void sweep_run_tasks(const sweep_cfg *c, sweep_result *res, int jobs, int stride, int offset)
 {
-    pool p = {c, res, 0, stride, offset, sweep_ntasks(c)};
+    pool p = {c, res, 0, 0, stride, offset, sweep_ntasks(c)};
     int n = jobs > 1 ? jobs : 1;
     pthread_t *th = n > 1 ? calloc((size_t)n, sizeof *th) : NULL;
     int started = 0;
@@ -703,26 +714,4 @@ int sweep_print(const sweep_cfg *c, const sweep_result *res, FILE *out)
     else
         print_table(c, res, out);
     return SWEEP_OK;
-}
-
-int sweep_main(int argc, char **argv)
-{
-    sweep_cfg c;
-    int stop;
-    int rc = sweep_parse(argc, argv, &c, &stop, "sweep");
-    if (rc || stop) {
-        sweep_cfg_free(&c);
-        return rc;
-    }
-    sweep_result *res = calloc((size_t)sweep_ntasks(&c), sizeof *res);
-    if (!res) {
-        sweep_cfg_free(&c);
-        fputs("mpicast: sweep: out of memory\n", stderr);
-        return SWEEP_BAD_INPUT;
-    }
-    sweep_run_tasks(&c, res, c.jobs, 1, 0);
-    rc = sweep_print(&c, res, stdout);
-    free(res);
-    sweep_cfg_free(&c);
-    return rc;
 }

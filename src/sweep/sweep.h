@@ -31,10 +31,16 @@ typedef struct sweep_cfg {
     int nranks;
     int trace_ranks;
     int jobs, json, csv;
+    int quiet;          /* --quiet: no progress line (the caller shows it) */
     double target;      /* --target-efficiency, or 0 */
     int ncombos;        /* product of the vary value counts (1 without --vary) */
     int npoints, nsolves;
     const char *prog;   /* "sweep" or "sweep-mpi", for messages */
+    /* Called after each task, from the thread that ran it (so it must be
+     * thread-safe), with the number of tasks finished so far by this call's
+     * sweep_run_tasks; NULL for none. Set after sweep_parse. */
+    void (*on_task_done)(void *ctx, int done);
+    void *on_task_ctx;
 } sweep_cfg;
 
 /* Result of one task: POD, so that it can travel as bytes. */
@@ -60,7 +66,5 @@ void sweep_run_tasks(const sweep_cfg *c, sweep_result *res, int jobs, int stride
 /* Prints the table (or --csv / --json) of all results on out; returns the
  * exit code (SWEEP_BAD_INPUT, with the failure on stderr, if a task failed). */
 int sweep_print(const sweep_cfg *c, const sweep_result *res, FILE *out);
-/* The whole local command (mpicast sweep). */
-int sweep_main(int argc, char **argv);
 
 #endif

@@ -30,8 +30,10 @@ static void remember(mct_comm *ci)
     if (nknown == known_cap) {
         size_t cap = known_cap ? known_cap * 2 : 16;
         mct_comm **k = realloc(known, cap * sizeof *k);
-        if (!k)
+        if (!k) {
+            mct_fail("out of memory for the communicator table");
             return;
+        }
         known = k;
         known_cap = cap;
     }
@@ -151,6 +153,8 @@ static void put_handle(MPI_Comm c, mct_comm *ci)
 {
     mct_lock();
     mct_slot *s = mct_map_put(&by_handle, comm_key(c));
+    if (!s)
+        mct_fail("out of memory for the communicator table");
     if (s) {
         /* A handle value can come back after a free we did not see. */
         if (s->b)
@@ -202,8 +206,10 @@ mct_comm *mct_comm_register(MPI_Comm newc)
 static mct_comm *register_unknown(MPI_Comm c)
 {
     mct_comm *ci = describe(c);
-    if (!ci)
+    if (!ci) {
+        mct_fail("out of memory for the communicator table");
         return NULL;
+    }
     uint64_t h = 0xcbf29ce484222325ull;
     for (int i = 0; i < ci->size; i++)
         h = (h ^ (uint64_t)(uint32_t)ci->world[i]) * 0x100000001b3ull;

@@ -160,8 +160,10 @@ static void dup_push(uint64_t key, const mct_slot *s)
     if (ndups == dups_cap) {
         size_t cap = dups_cap ? 2 * dups_cap : 8;
         dup_req *d = realloc(dups, cap * sizeof *d);
-        if (!d)
-            return; /* the older id then stays uncompleted in the trace */
+        if (!d) {
+            mct_fail("out of memory for the request table");
+            return;
+        }
         dups = d;
         dups_cap = cap;
     }
@@ -211,6 +213,8 @@ void mct_rec_newreq(mct_frame *f, int rc, MPI_Request r, MPI_Comm comm, int kind
     mct_lock();
     uint32_t id = next_req++;
     mct_slot *s = mct_map_put(&reqs, req_key(r));
+    if (!s)
+        mct_fail("out of memory for the request table");
     if (s && s->a && !(s->a & REQ_PERSISTENT) && (s->a & REQ_ACTIVE))
         dup_push(req_key(r), s); /* the handle is shared: keep the older id too */
     if (s) {

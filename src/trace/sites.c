@@ -88,14 +88,18 @@ static int32_t add_site(void *ret)
     if (nsites == sites_cap) {
         size_t cap = sites_cap ? sites_cap * 2 : 64;
         site *s = realloc(sites, cap * sizeof *s);
-        if (!s)
+        if (!s) {
+            mct_fail("out of memory for the call-site table");
             return 0;
+        }
         sites = s;
         sites_cap = cap;
     }
     mct_slot *slot = mct_map_put(&by_addr, (uint64_t)(uintptr_t)ret);
-    if (!slot)
+    if (!slot) {
+        mct_fail("out of memory for the call-site table");
         return 0;
+    }
     site *s = &sites[nsites++];
     s->addr = ret;
     s->module = module;

@@ -2,12 +2,22 @@
  * frames, Init/Finalize work, Pcontrol, signal and exit paths.
  *
  * A tracer failure (unwritable directory, full disk, no memory) warns once
- * on stderr and stops recording; it never changes what the program does. */
+ * on stderr and stops recording; it never changes what the program does.
+ *
+ * Threads (docs/tracer-safety.md): under MPI_THREAD_MULTIPLE the shared
+ * tables and the writer are taken under one mutex, and events of all threads
+ * go to the rank's one stream in the order their calls returned; below
+ * MULTIPLE only one thread calls MPI and the mutex is skipped (mct_lock).
+ * The writer is also guarded by an atomic flag, because a signal handler on
+ * any thread may want it: the handler flushes only when it can take that
+ * flag, never while its own thread was inside the writer. */
 #include "tracer.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +35,14 @@ static mc_writer *writer;
 static char trace_dir[4096];
 int mct_threaded;                 /* MPI_THREAD_MULTIPLE: take the lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static volatile sig_atomic_t in_writer; /* a signal must not flush mid-add */
-static int64_t last_cpu;          /* thread CPU time at the previous exit */
-static int warned;
+static atomic_int writer_busy;    /* someone (any thread) uses the writer */
+static MCT_TLS volatile sig_atomic_t busy_here; /* ... and it is this thread */
+static MCT_TLS int64_t last_cpu;  /* this thread's CPU time at its previous exit */
+static atomic_int warned;
+/* Incremental flushing: a chunk is also written once the oldest buffered
+ * event is this old, so a SIGKILL loses at most that much of the run. */
+static int64_t flush_every = 1000000000; /* ns; MPICAST_FLUSH_INTERVAL */
+static int64_t flush_due;                /* t_end after which to flush */
 
 /* ------------------------------------------------------------ clocks */
 
@@ -89,8 +104,10 @@ void *mct_scratch(int k, size_t bytes)
     if (bytes > scratch_cap[k]) {
         size_t cap = bytes < 1024 ? 1024 : bytes * 2;
         void *p = realloc(scratch_buf[k], cap);
-        if (!p)
+        if (!p) {
+            mct_fail("out of memory");
             return NULL;
+        }
         scratch_buf[k] = p;
         scratch_cap[k] = cap;
     }
@@ -99,15 +116,48 @@ void *mct_scratch(int k, size_t bytes)
 
 /* ------------------------------------------------------------ failures */
 
+/* During MPI_Init failures are collected, not printed: the ranks then
+ * agree (agree_on_writers) and the job gets one warning. */
+static int in_init;
+static char init_why[MC_ERROR_MSG_MAX];
+
 void mct_fail(const char *what)
 {
-    if (!warned) {
-        warned = 1;
+    if (in_init) {
+        if (!init_why[0])
+            snprintf(init_why, sizeof init_why, "%s", what);
+        return;
+    }
+    if (atomic_exchange(&warned, 1) == 0)
         fprintf(stderr, "mpicast-trace: rank %d: %s; tracing disabled\n", mct_world_rank,
                 what);
-    }
     if (mct_state == MCT_ON || mct_state == MCT_PAUSED)
         mct_state = MCT_FAILED;
+}
+
+/* mct_fail for a signal handler: write(2) only, no stdio, no formatting
+ * library. */
+static void fail_in_signal(void)
+{
+    if (mct_state == MCT_ON || mct_state == MCT_PAUSED)
+        mct_state = MCT_FAILED;
+    if (atomic_exchange(&warned, 1) != 0)
+        return;
+    char msg[96] = "mpicast-trace: rank ";
+    size_t n = strlen(msg);
+    char digits[12];
+    int k = 0;
+    unsigned r = (unsigned)mct_world_rank;
+    do
+        digits[k++] = (char)('0' + r % 10);
+    while ((r /= 10) && k < (int)sizeof digits);
+    while (k > 0)
+        msg[n++] = digits[--k];
+    const char *tail = ": cannot write the trace; tracing disabled\n";
+    size_t t = strlen(tail);
+    memcpy(msg + n, tail, t);
+    ssize_t w = write(STDERR_FILENO, msg, n + t);
+    (void)w;
 }
 
 /* ------------------------------------------------------------ frames */
@@ -125,6 +175,10 @@ static void frame_init(mct_frame *f, int op, void *ret)
 
 int mct_enter_slow(mct_frame *f, int op, void *ret)
 {
+    /* A run that ends inside an MPI_Pcontrol(0) pause still records its
+     * Finalize: the end of the run is what elapsed-time figures use. */
+    if (op == MC_OP_FINALIZE && mct_state == MCT_PAUSED)
+        mct_state = MCT_ON;
     mct_inside = 1;
     frame_init(f, op, ret);
     f->record = mct_state == MCT_ON;
@@ -134,15 +188,37 @@ int mct_enter_slow(mct_frame *f, int op, void *ret)
     return 1;
 }
 
+/* The writer flag: taken with an atomic exchange (uncontended unless a
+ * signal handler or MPI_Abort on another thread is flushing). */
+static void writer_take(void)
+{
+    while (atomic_exchange_explicit(&writer_busy, 1, memory_order_acquire))
+        sched_yield();
+    busy_here = 1;
+}
+
+static void writer_give(void)
+{
+    busy_here = 0;
+    atomic_store_explicit(&writer_busy, 0, memory_order_release);
+}
+
 static void write_event(const mc_event *e)
 {
     mc_error err; /* not zeroed: 1 KiB per event; filled only on failure */
     err.code = MC_OK;
     err.msg[0] = 0;
     mct_lock();
-    in_writer = 1;
-    mc_err rc = writer ? mc_writer_add(writer, e, &err) : MC_OK;
-    in_writer = 0;
+    writer_take();
+    mc_err rc = MC_OK;
+    if (writer) {
+        rc = mc_writer_add(writer, e, &err);
+        if (rc == MC_OK && e->t_end >= flush_due) {
+            rc = mc_writer_flush(writer, &err);
+            flush_due = e->t_end + flush_every;
+        }
+    }
+    writer_give();
     mct_unlock();
     if (rc != MC_OK)
         mct_fail(err.msg);
@@ -161,54 +237,111 @@ void mct_leave(mct_frame *f)
 
 /* ------------------------------------------------------------ flush paths */
 
+/* MPI_Abort and exit: an ordinary context, so failures are reported with
+ * the writer's message. Not while this thread is inside the writer. */
 void mct_flush_now(void)
 {
-    if (!writer || in_writer)
+    if (busy_here || mct_state == MCT_OFF || mct_state == MCT_DONE)
         return;
     mc_error err = {0};
-    if (mc_writer_flush(writer, &err) != MC_OK)
+    writer_take();
+    mc_err rc = writer ? mc_writer_flush(writer, &err) : MC_OK;
+    writer_give();
+    if (rc != MC_OK)
         mct_fail(err.msg);
+}
+
+/* The signal path: async-signal-safe (the writer allocates nothing to
+ * flush; errors are not formatted; waiting is nanosleep). If the signal
+ * interrupted this thread inside the writer, its buffer may be half
+ * updated: nothing is flushed and the chunks already written stand. If
+ * another thread holds the writer, wait for it up to ~200 ms. */
+static void flush_in_signal(void)
+{
+    if (busy_here || mct_state == MCT_OFF || mct_state == MCT_DONE)
+        return;
+    for (int i = 0; atomic_exchange(&writer_busy, 1); i++) {
+        if (i == 200)
+            return;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    busy_here = 1;
+    mc_err rc = writer ? mc_writer_flush(writer, NULL) : MC_OK;
+    busy_here = 0;
+    atomic_store(&writer_busy, 0);
+    if (rc != MC_OK)
+        fail_in_signal();
 }
 
 static const int fatal_signals[] = {SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGBUS};
 #define NSIG_FATAL (int)(sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction old_actions[NSIG_FATAL];
 
-/* Flush what we have, then let the original disposition act: the program
- * dies (or handles the signal) exactly as it would without us. */
-static void on_fatal_signal(int sig)
+static int is_fault(int sig)
 {
-    for (int i = 0; i < NSIG_FATAL; i++) {
-        if (fatal_signals[i] != sig)
-            continue;
-        if (mct_state != MCT_DONE)
-            mct_flush_now();
-        sigaction(sig, &old_actions[i], NULL);
-        raise(sig);
+    return sig == SIGSEGV || sig == SIGBUS;
+}
+
+/* Flush what we have, then hand the signal to the disposition that was in
+ * place before us (the program's handler or MPI's, called directly with
+ * the same arguments, or the default action): the program dies or handles
+ * the signal exactly as it would without us. */
+static void on_fatal_signal(int sig, siginfo_t *info, void *uctx)
+{
+    int saved = errno;
+    int i = 0;
+    while (i < NSIG_FATAL && fatal_signals[i] != sig)
+        i++;
+    if (i == NSIG_FATAL)
+        return;
+    flush_in_signal();
+    struct sigaction *old = &old_actions[i];
+    errno = saved;
+    if (old->sa_flags & SA_SIGINFO) {
+        if (old->sa_flags & SA_RESETHAND)
+            signal(sig, SIG_DFL);
+        old->sa_sigaction(sig, info, uctx);
         return;
     }
+    if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+        if (old->sa_flags & SA_RESETHAND)
+            signal(sig, SIG_DFL);
+        old->sa_handler(sig);
+        return;
+    }
+    signal(sig, SIG_DFL);
+    /* A real fault re-executes the faulting instruction on return and
+     * dies of it with the kernel's own siginfo; anything else is sent
+     * again (blocked until we return). */
+    if (is_fault(sig) && info && info->si_code > 0)
+        return;
+    raise(sig);
 }
 
 static void install_signal_handlers(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
     for (int i = 0; i < NSIG_FATAL; i++) {
         if (sigaction(fatal_signals[i], NULL, &old_actions[i]) != 0)
             continue;
         /* An ignored signal stays ignored: we must not make it fatal. */
-        if (old_actions[i].sa_handler == SIG_IGN)
+        if (!(old_actions[i].sa_flags & SA_SIGINFO) && old_actions[i].sa_handler == SIG_IGN)
             continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fatal_signal;
+        sa.sa_flags = SA_SIGINFO | (old_actions[i].sa_flags & (SA_RESTART | SA_ONSTACK));
+        /* The previous handler expects its own mask; a second fatal signal
+         * must not interrupt the flush. */
+        sa.sa_mask = old_actions[i].sa_mask;
+        for (int k = 0; k < NSIG_FATAL; k++)
+            sigaddset(&sa.sa_mask, fatal_signals[k]);
         sigaction(fatal_signals[i], &sa, NULL);
     }
 }
 
 static void at_exit(void)
 {
-    if (mct_state == MCT_DONE || mct_state == MCT_OFF)
-        return;
     mct_flush_now();
 }
 
@@ -235,10 +368,69 @@ static void choose_dir(void)
     snprintf(trace_dir, sizeof trace_dir, "%s", name);
 }
 
-static void open_writer(void)
+/* A byte count with an optional unit: k/K/KiB = 1024, KB = 1000, M/MiB,
+ * MB, G/GiB, GB. -1 if malformed. */
+static int64_t parse_bytes(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0))
+        return -1;
+    static const struct { const char *unit; double mul; } units[] = {
+        {"", 1}, {"B", 1}, {"k", 1024}, {"K", 1024}, {"KiB", 1024}, {"kB", 1e3}, {"KB", 1e3},
+        {"M", 1048576}, {"MiB", 1048576}, {"MB", 1e6}, {"G", 1073741824.0},
+        {"GiB", 1073741824.0}, {"GB", 1e9}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0)
+            return v * units[i].mul < 9e18 ? (int64_t)(v * units[i].mul) : -1;
+    return -1;
+}
+
+/* Bytes one encoded event may take at most in the chunk buffer: the
+ * writer sizes its buffer as events x 24 B (+ 160 B for one large event). */
+#define MCT_EVENT_BUDGET 24
+#define MCT_BUFFER_MIN 4096
+#define MCT_BUFFER_MAX (64 << 20)
+
+/* Events per chunk from MPICAST_CHUNK_EVENTS and MPICAST_BUFFER (the
+ * smaller wins); 0: the writer's default (65536 events, a 1.5 MiB buffer).
+ * A bad value is ignored with a note from rank 0: it must not stop the run. */
+static uint32_t chunk_events(void)
 {
     const char *ce = getenv("MPICAST_CHUNK_EVENTS");
+    const char *be = getenv("MPICAST_BUFFER");
     uint32_t chunk = ce ? (uint32_t)strtoul(ce, NULL, 10) : 0;
+    if (be && *be) {
+        int64_t b = parse_bytes(be);
+        if (b < 0) {
+            if (mct_world_rank == 0)
+                fprintf(stderr, "mpicast-trace: ignoring MPICAST_BUFFER=%s (not a size)\n", be);
+        } else {
+            if (b < MCT_BUFFER_MIN)
+                b = MCT_BUFFER_MIN;
+            if (b > MCT_BUFFER_MAX)
+                b = MCT_BUFFER_MAX;
+            uint32_t n = (uint32_t)((b - 160) / MCT_EVENT_BUDGET);
+            if (chunk == 0 || n < chunk)
+                chunk = n;
+        }
+    }
+    const char *fi = getenv("MPICAST_FLUSH_INTERVAL");
+    if (fi && *fi) {
+        char *end;
+        double sec = strtod(fi, &end);
+        if (end != fi && *end == 0 && sec >= 0 && sec < 1e6)
+            flush_every = sec > 0 ? (int64_t)(sec * 1e9) : INT64_MAX / 2;
+        else if (mct_world_rank == 0)
+            fprintf(stderr, "mpicast-trace: ignoring MPICAST_FLUSH_INTERVAL=%s\n", fi);
+    }
+    return chunk;
+}
+
+/* Opens this rank's writer; on failure leaves why in `why`. */
+static void open_writer(void)
+{
+    uint32_t chunk = chunk_events();
     mc_error err = {0};
     writer = mc_writer_open(trace_dir, mct_world_rank, mct_cpu_mode ? MC_WRITER_CPU : 0,
                             chunk, &err);
@@ -246,9 +438,36 @@ static void open_writer(void)
         mct_fail(err.msg[0] ? err.msg : "cannot open the trace file");
 }
 
+/* Collective: if any rank failed during Init (no writer, no memory), no
+ * rank traces (a trace missing ranks is of no use) and only the lowest such
+ * rank warns, so the job gets one warning, not one per rank. Also the
+ * barrier that makes the epoch (nearly) common to the ranks of a node. */
+static void agree_on_writers(void)
+{
+    in_init = 0;
+    int mine = writer && !init_why[0] ? mct_world_size : mct_world_rank, first = mine;
+    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first >= mct_world_size)
+        return;
+    if (mct_world_rank == first)
+        mct_fail(init_why[0] ? init_why : "cannot open the trace file");
+    else
+        atomic_store(&warned, 1);
+    mct_state = MCT_FAILED;
+    if (writer) { /* remove the empty rank file we created */
+        mc_error err = {0};
+        mc_writer_close(writer, &err);
+        writer = NULL;
+        char path[4200];
+        mc_rank_path(path, sizeof path, trace_dir, mct_world_rank);
+        unlink(path);
+    }
+}
+
 void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
 {
     mct_inside = 1;
+    in_init = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &mct_world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &mct_world_size);
     mct_threaded = thread_level == MPI_THREAD_MULTIPLE;
@@ -263,11 +482,13 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
     open_writer();
     if (mct_state == MCT_OFF)
         mct_state = MCT_ON;
+    agree_on_writers();
     install_signal_handlers();
     atexit(at_exit);
-    /* The barrier makes the epoch (nearly) common to the ranks of a node. */
-    PMPI_Barrier(MPI_COMM_WORLD);
     mct_epoch = mct_now();
+    /* The Init event goes out as a chunk of its own: a rank killed before
+     * its first regular flush still shows up in the trace. */
+    flush_due = 0;
     mct_frame f;
     frame_init(&f, op, ret);
     f.ev.t_start = t_entry - mct_epoch;
@@ -331,6 +552,15 @@ static char *gather_bytes(const void *mine, int len, size_t *total)
     if (me == 0) {
         lens = calloc((size_t)n, sizeof *lens);
         displs = calloc((size_t)n, sizeof *displs);
+    }
+    /* Without room for the lengths rank 0 cannot take part: everyone skips. */
+    int ok = me != 0 || (lens && displs);
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        free(lens);
+        free(displs);
+        *total = 0;
+        return NULL;
     }
     PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
     size_t sum = 0;
@@ -426,16 +656,14 @@ void mct_after_finalize(mct_frame *f)
     mct_state = MCT_DONE;
     mc_error err = {0};
     mct_lock();
-    in_writer = 1;
+    writer_take();
     mc_err rc = mc_writer_close(writer, &err);
     writer = NULL;
-    in_writer = 0;
+    writer_give();
     mct_unlock();
-    if (rc != MC_OK && !warned) {
-        warned = 1;
+    if (rc != MC_OK && atomic_exchange(&warned, 1) == 0)
         fprintf(stderr, "mpicast-trace: rank %d: %s; tracing disabled\n", mct_world_rank,
                 err.msg);
-    }
 }
 
 /* ------------------------------------------------------------ Pcontrol */

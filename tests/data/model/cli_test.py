@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """End-to-end checks of `mpicast model` and `mpicast scaling` (issue 7).
 
-usage: cli_test.py MPICAST DATA_DIR
+usage: cli_test.py MPICAST DATA_DIR [TRACE_WRITER]
 Runs the binary on the files in DATA_DIR and on synthesised data, and checks
 exit codes, one-line errors naming file:line, JSON keys and computed values.
+TRACE_WRITER (test_scaling_pcontrol) writes synthetic Pcontrol-marked traces
+for `scaling`'s trace input; --plot is checked when gnuplot is installed.
 """
+import shutil
 import json
 import math
 import os
@@ -13,6 +16,7 @@ import sys
 import tempfile
 
 MPICAST, DATA = sys.argv[1], sys.argv[2]
+WRITER = sys.argv[3] if len(sys.argv) > 3 else None
 failures = []
 
 
@@ -180,7 +184,9 @@ expect_error(["scaling", d("no_such_file.csv")], 1, d("no_such_file.csv") + ": c
 expect_error(["model", d("calls.csv"), "--by", "q"], 2, "--by")
 expect_error(["model"], 2, "model: no input files")
 expect_error(["model", "--label", "p=2", d("calls.csv")], 2, "--label must follow")
-expect_error(["model", d("calls.csv"), "--plot", "x.svg"], 2, "--plot is not available")
+expect_error(["model", d("calls.csv"), "--plot", "x.txt"], 2, "--plot takes FILE.svg")
+expect_error(["scaling", d("calls.csv"), "--plot", "x"], 2, "--plot takes FILE.svg")
+expect_error(["scaling", "--label", "n=3", d("calls.csv")], 2, "--label must follow")
 expect_error(["model", d("calls.csv"), "--by", "pn", "--predict", "p=4"], 2, "--predict needs n")
 expect_error(["scaling"], 2, "scaling: no input file")
 expect_error(["scaling", d("calls.csv"), "--weak", "n=3"], 2, "--weak takes k=K")
@@ -188,6 +194,68 @@ rc, out, err = run("model", "--help")
 check(rc == 0 and out.startswith("usage: mpicast model"), "model --help")
 rc, out, err = run("scaling", "--help")
 check(rc == 0 and out.startswith("usage: mpicast scaling"), "scaling --help")
+
+# ---- scaling from Pcontrol-marked traces (synthetic: tau = 0.01 n (1/p + 0.02 + 0.001 p),
+# gamma = 0.01 n at every p), mixed with a CSV; --plot
+with tempfile.TemporaryDirectory() as tmp:
+    if WRITER:
+        args = []
+        for n in (1000, 2000):
+            for p in (1, 2, 4, 8):
+                tr = os.path.join(tmp, f"n{n}p{p}")
+                subprocess.run([WRITER, "write", tr, str(p), str(n)], check=True, timeout=60)
+                args += [tr + f":n={n}"] if p % 2 else [tr, "--label", f"n={n}"]
+        csv = os.path.join(tmp, "n4000.csv")
+        with open(csv, "w") as f:
+            f.write("p,n,tau,gamma\n")
+            for p in (1, 2, 4, 8):
+                f.write(f"{p},4000,{40 * (1 / p + 0.02 + 0.001 * p)!r},40\n")
+        rc, out, err = run("scaling", *args, csv, "--strong", "n=2000", "--json")
+        check(rc == 0, f"scaling traces+csv: exit {rc}: {err}")
+        if rc == 0:
+            doc = json.loads(out)
+            check(len(doc["traces"]) == 8 and doc["warnings"] == [],
+                  f"scaling traces: {len(doc['traces'])} traces, warnings {doc['warnings']}")
+            t = [x for x in doc["traces"] if x["trace"].endswith("n2000p4")][0]
+            check(t["p"] == 4 and t["n"] == 2000 and close(t["tau"], 20 * (0.25 + 0.02 + 0.004))
+                  and close(t["gamma"], 20) and t["intervals"] == 8 and t["ranks"] == 4,
+                  f"scaling trace row: {t}")
+            m = doc["model"]
+            check(close(m["a"]["coefficients"][1], 0.01, 1e-6) and
+                  close(m["c1_prime"]["coefficients"][0], 0.02, 1e-5) and
+                  close(m["c2_prime"]["coefficients"][0], 0.001, 1e-5),
+                  f"scaling from traces: laws {m['a']}, {m['c1_prime']}, {m['c2_prime']}")
+        rc, out, err = run("scaling", os.path.join(tmp, "n1000p1"))
+        check(rc == 1 and err.startswith("mpicast: " + os.path.join(tmp, "n1000p1") +
+                                         ": no problem size"), f"unlabelled trace: {err!r}")
+        rc, out, err = run("scaling", os.path.join(tmp, "nothere") + ":n=3")
+        check(rc == 1 and err == f"mpicast: {os.path.join(tmp, 'nothere')}: no such trace "
+              "directory\n", f"missing trace: {err!r}")
+        rc, out, err = run("scaling", csv + ":n=3")
+        check(rc == 1 and "a label applies to a trace directory" in err, f"labelled CSV: {err!r}")
+    if shutil.which("gnuplot"):
+        sc = os.path.join(tmp, "t.csv")
+        with open(sc, "w") as f:
+            f.write("p,n,tau,gamma\n")
+            for n in (1000, 2000, 4000):
+                for p in (1, 2, 4, 8, 16):
+                    a = 1e-3 * n
+                    f.write(f"{p},{n},{a * (1 / p + 0.01 + 0.002 * p)!r},{a}\n")
+        svg, png = os.path.join(tmp, "s.svg"), os.path.join(tmp, "s.png")
+        rc, out, err = run("scaling", sc, "--strong", "n=1000", "--weak", "k=250", "--plot", svg)
+        text = open(svg).read() if os.path.exists(svg) else ""
+        check(rc == 0 and "<svg" in text and "Strong scaling" in text and "Weak scaling" in text
+              and "n=1000: chi1" in text and "k=250: a/p" in text and "n=1000: measured tau" in text,
+              f"scaling --plot svg: exit {rc} {err}")
+        rc, out, err = run("scaling", sc, "--plot", png)
+        check(rc == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", "scaling --plot png")
+        mp = os.path.join(tmp, "m.svg")
+        rc, out, err = run("model", d("calls.csv"), "--by", "p", "--predict", "p=8", "--plot", mp)
+        text = open(mp).read() if os.path.exists(mp) else ""
+        check(rc == 0 and "MPI_Send (n=4): 3*p + 2" in text and "calls per process" in text,
+              f"model --plot: exit {rc} {err}")
+    else:
+        print("note: gnuplot is not installed: --plot not checked")
 
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)

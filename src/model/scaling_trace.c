@@ -1,0 +1,153 @@
+/* Runs for the processing-time model read from traces in which MPI_Pcontrol
+ * markers delimit the parallel part (docs/models.md, "Traces").
+ *
+ * Per rank, in event order: a Pcontrol of positive level opens the parallel
+ * part, one of level 0 closes it; a marker that does not change the state is
+ * ignored (the parts do not nest), so a stray repeat cannot double-count.
+ * An interval runs from the opening marker's exit to the closing marker's
+ * entry: the markers' own time is neither parallel work nor overhead. A part
+ * still open at the rank's end is closed there.
+ *
+ * The rank's window is `mpicast stats`'s application time (end of Init to
+ * start of Finalize, else the first / last event), so tau here equals stats'
+ * "app_time" of the same trace. mpicast's tracer records nothing after
+ * Pcontrol(0) until the next Pcontrol(1) — MPI's "profiling off" — so a
+ * program that ends inside a closed part has no Finalize event; the caller
+ * is told (no_finalize_ranks) because tau then misses the serial tail.
+ */
+#define MPICAST_MODEL_INTERNAL
+#include "mpicast/model.h"
+#include "mpicast/format.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One rank's pass: its window and its parallel-part time. */
+typedef struct rank_scan {
+    int64_t first_start, last_end, init_end, fin_start;
+    int have_events, have_init, have_fin;
+    int open;            /* inside the parallel part */
+    int64_t opened;      /* exit of the opening marker */
+    int64_t parallel_ns; /* closed intervals */
+    long intervals;
+} rank_scan;
+
+static void scan_event(rank_scan *r, const mc_event *e)
+{
+    if (!r->have_events) {
+        r->first_start = e->t_start;
+        r->have_events = 1;
+    }
+    r->last_end = e->t_end;
+    if (e->op == MC_OP_INIT && !r->have_init) {
+        r->init_end = e->t_end;
+        r->have_init = 1;
+    } else if (e->op == MC_OP_FINALIZE && !r->have_fin) {
+        r->fin_start = e->t_start;
+        r->have_fin = 1;
+    } else if (e->op == MC_OP_PCONTROL) {
+        if (e->tag > 0 && !r->open) {
+            r->open = 1;
+            r->opened = e->t_end;
+        } else if (e->tag == 0 && r->open) {
+            r->open = 0;
+            if (e->t_start > r->opened)
+                r->parallel_ns += e->t_start - r->opened;
+            r->intervals++;
+        }
+    }
+}
+
+/* The window's end; an open part is closed there. */
+static int64_t finish_rank(rank_scan *r, int *closed_by_end)
+{
+    int64_t to = r->have_fin ? r->fin_start : r->last_end;
+    *closed_by_end = 0;
+    if (r->open) {
+        if (to > r->opened)
+            r->parallel_ns += to - r->opened;
+        r->intervals++;
+        r->open = 0;
+        *closed_by_end = 1;
+    }
+    return to;
+}
+
+mc_err mc_scaling_read_trace(const char *dir, const mc_run_label *label, mc_pcontrol_run *out,
+                             mc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!label || !label->have_n)
+        return mc_error_set(err, MC_ERR_FORMAT,
+                            "%s: no problem size: label the trace DIR:n=N or --label n=N", dir);
+    mc_source *src = mc_trace_open(dir, err);
+    if (!src)
+        return err->code ? err->code : MC_ERR_IO;
+    int nranks = src->nranks;
+    int64_t tau_ns = 0, gamma_ns = 0;
+    mc_err rc = MC_OK;
+    for (int rank = 0; rank < nranks && rc == MC_OK; rank++) {
+        rank_scan r;
+        memset(&r, 0, sizeof r);
+        mc_event e;
+        int got;
+        while ((got = mc_source_next(src, rank, &e, err)) == 1)
+            scan_event(&r, &e);
+        if (got < 0) {
+            /* a truncated run's end is unknown: its time would be wrong */
+            rc = err->code ? err->code : MC_ERR_FORMAT;
+            break;
+        }
+        if (!r.have_events)
+            continue;
+        int closed_by_end;
+        int64_t to = finish_rank(&r, &closed_by_end);
+        int64_t from = r.have_init ? r.init_end : r.first_start;
+        if (to > from && to - from > tau_ns)
+            tau_ns = to - from;
+        gamma_ns += r.parallel_ns;
+        out->intervals += r.intervals;
+        out->unmarked_ranks += r.intervals == 0;
+        out->open_ranks += closed_by_end;
+        out->no_finalize_ranks += !r.have_fin;
+    }
+    mc_source_close(src);
+    if (rc)
+        return rc;
+    out->nranks = nranks;
+    out->obs.p = label->have_p ? label->p : nranks;
+    out->obs.n = label->n;
+    out->obs.tau = (double)tau_ns / 1e9;
+    out->obs.gamma = (double)gamma_ns / 1e9;
+    if (out->intervals == 0)
+        return mc_error_set(err, MC_ERR_FORMAT,
+                            "%s: no parallel part marked: expected MPI_Pcontrol(1) ... "
+                            "MPI_Pcontrol(0) around it (docs/models.md)", dir);
+    if (!(out->obs.tau > 0) || !(out->obs.p > 0))
+        return mc_error_set(err, MC_ERR_FORMAT, "%s: the run's elapsed time is 0", dir);
+    return MC_OK;
+}
+
+mc_err mc_scaling_merge_repeats(mc_scaling_obs *obs, size_t *count, mc_error *err)
+{
+    size_t *reps = calloc(*count ? *count : 1, sizeof *reps);
+    if (!reps)
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < *count; i++) {
+        size_t j = 0;
+        while (j < n && !(obs[j].p == obs[i].p && obs[j].n == obs[i].n))
+            j++;
+        if (j == n)
+            obs[n++] = obs[i]; /* j <= i: obs[i] is read before being overwritten */
+        if (++reps[j] > 1) { /* a repeat: running mean */
+            obs[j].tau += (obs[i].tau - obs[j].tau) / (double)reps[j];
+            obs[j].gamma += (obs[i].gamma - obs[j].gamma) / (double)reps[j];
+        }
+    }
+    free(reps);
+    *count = n;
+    return MC_OK;
+}

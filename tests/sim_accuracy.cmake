@@ -1,0 +1,6 @@
+# Accuracy of real runs (issue 3): the handshake rendezvous protocol
+# (network.rendezvous) and the cost of communicator management calls
+# (cpu.comm_setup), with golden times computed by hand.
+mc_add_test(test_sim_rendezvous_handshake mc_test_mem mc_sim)
+mc_add_test(test_sim_commsetup_recorded mc_test_mem mc_sim)
+mc_add_test(test_sim_commsetup_tit mc_export mc_sim mc_format)

@@ -1,0 +1,81 @@
+/* cpu.comm_setup: communicator management calls cost their recorded
+ * duration as MPI work (recorded, the default) or nothing (free). Times
+ * computed by hand to the nanosecond on platform G1 of
+ * test_sim_p2p_golden.c (L = 1 us, o = 100 ns, g = 150 ns, 1 GB/s).
+ *
+ * r0: compute 100, Comm_dup (recorded 5000 ns), Send 101 B on the new
+ *     communicator to r1;
+ * r1: Comm_dup (recorded 2000 ns), Recv from r0 on it, Comm_free (300 ns).
+ * recorded: r0 dups 100-5100, sends 5100-5200, arrival 6200; r1 dups
+ *   0-2000, processes 6200-6400 (o + 100), frees 6400-6700.
+ * free: r0 sends at 100, arrival 1200, r1 processes 1200-1400.
+ * recorded with cpu.speed = 2: bursts and recorded durations halve: r0
+ *   dups 50-2550, sends 2550-2650, arrival 3650; r1 dups 0-1000, processes
+ *   3650-3850, frees 3850-4000. */
+#include <string.h>
+#include "check.h"
+#include "mem_source.h"
+
+#define G1_KEYS "network.latency=1us", "network.overhead=100ns", "network.gap=150ns", \
+                "network.bandwidth=1GB/s", "network.eager_limit=1000"
+#define NS 1000
+#define DUP_COMM ((1ull << 32) | 1u)
+
+static mem_source *build(void)
+{
+    mem_source *m = mem_source_create(2);
+    const int64_t dur[2] = {5000, 2000};
+    ms_compute(m, 0, 100);
+    for (int r = 0; r < 2; r++) {
+        mc_event *e = ms_add(m, r, MC_OP_COMM_DUP, dur[r]);
+        e->newcomm = DUP_COMM;
+        e->peer2 = 2;
+        ms_vals(m, e, 2, (int64_t)0, (int64_t)1);
+    }
+    mc_event *e = ms_p2p(m, 0, MC_OP_SEND, 1, 3, 101, 0);
+    e->comm = DUP_COMM;
+    e = ms_p2p(m, 1, MC_OP_RECV, 0, 3, 101, 0);
+    e->comm = DUP_COMM;
+    e = ms_add(m, 1, MC_OP_COMM_FREE, 300);
+    e->comm = DUP_COMM;
+    return m;
+}
+
+static void replay(mem_source *m, const char *const *sets, int64_t end0, int64_t end1,
+                   int64_t comm0, int64_t comm1)
+{
+    mc_sim_result res = {0};
+    mc_error err = {0};
+    mc_err rc = mem_run(m, sets, NULL, &res, &err);
+    if (rc)
+        fprintf(stderr, "replay failed: %s\n", err.msg);
+    CHECK(rc == MC_OK);
+    CHECK_EQ_INT(res.ranks[0].end, end0 * NS);
+    CHECK_EQ_INT(res.ranks[1].end, end1 * NS);
+    CHECK_EQ_INT(res.ranks[0].comm, comm0 * NS);
+    CHECK_EQ_INT(res.ranks[1].comm, comm1 * NS);
+    CHECK_EQ_INT(res.ranks[0].compute + res.ranks[0].comm + res.ranks[0].wait, end0 * NS);
+    mc_sim_result_free(&res);
+}
+
+int main(void)
+{
+    mem_source *m = build();
+    const char *dflt[] = {G1_KEYS, NULL};
+    replay(m, dflt, 5200, 6700, 5000 + 100, 2000 + 200 + 300);
+    const char *rec[] = {G1_KEYS, "cpu.comm_setup=recorded", NULL};
+    replay(m, rec, 5200, 6700, 5000 + 100, 2000 + 200 + 300);
+    const char *fr[] = {G1_KEYS, "cpu.comm_setup=free", NULL};
+    replay(m, fr, 200, 1400, 100, 200);
+    const char *fast[] = {G1_KEYS, "cpu.speed=2", NULL};
+    replay(m, fast, 2650, 4000, 2500 + 100, 1000 + 200 + 150);
+
+    mc_sim_result res = {0};
+    mc_error err = {0};
+    const char *bad[] = {"cpu.comm_setup=scaled", NULL};
+    CHECK(mem_run(m, bad, NULL, &res, &err) != MC_OK);
+    CHECK(strstr(err.msg, "cpu.comm_setup") != NULL);
+    mc_sim_result_free(&res);
+    mem_source_destroy(m);
+    return 0;
+}
