@@ -8,6 +8,8 @@
 #ifndef MPICAST_TEST_MEM_SOURCE_H
 #define MPICAST_TEST_MEM_SOURCE_H
 
+#include <stdio.h>
+#include "check.h"
 #include "mpicast/format.h"
 #include "mpicast/sim.h"
 
@@ -34,5 +36,32 @@ mc_event *ms_wait(mem_source *m, int rank, int op, int nreq, ...); /* nreq uint3
  * "section.key=value") applied; net_model NULL or "free". */
 mc_err mem_run(mem_source *m, const char *const *sets, const char *net_model,
                mc_sim_result *res, mc_error *err);
+
+
+/* Replays m with the platform assignments `sets` on loggp; the test fails
+ * with the simulator's message if the replay does. */
+static inline void mem_run_ok(mem_source *m, const char *const *sets, mc_sim_result *res)
+{
+    mc_error err = {0};
+    mc_err rc = mem_run(m, sets, NULL, res, &err);
+    if (rc)
+        fprintf(stderr, "replay failed: %s\n", err.msg);
+    CHECK(rc == MC_OK);
+}
+
+/* Checks every rank's end (ns, exact) and the predicted time (the latest). */
+static inline void mem_check_ends(const mc_sim_result *res, int n, const int64_t *ns)
+{
+    CHECK_EQ_INT(res->nranks, n);
+    int64_t mx = 0;
+    for (int i = 0; i < n; i++) {
+        if (res->ranks[i].end != ns[i] * 1000)
+            fprintf(stderr, "rank %d ends at %lld ps, expected %lld ns\n", i,
+                    (long long)res->ranks[i].end, (long long)ns[i]);
+        CHECK_EQ_INT(res->ranks[i].end, ns[i] * 1000);
+        mx = ns[i] > mx ? ns[i] : mx;
+    }
+    CHECK_EQ_INT(res->end, mx * 1000);
+}
 
 #endif

@@ -17,29 +17,6 @@ static const char *const plat[] = {
     "network.bandwidth=1GB/s", "cpu.reduce_cost=2ns",     "collectives.bcast=binomial",
     "collectives.allreduce=recursive_doubling",           NULL};
 
-static void run(mem_source *m, mc_sim_result *res)
-{
-    mc_error err = {0};
-    mc_err rc = mem_run(m, plat, NULL, res, &err);
-    if (rc)
-        fprintf(stderr, "replay failed: %s\n", err.msg);
-    CHECK(rc == MC_OK);
-}
-
-static void check_ends(const mc_sim_result *res, int n, const int64_t *ns)
-{
-    CHECK_EQ_INT(res->nranks, n);
-    int64_t mx = 0;
-    for (int i = 0; i < n; i++) {
-        if (res->ranks[i].end != ns[i] * NS)
-            fprintf(stderr, "rank %d ends at %lld ps, expected %lld ns\n", i,
-                    (long long)res->ranks[i].end, (long long)ns[i]);
-        CHECK_EQ_INT(res->ranks[i].end, ns[i] * NS);
-        mx = ns[i] > mx ? ns[i] : mx;
-    }
-    CHECK_EQ_INT(res->end, mx * NS);
-}
-
 /* Binomial bcast of 101 B over 8 ranks from 0. Rank 0 posts its sends to
  * 4, 2, 1 at 0, 1000, 2000 (one o apart) and is done when its CPU is free,
  * at 3000. Rank 4 receives at 0 + H = 7100, sends to 6 at 7100 and to 5 at
@@ -58,8 +35,8 @@ static void binomial_bcast_8(void)
         e->bytes2 = 101;
     }
     mc_sim_result res;
-    run(m, &res);
-    check_ends(&res, 8, (int64_t[]){3000, 9100, 9100, 15200, 9100, 15200, 15200, 21300});
+    mem_run_ok(m, plat, &res);
+    mem_check_ends(&res, 8, (int64_t[]){3000, 9100, 9100, 15200, 9100, 15200, 15200, 21300});
     CHECK_EQ_INT(res.coll_messages, 7);
     CHECK_EQ_INT(res.coll_bytes, 7 * 101);
     mc_sim_result_free(&res);
@@ -84,11 +61,11 @@ static void recursive_doubling_8(void)
     mem_source *m = mem_source_create(8);
     allreduce_events(m, 8);
     mc_sim_result res;
-    run(m, &res);
+    mem_run_ok(m, plat, &res);
     int64_t ends[8];
     for (int r = 0; r < 8; r++)
         ends[r] = 3 * 7302;
-    check_ends(&res, 8, ends);
+    mem_check_ends(&res, 8, ends);
     CHECK_EQ_INT(res.coll_messages, 24);
     mc_sim_result_free(&res);
     mem_source_destroy(m);
@@ -107,8 +84,8 @@ static void recursive_doubling_6(void)
     ms_compute(m, 5, 7302);
     allreduce_events(m, 6);
     mc_sim_result res;
-    run(m, &res);
-    check_ends(&res, 6, (int64_t[]){29006, 22906, 29006, 22906, 21906, 21906});
+    mem_run_ok(m, plat, &res);
+    mem_check_ends(&res, 6, (int64_t[]){29006, 22906, 29006, 22906, 21906, 21906});
     CHECK_EQ_INT(res.coll_messages, 2 + 8 + 2);
     CHECK_EQ_INT(res.ranks[4].compute, 7302 * NS);
     mc_sim_result_free(&res);
@@ -128,8 +105,8 @@ static void recursive_doubling_6_unexpected(void)
     mem_source *m = mem_source_create(6);
     allreduce_events(m, 6);
     mc_sim_result res;
-    run(m, &res);
-    check_ends(&res, 6, (int64_t[]){24006, 17906, 24006, 17906, 21906, 21906});
+    mem_run_ok(m, plat, &res);
+    mem_check_ends(&res, 6, (int64_t[]){24006, 17906, 24006, 17906, 21906, 21906});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }

@@ -12,27 +12,6 @@ static const char *const G1[] = {"network.latency=1us", "network.overhead=100ns"
 
 #define NS 1000 /* ps per ns */
 
-static void run(mem_source *m, const char *const *sets, mc_sim_result *res)
-{
-    mc_error err = {0};
-    mc_err rc = mem_run(m, sets, NULL, res, &err);
-    if (rc)
-        fprintf(stderr, "replay failed: %s\n", err.msg);
-    CHECK(rc == MC_OK);
-}
-
-static void check_ends(const mc_sim_result *res, int n, const int64_t *ns)
-{
-    CHECK_EQ_INT(res->nranks, n);
-    int64_t mx = 0;
-    for (int i = 0; i < n; i++) {
-        CHECK_EQ_INT(res->ranks[i].end, ns[i] * NS);
-        if (ns[i] > mx)
-            mx = ns[i];
-    }
-    CHECK_EQ_INT(res->end, mx * NS);
-}
-
 /* r0: compute 500, Send 101 B, Recv; r1: Recv, compute 200, Send.
  * r0 sends at 500 (CPU to 600), arrives 1600, r1 processes 1600-1800
  * (o + 100 ns); r1 computes to 2000, sends (CPU to 2100), arrives 3100,
@@ -47,8 +26,8 @@ static void pingpong(void)
     ms_compute(m, 1, 200);
     ms_p2p(m, 1, MC_OP_SEND, 0, 7, 101, 0);
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){3300, 2100});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){3300, 2100});
     CHECK_EQ_INT(res.messages, 2);
     CHECK_EQ_INT(res.bytes, 202);
     CHECK_EQ_INT(res.events, 4);
@@ -68,8 +47,8 @@ static void eager_vs_rendezvous(int64_t s, int64_t end0, int64_t end1)
     ms_compute(m, 1, 5000);
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, s, 0);
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){end0, end1});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){end0, end1});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -84,8 +63,8 @@ static void rendezvous_posted(void)
     ms_p2p(m, 0, MC_OP_SEND, 1, 0, 2001, 0);
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, 2001, 0);
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){1400, 1400 + 100 + 2000});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){1400, 1400 + 100 + 2000});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -104,8 +83,8 @@ static void ring(void)
         ms_wait(m, r, MC_OP_WAITALL, 2, 1u, 2u);
     }
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 4, (int64_t[]){4300, 1300, 2300, 3300});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 4, (int64_t[]){4300, 1300, 2300, 3300});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -121,8 +100,8 @@ static void gap(void)
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, 1, 0);
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, 1, 0);
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){250, 1350});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){250, 1350});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -139,8 +118,8 @@ static void sendrecv(void)
     e = ms_p2p(m, 1, MC_OP_SENDRECV, 0, 2, 101, 0);
     e->peer2 = 0, e->tag2 = 1, e->bytes2 = 101;
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){1700, 1300});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){1700, 1300});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -159,8 +138,8 @@ static void test_then_wait(void)
     ms_compute(m, 1, 2000);
     ms_p2p(m, 1, MC_OP_SEND, 0, 0, 101, 0);
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){3300, 2100});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){3300, 2100});
     /* r0: compute 100, comm = test 50 + receive 200, wait the rest */
     CHECK_EQ_INT(res.ranks[0].compute, 100 * NS);
     CHECK_EQ_INT(res.ranks[0].comm, 250 * NS);
@@ -169,8 +148,8 @@ static void test_then_wait(void)
     const char *fast[] = {"network.latency=1us", "network.overhead=100ns", "network.gap=150ns",
                           "network.bandwidth=1GB/s", "network.eager_limit=1000",
                           "cpu.speed=2", NULL};
-    run(m, fast, &res);
-    check_ends(&res, 2, (int64_t[]){2300, 1100});
+    mem_run_ok(m, fast, &res);
+    mem_check_ends(&res, 2, (int64_t[]){2300, 1100});
     CHECK_EQ_INT(res.ranks[0].comm, 225 * NS);
     mc_sim_result_free(&res);
     mem_source_destroy(m);
@@ -194,8 +173,8 @@ static void persistent(void)
         ms_vals(m, e, 2, (int64_t)1, (int64_t)2);
     }
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){2600, 2600});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){2600, 2600});
     CHECK_EQ_INT(res.messages, 4);
     mc_sim_result_free(&res);
     mem_source_destroy(m);
@@ -211,8 +190,8 @@ static void ssend(void)
     ms_compute(m, 1, 3000);
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, 1, 0);
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){3000, 3100});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){3000, 3100});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -228,8 +207,8 @@ static void probe(void)
     e->bytes2 = 101;
     ms_p2p(m, 1, MC_OP_RECV, 0, 5, 101, 0);
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){1100, 2300});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){1100, 2300});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -248,8 +227,8 @@ static void non_overtaking(void)
      * arrivals 1100 and 3250. r1 processes the first 1100-3200 (rendezvous
      * match at 1100), the second 3250-3360. r0: Waitall ends at 2250. */
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 2, (int64_t[]){2250, 3360});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){2250, 3360});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -270,8 +249,8 @@ static void intranode(void)
                           "intranode.overhead=50ns", "intranode.gap=0",
                           "intranode.bandwidth=10GB/s", NULL};
     mc_sim_result res;
-    run(m, sets, &res);
-    check_ends(&res, 4, (int64_t[]){50, 1700, 100, 0});
+    mem_run_ok(m, sets, &res);
+    mem_check_ends(&res, 4, (int64_t[]){50, 1700, 100, 0});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -290,8 +269,8 @@ static void unexpected_while_blocked(void)
     ms_p2p(m, 1, MC_OP_RECV, 2, 0, 101, 0);
     ms_p2p(m, 2, MC_OP_SEND, 1, 0, 101, 0);
     mc_sim_result res;
-    run(m, G1, &res);
-    check_ends(&res, 3, (int64_t[]){2100, 3300, 100});
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 3, (int64_t[]){2100, 3300, 100});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }

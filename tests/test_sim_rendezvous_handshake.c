@@ -19,27 +19,6 @@ static const char *const H[] = {G1_KEYS, "network.rendezvous=handshake", NULL};
 
 #define NS 1000 /* ps per ns */
 
-static void run(mem_source *m, const char *const *sets, mc_sim_result *res)
-{
-    mc_error err = {0};
-    mc_err rc = mem_run(m, sets, NULL, res, &err);
-    if (rc)
-        fprintf(stderr, "replay failed: %s\n", err.msg);
-    CHECK(rc == MC_OK);
-}
-
-static void check_ends(const mc_sim_result *res, int n, const int64_t *ns)
-{
-    CHECK_EQ_INT(res->nranks, n);
-    int64_t mx = 0;
-    for (int i = 0; i < n; i++) {
-        CHECK_EQ_INT(res->ranks[i].end, ns[i] * NS);
-        if (ns[i] > mx)
-            mx = ns[i];
-    }
-    CHECK_EQ_INT(res->end, mx * NS);
-}
-
 /* Receive posted first. r0 computes 300 and sends 2001 B; r1 Recv at 0.
  * Request at 300 (CPU to 400, NIC to 450), arrives 1400; r1 replies at 1400
  * (CPU to 1500), the reply arrives 2500; r0 sends the data at 2500 (CPU to
@@ -52,8 +31,8 @@ static void posted_first(void)
     ms_p2p(m, 0, MC_OP_SEND, 1, 0, 2001, 0);
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, 2001, 0);
     mc_sim_result res;
-    run(m, H, &res);
-    check_ends(&res, 2, (int64_t[]){4650, 5700});
+    mem_run_ok(m, H, &res);
+    mem_check_ends(&res, 2, (int64_t[]){4650, 5700});
     CHECK_EQ_INT(res.ranks[0].compute, 300 * NS);
     CHECK_EQ_INT(res.ranks[0].comm, 200 * NS);  /* request + data overheads */
     CHECK_EQ_INT(res.ranks[1].comm, 2200 * NS); /* reply 100 + data 2100 */
@@ -62,8 +41,8 @@ static void posted_first(void)
     mc_sim_result_free(&res);
     /* the default protocol on the same trace: LogGOPSim's times */
     const char *lg[] = {G1_KEYS, NULL};
-    run(m, lg, &res);
-    check_ends(&res, 2, (int64_t[]){1400, 3500});
+    mem_run_ok(m, lg, &res);
+    mem_check_ends(&res, 2, (int64_t[]){1400, 3500});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -79,8 +58,8 @@ static void late_receive(void)
     ms_compute(m, 1, 5000);
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, 1001, 0);
     mc_sim_result res;
-    run(m, H, &res);
-    check_ends(&res, 2, (int64_t[]){7250, 8300});
+    mem_run_ok(m, H, &res);
+    mem_check_ends(&res, 2, (int64_t[]){7250, 8300});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -98,8 +77,8 @@ static void sender_computing(void)
     ms_wait(m, 0, MC_OP_WAIT, 1, 1u);
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, 2001, 0);
     mc_sim_result res;
-    run(m, H, &res);
-    check_ends(&res, 2, (int64_t[]){7250, 8300});
+    mem_run_ok(m, H, &res);
+    mem_check_ends(&res, 2, (int64_t[]){7250, 8300});
     CHECK_EQ_INT(res.ranks[0].compute, 5000 * NS);
     mc_sim_result_free(&res);
     mem_source_destroy(m);
@@ -114,8 +93,8 @@ static void eager_unchanged(void)
     ms_compute(m, 1, 5000);
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, 1000, 0);
     mc_sim_result res;
-    run(m, H, &res);
-    check_ends(&res, 2, (int64_t[]){100, 5000 + 100 + 999});
+    mem_run_ok(m, H, &res);
+    mem_check_ends(&res, 2, (int64_t[]){100, 5000 + 100 + 999});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -134,8 +113,8 @@ static void probe(void)
     e->bytes2 = 2001;
     ms_p2p(m, 1, MC_OP_RECV, 0, 5, 2001, 0);
     mc_sim_result res;
-    run(m, H, &res);
-    check_ends(&res, 2, (int64_t[]){5350, 6400});
+    mem_run_ok(m, H, &res);
+    mem_check_ends(&res, 2, (int64_t[]){5350, 6400});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -162,8 +141,8 @@ static void intranode(void)
                           "intranode.rendezvous_overhead=30ns",
                           "network.rendezvous_overhead=500ns", NULL};
     mc_sim_result res;
-    run(m, sets, &res);
-    check_ends(&res, 6, (int64_t[]){500, 730, 4350, 0, 5900, 0});
+    mem_run_ok(m, sets, &res);
+    mem_check_ends(&res, 6, (int64_t[]){500, 730, 4350, 0, 5900, 0});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -179,8 +158,8 @@ static void overhead_loggops(void)
     ms_p2p(m, 1, MC_OP_RECV, 0, 0, 2001, 0);
     const char *sets[] = {G1_KEYS, "network.rendezvous_overhead=500ns", NULL};
     mc_sim_result res;
-    run(m, sets, &res);
-    check_ends(&res, 2, (int64_t[]){1400, 4000});
+    mem_run_ok(m, sets, &res);
+    mem_check_ends(&res, 2, (int64_t[]){1400, 4000});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -197,8 +176,8 @@ static void bcast(void)
         e->bytes = 2001;
     }
     mc_sim_result res;
-    run(m, H, &res);
-    check_ends(&res, 2, (int64_t[]){4350, 5400});
+    mem_run_ok(m, H, &res);
+    mem_check_ends(&res, 2, (int64_t[]){4350, 5400});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -225,8 +204,8 @@ static void table_model(void)
                           "table.pingpong.10000=2200ns", "table.send.0=40ns",
                           "table.send.10000=2000ns", NULL};
     mc_sim_result res;
-    run(m, sets, &res);
-    check_ends(&res, 2, (int64_t[]){2220, 2260});
+    mem_run_ok(m, sets, &res);
+    mem_check_ends(&res, 2, (int64_t[]){2220, 2260});
     mc_sim_result_free(&res);
     mem_source_destroy(m);
 }
@@ -246,11 +225,11 @@ static void topo_model(void)
     const char *tinf[] = {G1_KEYS, "network.rendezvous=handshake", "network.bandwidth=inf",
                           "network.model=topo", NULL};
     mc_sim_result a, b;
-    run(m, inf, &a);
-    run(m, tinf, &b);
+    mem_run_ok(m, inf, &a);
+    mem_run_ok(m, tinf, &b);
     /* as sender_computing with G = 0: data at 5100, NIC to 5100 + g = 5250,
      * arrives 6200, processed in o */
-    check_ends(&a, 2, (int64_t[]){5250, 6300});
+    mem_check_ends(&a, 2, (int64_t[]){5250, 6300});
     CHECK_EQ_INT(b.ranks[0].end, a.ranks[0].end);
     CHECK_EQ_INT(b.ranks[1].end, a.ranks[1].end);
     mc_sim_result_free(&a);
@@ -264,7 +243,7 @@ static void topo_model(void)
     }
     ms_wait(m, 0, MC_OP_WAITALL, 3, 1u, 2u, 3u);
     const char *topo[] = {G1_KEYS, "network.rendezvous=handshake", "network.model=topo", NULL};
-    run(m, topo, &a);
+    mem_run_ok(m, topo, &a);
     CHECK(a.ranks[0].end >= 300000 * NS);
     CHECK(a.ranks[0].end < 400000 * NS);
     CHECK_EQ_INT(a.messages, 3);
