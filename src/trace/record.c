@@ -4,6 +4,7 @@
 #include "tracer.h"
 #include "map.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -127,6 +128,19 @@ void mct_rec_sendrecv(mct_frame *f, int rc, MPI_Comm comm, int dest, int stag, i
 #define REQ_KIND(a) ((int)(((a) >> 32) & 0xff))
 #define REQ_PERSISTENT (1ull << 40)
 #define REQ_ACTIVE (1ull << 41)
+/* Bits 42..57: a tag of the thread that created the request, so that a
+ * handle shared by several live requests completes the caller's own first. */
+#define REQ_TTAG_SHIFT 42
+#define REQ_TTAG_MASK (0xffffull << REQ_TTAG_SHIFT)
+
+static uint64_t thread_tag(void)
+{
+    static MCT_TLS uint64_t tag;
+    static atomic_uint next;
+    if (!tag)
+        tag = (uint64_t)(atomic_fetch_add(&next, 1) % 0xffffu + 1) << REQ_TTAG_SHIFT;
+    return tag;
+}
 
 static mct_map reqs;
 static uint32_t next_req = 1;
@@ -184,6 +198,30 @@ static void dup_remove(size_t i)
     dups[i] = dups[--ndups];
 }
 
+/* The id the k-th listing (from 0) of handle key completes: the slot and its
+ * older ids, the calling thread's own first, each in creation order (newest
+ * first for the slot). 0 if there are fewer than k + 1. */
+static int shared_pick(uint64_t key, const mct_slot *s, int k, uint64_t *a, mct_comm **b)
+{
+    uint64_t mine = thread_tag();
+    for (int pass = 0; pass < 2; pass++) {
+        int own = pass == 0;
+        if (((s->a & REQ_TTAG_MASK) == mine) == own && k-- == 0) {
+            *a = s->a;
+            *b = s->b;
+            return 1;
+        }
+        for (size_t i = 0; i < ndups; i++)
+            if (dups[i].key == key && ((dups[i].a & REQ_TTAG_MASK) == mine) == own &&
+                k-- == 0) {
+                *a = dups[i].a;
+                *b = dups[i].b;
+                return 1;
+            }
+    }
+    return 0;
+}
+
 /* Forgets the completed id `a` of handle key: from the older ids if it is
  * one of them, else from the slot, which then takes an older id if any. */
 static void req_forget(uint64_t key, uint64_t a)
@@ -218,7 +256,8 @@ void mct_rec_newreq(mct_frame *f, int rc, MPI_Request r, MPI_Comm comm, int kind
     if (s && s->a && !(s->a & REQ_PERSISTENT) && (s->a & REQ_ACTIVE))
         dup_push(req_key(r), s); /* the handle is shared: keep the older id too */
     if (s) {
-        s->a = id | (uint64_t)kind << 32 | (persistent ? REQ_PERSISTENT : REQ_ACTIVE);
+        s->a = id | (uint64_t)kind << 32 | (persistent ? REQ_PERSISTENT : REQ_ACTIVE) |
+               thread_tag();
         s->b = ci;
     }
     mct_unlock();
@@ -284,11 +323,8 @@ void mct_cpl_pre(mct_frame *f, int n, const MPI_Request *rs)
         int earlier = 0; /* a shared handle listed again takes its next id */
         for (int j = 0; j < i; j++)
             earlier += cpl[j].handle == rs[i];
-        ssize_t d = earlier ? dup_find(req_key(rs[i]), earlier - 1) : -1;
-        if (earlier && d < 0)
+        if (!shared_pick(req_key(rs[i]), s, earlier, &cpl[i].a, &cpl[i].ci))
             continue;
-        cpl[i].a = d >= 0 ? dups[d].a : s->a;
-        cpl[i].ci = d >= 0 ? dups[d].b : s->b;
     }
     mct_unlock();
     ncpl = n;
