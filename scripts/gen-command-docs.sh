@@ -111,6 +111,7 @@ Conventions shared by every command:
   as `sweep: 3/8 (37 %)`, only when stderr is a terminal and only after
   the first quarter second; the line is erased when the work ends. `--quiet`
   turns it off; when stderr is a file or a pipe nothing is written.
+  `MPICAST_PROGRESS_INTERVAL` (seconds, default 0.25) sets the update rate.
 - **Colour**: no command writes colour to the terminal, so there is
   nothing for `NO_COLOR` to turn off (the colours of the HTML report and
   the plots are in those files). The only terminal control sequences are

@@ -73,10 +73,10 @@ static void *ticker_run(void *arg)
 {
     progress_ticker *t = arg;
     const struct timespec pause = {0, 50 * 1000 * 1000}; /* stop is seen within 50 ms */
-    while (!atomic_load(&t->stop)) {
+    do { /* at least one update, however short the work */
         mc_progress_update(&t->prog, atomic_load(&t->done), t->total); /* throttled to 4/s */
         nanosleep(&pause, NULL);
-    }
+    } while (!atomic_load(&t->stop));
     return NULL;
 }
 

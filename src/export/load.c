@@ -24,8 +24,15 @@ void mc_progress_update(mc_progress *p, uint64_t done, uint64_t total)
 {
     if (!p || !p->out)
         return;
+    /* 4 updates per second; MPICAST_PROGRESS_INTERVAL (seconds) changes it,
+     * e.g. 0 in tests so that a short run still shows its line. */
+    static double interval = -1;
+    if (interval < 0) {
+        const char *e = getenv("MPICAST_PROGRESS_INTERVAL");
+        interval = e && *e ? atof(e) : 0.25;
+    }
     double now = mc_now();
-    if (now - p->last < 0.25)
+    if (now - p->last < interval)
         return;
     p->last = now;
     if (total)
