@@ -19,6 +19,13 @@ int cli_fail(const mc_error *err);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True when argv[i] is --help or -h. */
 int cli_is_help(const char *arg);
+/* Value of "--opt V" or "--opt=V" at argv[*i] (advancing *i past V); NULL
+ * when argv[*i] is not that option or V is missing. */
+const char *cli_opt_value(int argc, char **argv, int *i, const char *name);
+/* True when arg is "--opt" or "--opt=...". */
+int cli_is_opt(const char *arg, const char *name);
+/* True when a --plot path names a format the plotter writes (.svg, .png). */
+int cli_plot_kind_ok(const char *path);
 
 int cmd_trace(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

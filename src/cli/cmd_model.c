@@ -119,34 +119,6 @@ static int split_file_label(char *arg, mc_run_label *label)
     return 0;
 }
 
-/* Value of "--opt V" or "--opt=V"; advances *i. NULL when missing. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
-static int is_opt(const char *a, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a > b && strcmp(s + a - b, suf) == 0;
-}
-
-static int plot_kind_ok(const char *path)
-{
-    return ends_with(path, ".svg") || ends_with(path, ".png");
-}
-
 static int parse_args(int argc, char **argv, model_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -162,33 +134,33 @@ static int parse_args(int argc, char **argv, model_opts *o)
             o->json = 1;
         } else if (strcmp(a, "--no-negative") == 0) {
             o->fit.negative_p = 0;
-        } else if (is_opt(a, "--by")) {
-            if (!(v = opt_value(argc, argv, &i, "--by")) || parse_by(v, &o->by))
+        } else if (cli_is_opt(a, "--by")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--by")) || parse_by(v, &o->by))
                 return cli_usage_error("--by takes p, n or pn");
-        } else if (is_opt(a, "--metric")) {
-            if (!(v = opt_value(argc, argv, &i, "--metric")) || !*v)
+        } else if (cli_is_opt(a, "--metric")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--metric")) || !*v)
                 return cli_usage_error("--metric takes a metric name (calls, time, bytes)");
             o->metric = v;
-        } else if (is_opt(a, "--select")) {
-            if (!(v = opt_value(argc, argv, &i, "--select")) || parse_select(v, &o->fit.select))
+        } else if (cli_is_opt(a, "--select")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--select")) || parse_select(v, &o->fit.select))
                 return cli_usage_error("--select takes cv, mape or ar2");
-        } else if (is_opt(a, "--function")) {
-            if (!(v = opt_value(argc, argv, &i, "--function")) || o->nfunctions == MAX_FUNCS)
+        } else if (cli_is_opt(a, "--function")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--function")) || o->nfunctions == MAX_FUNCS)
                 return cli_usage_error("--function takes a function name");
             o->functions[o->nfunctions++] = v;
-        } else if (is_opt(a, "--predict")) {
-            if (!(v = opt_value(argc, argv, &i, "--predict")) ||
+        } else if (cli_is_opt(a, "--predict")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--predict")) ||
                 mc_parse_label(v, &o->target, &e))
                 return cli_usage_error("--predict: %s", v ? e.msg : "takes p=P[,n=N]");
             o->have_target = 1;
-        } else if (is_opt(a, "--label")) {
+        } else if (cli_is_opt(a, "--label")) {
             if (o->nfiles == 0)
                 return cli_usage_error("--label must follow the file it labels");
-            if (!(v = opt_value(argc, argv, &i, "--label")) ||
+            if (!(v = cli_opt_value(argc, argv, &i, "--label")) ||
                 mc_parse_label(v, &o->labels[o->nfiles - 1], &e))
                 return cli_usage_error("--label: %s", v ? e.msg : "takes p=P,n=N");
-        } else if (is_opt(a, "--plot")) {
-            if (!(v = opt_value(argc, argv, &i, "--plot")) || !plot_kind_ok(v))
+        } else if (cli_is_opt(a, "--plot")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--plot")) || !cli_plot_kind_ok(v))
                 return cli_usage_error("--plot takes FILE.svg or FILE.png");
             o->plot = v;
         } else if (a[0] == '-' && a[1]) {

@@ -85,22 +85,6 @@ static int parse_pos(const char *s, double *out)
     return 0;
 }
 
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
-static int is_opt(const char *a, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
-}
-
 /* "DIR:n=64" when DIR:n=64 itself does not exist: splits off the label
  * (the convention of `mpicast model`). 1 when split, 0 when none, -1 bad. */
 static int split_label(char *arg, mc_run_label *label)
@@ -114,17 +98,6 @@ static int split_label(char *arg, mc_run_label *label)
         return -1;
     *colon = '\0';
     return 1;
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a > b && strcmp(s + a - b, suf) == 0;
-}
-
-static int plot_kind_ok(const char *path)
-{
-    return ends_with(path, ".svg") || ends_with(path, ".png");
 }
 
 /* "n=80000" (or a class) for --strong, "k=2500" for --weak. */
@@ -149,41 +122,41 @@ static int parse_args(int argc, char **argv, scaling_opts *o)
             o->json = 1;
         } else if (strcmp(a, "--csv") == 0) {
             o->csv = 1;
-        } else if (is_opt(a, "--strong")) {
-            v = opt_value(argc, argv, &i, "--strong");
+        } else if (cli_is_opt(a, "--strong")) {
+            v = cli_opt_value(argc, argv, &i, "--strong");
             if (o->nstrong == MAX_CASES || parse_case(v, 'n', &o->strong[o->nstrong]))
                 return cli_usage_error("--strong takes n=N (N > 0 or a class S,W,A..E)");
             o->nstrong++;
-        } else if (is_opt(a, "--weak")) {
-            v = opt_value(argc, argv, &i, "--weak");
+        } else if (cli_is_opt(a, "--weak")) {
+            v = cli_opt_value(argc, argv, &i, "--weak");
             if (o->nweak == MAX_CASES || parse_case(v, 'k', &o->weak[o->nweak]))
                 return cli_usage_error("--weak takes k=K (K > 0, the problem size per process)");
             o->nweak++;
-        } else if (is_opt(a, "--p-max")) {
-            if (!(v = opt_value(argc, argv, &i, "--p-max")) || parse_pos(v, &o->p_max))
+        } else if (cli_is_opt(a, "--p-max")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--p-max")) || parse_pos(v, &o->p_max))
                 return cli_usage_error("--p-max takes a number > 0");
-        } else if (is_opt(a, "--p1")) {
-            if (!(v = opt_value(argc, argv, &i, "--p1")) || parse_pos(v, &o->fit.p1))
+        } else if (cli_is_opt(a, "--p1")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--p1")) || parse_pos(v, &o->fit.p1))
                 return cli_usage_error("--p1 takes a process count > 0");
-        } else if (is_opt(a, "--eps-min")) {
-            if (!(v = opt_value(argc, argv, &i, "--eps-min")) || parse_pos(v, &d) || d >= 1)
+        } else if (cli_is_opt(a, "--eps-min")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--eps-min")) || parse_pos(v, &d) || d >= 1)
                 return cli_usage_error("--eps-min takes a number in (0, 1)");
             o->fit.eps_min = d;
-        } else if (is_opt(a, "--a-degree") || is_opt(a, "--c-degree")) {
+        } else if (cli_is_opt(a, "--a-degree") || cli_is_opt(a, "--c-degree")) {
             int is_a = a[2] == 'a';
-            v = opt_value(argc, argv, &i, is_a ? "--a-degree" : "--c-degree");
+            v = cli_opt_value(argc, argv, &i, is_a ? "--a-degree" : "--c-degree");
             if (!v || parse_pos(v, &d) || d != floor(d) || d > 3)
                 return cli_usage_error("%s takes 1, 2 or 3", is_a ? "--a-degree" : "--c-degree");
             *(is_a ? &o->fit.a_degree : &o->fit.c_degree) = (int)d;
-        } else if (is_opt(a, "--plot")) {
-            if (!(v = opt_value(argc, argv, &i, "--plot")) || !plot_kind_ok(v))
+        } else if (cli_is_opt(a, "--plot")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--plot")) || !cli_plot_kind_ok(v))
                 return cli_usage_error("--plot takes FILE.svg or FILE.png");
             o->plot = v;
-        } else if (is_opt(a, "--label")) {
+        } else if (cli_is_opt(a, "--label")) {
             mc_error e = {0};
             if (o->ninputs == 0)
                 return cli_usage_error("--label must follow the trace directory it labels");
-            if (!(v = opt_value(argc, argv, &i, "--label")) ||
+            if (!(v = cli_opt_value(argc, argv, &i, "--label")) ||
                 mc_parse_label(v, &o->labels[o->ninputs - 1], &e))
                 return cli_usage_error("--label: %s", v ? e.msg : "takes p=P,n=N");
             o->have_label[o->ninputs - 1] = 1;
