@@ -15,3 +15,13 @@ mc_add_test(test_sim_garbage_never_crashes mc_test_mem mc_sim)
 mc_add_test(test_sim_predict_cli PkgConfig::JANSSON m)
 target_compile_definitions(test_sim_predict_cli PRIVATE MPICAST_BIN="$<TARGET_FILE:mpicast>")
 add_dependencies(test_sim_predict_cli mpicast)
+
+# Issue 9: bad input never hangs, Ctrl-C gives a partial result.
+mc_add_test(test_sim_stuck_report_linear mc_test_mem mc_sim)
+set_tests_properties(test_sim_stuck_report_linear PROPERTIES TIMEOUT 120)
+mc_add_test(test_sim_interrupt_partial mc_test_mem mc_sim)
+add_test(NAME test_predict_interrupt
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_predict_interrupt.py
+                 $<TARGET_FILE:mpicast>)
+set_tests_properties(test_predict_interrupt PROPERTIES TIMEOUT 300)
+mc_add_test(test_net_models_match_platform mc_net mc_platform)

@@ -25,7 +25,8 @@ typedef enum mc_err {
     MC_ERR_USAGE,     /* bad argument or option value */
     MC_ERR_PLATFORM,  /* unknown or invalid platform key/value */
     MC_ERR_DEADLOCK,  /* replay cannot complete */
-    MC_ERR_INTERNAL   /* a bug: an invariant failed */
+    MC_ERR_INTERNAL,  /* a bug: an invariant failed */
+    MC_ERR_INTERRUPTED /* stopped on request (SIGINT): partial result */
 } mc_err;
 
 #define MC_ERROR_MSG_MAX 1024

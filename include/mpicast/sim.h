@@ -26,6 +26,7 @@
 #ifndef MPICAST_SIM_H
 #define MPICAST_SIM_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "mpicast/error.h"
@@ -68,6 +69,11 @@ typedef struct mc_sim_options {
                                    with the stuck ranks' report) after this many
                                    engine events without simulated time passing
                                    nor a trace event read; 0: 10^8 + 4*ranks^2 */
+    const volatile sig_atomic_t *interrupt; /* or NULL: when *interrupt becomes
+                                   non-zero (a SIGINT handler sets it) the replay
+                                   stops within a few thousand engine events and
+                                   returns MC_ERR_INTERRUPTED with the partial
+                                   result (sim_time: how far it got) */
 } mc_sim_options;
 
 typedef struct mc_sim_rank {
@@ -89,6 +95,9 @@ typedef struct mc_sim_result {
     uint64_t coll_messages; /* of which inside collectives */
     uint64_t coll_bytes;
     double wall_seconds;    /* wall time of the replay */
+    int64_t sim_time;       /* ps: simulated time reached (= end when complete) */
+    int interrupted;        /* 1: stopped by options.interrupt; ranks hold what
+                               was simulated up to sim_time */
     char *report;           /* on MC_ERR_DEADLOCK: one line per stuck rank /
                                unmatched message (malloc'd), else NULL */
 } mc_sim_result;

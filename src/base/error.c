@@ -18,6 +18,7 @@ const char *mc_strerror(mc_err code)
     case MC_ERR_PLATFORM: return "invalid platform description";
     case MC_ERR_DEADLOCK: return "replay cannot complete";
     case MC_ERR_INTERNAL: return "internal error";
+    case MC_ERR_INTERRUPTED: return "interrupted";
     }
     return "unknown error";
 }

@@ -7,6 +7,7 @@
  * bandwidth). The second gives the EXCIT/INSPIRE breakdown: communication
  * time = predicted time - free-network time. Keys: docs/json.md (predict).
  */
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +63,34 @@ static const char predict_usage[] =
     "\n"
     "Example:\n"
     "  mpicast predict run9/ --platform cluster.ini --set network.latency=5us --json\n"
+    "Ctrl-C (SIGINT) stops the replay and prints the partial result: per rank\n"
+    "what was simulated so far and the simulated time reached (a second Ctrl-C\n"
+    "kills at once).\n"
     "Exit status: 0 ok; 1 bad input or a trace that cannot complete (deadlock:\n"
-    "each stuck rank is listed on stderr); 2 usage error.\n";
+    "each stuck rank is listed on stderr); 2 usage error; 130 interrupted.\n";
+
+enum { PREDICT_INTERRUPTED = 130 }; /* 128 + SIGINT, as a shell reports it */
+
+/* Set by SIGINT; the simulator polls it (mc_sim_options.interrupt). */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* One-shot: SA_RESETHAND restores the default action, so a second Ctrl-C
+ * kills a replay that does not stop fast enough. */
+static void catch_sigint(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, NULL);
+}
 
 typedef struct predict_args {
     const char *trace, *platform, *timeline;
@@ -227,6 +254,7 @@ static mc_err replay(const predict_args *a, const mc_platform *p, const char *ne
     opt.comms = comms;
     opt.ncomms = ncomms;
     opt.timeline = tl;
+    opt.interrupt = &interrupted;
     if (a->compute) { /* each replay counts afresh: both count the same bursts */
         if (bind_compute(a, src, err) != MC_OK) {
             free(comms);
@@ -285,11 +313,13 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_
                                                mc_sim_seconds(x->wait), "events",
                                                (json_int_t)x->events));
     }
-    double T = mc_sim_seconds(r->end), T0 = mc_sim_seconds(f->end);
-    double comm = T - T0;
-    json_t *bd = json_pack("{s:f,s:f,s:f,s:f}", "free_network_time", T0, "computation", T0,
-                           "communication", comm, "communication_fraction",
-                           T > 0 ? comm / T : 0.0);
+    double T = mc_sim_seconds(r->end);
+    json_t *bd = json_null(); /* no complete free-network replay: no breakdown */
+    if (f && !f->interrupted) {
+        double T0 = mc_sim_seconds(f->end), comm = T - T0;
+        bd = json_pack("{s:f,s:f,s:f,s:f}", "free_network_time", T0, "computation", T0,
+                       "communication", comm, "communication_fraction", T > 0 ? comm / T : 0.0);
+    }
     json_t *msgs = json_pack("{s:I,s:I,s:I,s:I}", "count", (json_int_t)r->messages, "bytes",
                              (json_int_t)r->bytes, "collective_count",
                              (json_int_t)r->coll_messages, "collective_bytes",
@@ -304,6 +334,11 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_
         msgs, "events", (json_int_t)r->events, "sim_wall_seconds", r->wall_seconds,
         "events_per_second", r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0,
         "breakdown", bd);
+    if (doc && (r->interrupted || !f || f->interrupted))
+        json_object_set_new(doc, "interrupted",
+                            json_pack("{s:b,s:f,s:I}", "partial", r->interrupted,
+                                      "simulated_time_reached", mc_sim_seconds(r->sim_time),
+                                      "events_replayed", (json_int_t)r->events));
     if (doc && a->compute) {
         mc_ctable_counts k = mc_ctable_get_counts(a->compute);
         json_object_set_new(doc, "compute_table",
@@ -328,7 +363,11 @@ static void print_text(const predict_args *a, const mc_platform *p, const mc_sim
                        const mc_sim_result *f)
 {
     const char *model = mc_platform_str(p, "network.model");
-    double T = mc_sim_seconds(r->end), T0 = mc_sim_seconds(f->end);
+    double T = mc_sim_seconds(r->end);
+    if (r->interrupted)
+        printf("PARTIAL RESULT   interrupted at simulated time %.9f s after %llu trace events;\n"
+               "                 the figures below cover only what was simulated\n",
+               mc_sim_seconds(r->sim_time), (unsigned long long)r->events);
     printf("predicted time   %.9f s   (%s, %d ranks, network %s)\n", T, a->shown, r->nranks,
            model ? model : "loggp");
     stat3 c = over_ranks(r, offsetof(mc_sim_rank, compute));
@@ -338,8 +377,14 @@ static void print_text(const predict_args *a, const mc_platform *p, const mc_sim
     printf("  compute        %14.9f %14.9f\n", c.max, c.mean);
     printf("  comm           %14.9f %14.9f\n", m.max, m.mean);
     printf("  wait           %14.9f %14.9f\n", w.max, w.mean);
-    printf("breakdown        computation %.9f s (free network), communication %.9f s (%.1f %%)\n",
-           T0, T - T0, T > 0 ? 100.0 * (T - T0) / T : 0.0);
+    if (f && !f->interrupted) {
+        double T0 = mc_sim_seconds(f->end);
+        printf("breakdown        computation %.9f s (free network), communication %.9f s "
+               "(%.1f %%)\n", T0, T - T0, T > 0 ? 100.0 * (T - T0) / T : 0.0);
+    } else {
+        printf("breakdown        not available (interrupted before the free-network replay "
+               "ended)\n");
+    }
     printf("messages         %llu (%llu bytes), of which in collectives %llu (%llu bytes)\n",
            (unsigned long long)r->messages, (unsigned long long)r->bytes,
            (unsigned long long)r->coll_messages, (unsigned long long)r->coll_bytes);
@@ -375,6 +420,7 @@ int cmd_predict(int argc, char **argv)
 {
     predict_args a;
     int rc = CLI_OK;
+    catch_sigint();
     if (parse_args(argc, argv, &a, &rc)) {
         free(a.sets);
         return rc;
@@ -414,9 +460,21 @@ int cmd_predict(int argc, char **argv)
     mc_sim_result res = {0}, free_res = {0};
     predict_links links = {0};
     a.links = &links;
-    if (replay(&a, p, NULL, tl, &res, &err)) {
+    mc_err r1 = replay(&a, p, NULL, tl, &res, &err), r2 = MC_OK;
+    if (r1 == MC_OK)
+        r2 = replay(&a, p, "free", NULL, &free_res, &err);
+    if (r1 == MC_ERR_INTERRUPTED || r2 == MC_ERR_INTERRUPTED) {
+        /* Ctrl-C: what was simulated, then 130 like a shell's interrupted job */
+        cli_fail(&err);
+        const mc_sim_result *f = r1 == MC_OK ? &free_res : NULL;
+        if (a.json)
+            print_json(&a, p, &res, f);
+        else
+            print_text(&a, p, &res, f);
+        rc = PREDICT_INTERRUPTED;
+    } else if (r1) {
         rc = fail_replay(&err, &res);
-    } else if (replay(&a, p, "free", NULL, &free_res, &err)) {
+    } else if (r2) {
         rc = fail_replay(&err, &free_res);
     } else if (a.json) {
         rc = print_json(&a, p, &res, &free_res);

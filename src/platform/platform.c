@@ -47,9 +47,11 @@ static const key_def keys[] = {
      "flop/s of the target processor, for compute amounts given in flops (time-independent traces)"},
     {"cpu.reduce_cost", MC_UNIT_TIME, "0", K_NONNEG, NULL, NULL,
      "CPU time per byte of reduction operands combined by a collective (reduce, allreduce, reduce_scatter, scan)"},
-    /* Not checked here: the network model registry (src/net) owns the names. */
-    {"network.model", MC_UNIT_STRING, "loggp", 0, NULL, NULL,
-     "network model: loggp, table or topo (checked by the network module)"},
+    /* The network registry (src/net) owns the names; they are repeated here so
+     * that a typo is reported with its FILE:LINE when the platform loads
+     * (test_net_models_match_platform keeps both lists equal). */
+    {"network.model", MC_UNIT_STRING, "loggp", 0, "loggp|free|topo|table", NULL,
+     "network model: loggp, table or topo (free: zero cost, the reference network)"},
     {"network.latency", MC_UNIT_TIME, "0.5us", K_NONNEG, NULL, NULL,
      "L: wire time of a message between two nodes"},
     {"network.overhead", MC_UNIT_TIME, "0.2us", K_NONNEG, NULL, NULL,

@@ -1218,8 +1218,10 @@ static void sim_free(sim *S)
 
 /* Runs the event loop; returns 1 if it stopped because `stall` engine
  * events passed with neither simulated time advancing nor a trace event
- * read (a livelock: the replay would never end). */
-static int run_loop(sim *S, uint64_t stall)
+ * read (a livelock: the replay would never end), 2 if *stop became
+ * non-zero (checked every 4096 engine events: a volatile load per event
+ * would cost more than the check is worth). */
+static int run_loop(sim *S, uint64_t stall, const volatile sig_atomic_t *stop)
 {
     int64_t seen_t = -1;
     uint64_t seen_events = 0, since = 0;
@@ -1232,6 +1234,8 @@ static int run_loop(sim *S, uint64_t stall)
             break;
         }
         sim_prefetch_ahead(S);
+        if (stop && (S->sim_events & 4095) == 0 && *stop)
+            return 2; /* e is dropped: the replay ends here */
         if (e.t != seen_t || S->events != seen_events) {
             seen_t = e.t;
             seen_events = S->events;
@@ -1283,6 +1287,7 @@ static void fill_result(sim *S, mc_sim_result *out)
     out->coll_messages = S->coll_messages;
     out->coll_bytes = S->coll_bytes;
     out->end = 0;
+    out->sim_time = S->now;
     for (int i = 0; i < S->n; i++) {
         sim_rank *R = &S->r[i];
         int64_t end = R->state == RS_DONE ? R->end : S->now;
@@ -1330,12 +1335,18 @@ mc_err mc_sim_run(mc_source *src, const mc_platform *p, const mc_sim_options *op
         tl_begin(S);
     uint64_t stall = opt && opt->stall_events ? opt->stall_events
                                               : 100000000u + 4u * (uint64_t)S->n * (uint64_t)S->n;
-    int stalled = run_loop(S, stall);
+    int how = run_loop(S, stall, opt ? opt->interrupt : NULL);
+    int stalled = how == 1;
+    if (how == 2) {
+        out->interrupted = 1;
+        sim_fail(S, MC_ERR_INTERRUPTED, "interrupted at simulated time %.9f s after %llu "
+                 "trace events", mc_sim_seconds(S->now), (unsigned long long)S->events);
+    }
     if (stalled)
         sim_fail(S, MC_ERR_DEADLOCK, "no progress: %llu engine events at simulated time %.9f s "
                  "without time passing or a trace event read (livelock?)",
                  (unsigned long long)stall, mc_sim_seconds(S->now));
-    if ((!S->rc || stalled) && S->ndone < S->n)
+    if ((!S->rc || stalled) && S->ndone < S->n && how != 2)
         sim_report_stuck(S, out);
     else if (!S->rc)
         sim_check_leftovers(S, out);

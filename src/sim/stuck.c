@@ -43,6 +43,53 @@ static void tag_text(int64_t tag, char *buf, size_t len)
         snprintf(buf, len, "tag %lld", (long long)tag);
 }
 
+/* Who waits on what, gathered in one pass over requests and executors, so
+ * that a report on 10^6 stuck ranks is linear, not ranks x requests. An
+ * index that could not be allocated is NULL: the report then says less. */
+typedef struct stuck_index {
+    int32_t *waited;    /* per rank: its first waited active request, or -1 */
+    int32_t *exec_of;   /* per request: the live executor it belongs to, or -1 */
+    int32_t *exec_req;  /* per executor: its first active internal request, or -1 */
+} stuck_index;
+
+static int32_t *filled(int32_t n)
+{
+    int32_t *a = malloc((size_t)(n > 0 ? n : 1) * sizeof *a);
+    if (a)
+        for (int32_t i = 0; i < n; i++)
+            a[i] = -1;
+    return a;
+}
+
+static void index_build(sim *S, stuck_index *ix)
+{
+    ix->waited = filled(S->n);
+    ix->exec_of = filled(S->nreqs);
+    ix->exec_req = filled(S->nexecs);
+    for (int32_t x = 0; ix->exec_of && x < S->nexecs; x++) {
+        int32_t q = S->execs[x].req;
+        if (S->execs[x].live && q >= 0 && q < S->nreqs && ix->exec_of[q] < 0)
+            ix->exec_of[q] = x;
+    }
+    for (int32_t i = 0; i < S->nreqs; i++) {
+        const sim_req *q = &S->reqs[i];
+        if (q->state != RQ_ACTIVE)
+            continue;
+        if (ix->exec_req && q->exec >= 0 && q->exec < S->nexecs && ix->exec_req[q->exec] < 0)
+            ix->exec_req[q->exec] = i;
+        if (ix->waited && (q->flags & F_WAITED) && q->owner >= 0 && q->owner < S->n &&
+            ix->waited[q->owner] < 0)
+            ix->waited[q->owner] = i;
+    }
+}
+
+static void index_free(stuck_index *ix)
+{
+    free(ix->waited);
+    free(ix->exec_of);
+    free(ix->exec_req);
+}
+
 static void peer_note(sim *S, sbuf *b, int peer)
 {
     if (peer >= 0 && peer < S->n && S->r[peer].state == RS_DONE)
@@ -67,32 +114,32 @@ static void describe_req(sim *S, sbuf *b, int32_t qi)
 }
 
 /* First pending internal request of executor xi. */
-static void describe_exec(sim *S, sbuf *b, int32_t xi)
+static void describe_exec(sim *S, const stuck_index *ix, sbuf *b, int32_t xi)
 {
     const sim_exec *x = &S->execs[xi];
     char cb[48];
     sb_printf(b, "%s on comm %s (collective #%d, round %d of %d): ", mc_op_name(x->op),
               comm_name(S->comms[x->comm].id, cb, sizeof cb), x->seq, x->round + 1,
               x->sched.nrounds);
-    for (int32_t i = 0; i < S->nreqs; i++)
-        if (S->reqs[i].exec == xi && S->reqs[i].state == RQ_ACTIVE) {
-            const sim_req *q = &S->reqs[i];
-            sb_printf(b, "waits for %s rank %d", q->kind == RK_RECV ? "a message from" :
-                      "the receive of its message by", q->peer);
-            peer_note(S, b, q->peer);
-            return;
-        }
-    sb_printf(b, "waits");
+    int32_t i = ix->exec_req ? ix->exec_req[xi] : -1;
+    if (i < 0) {
+        sb_printf(b, "waits");
+        return;
+    }
+    const sim_req *q = &S->reqs[i];
+    sb_printf(b, "waits for %s rank %d", q->kind == RK_RECV ? "a message from" :
+              "the receive of its message by", q->peer);
+    peer_note(S, b, q->peer);
 }
 
-static void describe_rank(sim *S, sbuf *b, int r)
+static void describe_rank(sim *S, const stuck_index *ix, sbuf *b, int r)
 {
     sim_rank *R = &S->r[r];
     const mc_event *e = &R->ev;
     char cb[48];
     sb_printf(b, "rank %d: ", r);
     if (R->exec >= 0) {
-        describe_exec(S, b, R->exec);
+        describe_exec(S, ix, b, R->exec);
         return;
     }
     switch (e->op) {
@@ -110,20 +157,16 @@ static void describe_rank(sim *S, sbuf *b, int r)
         break;
     }
     /* A call waiting on requests: name the first pending one. */
-    for (int32_t i = 0; i < S->nreqs; i++) {
+    int32_t i = ix->waited ? ix->waited[r] : -1;
+    if (i >= 0) {
         const sim_req *q = &S->reqs[i];
-        if (q->owner != r || q->state != RQ_ACTIVE || !(q->flags & F_WAITED))
-            continue;
         if (q->id)
             sb_printf(b, "%s on request %u = ", mc_op_name(e->op), q->id);
-        if (q->kind == RK_COLL) {
-            for (int32_t x = 0; x < S->nexecs; x++)
-                if (S->execs[x].live && S->execs[x].req == i) {
-                    describe_exec(S, b, x);
-                    return;
-                }
-        }
-        describe_req(S, b, i);
+        int32_t x = q->kind == RK_COLL && ix->exec_of ? ix->exec_of[i] : -1;
+        if (x >= 0)
+            describe_exec(S, ix, b, x);
+        else
+            describe_req(S, b, i);
         return;
     }
     sb_printf(b, "%s (comm %s, peer %d, tag %d) cannot complete", mc_op_name(e->op),
@@ -151,13 +194,16 @@ void sim_report_stuck(sim *S, mc_sim_result *out)
 {
     sbuf b = {0};
     int count = 0;
+    stuck_index ix;
+    index_build(S, &ix);
     for (int r = 0; r < S->n; r++) {
         if (S->r[r].state == RS_DONE)
             continue;
-        describe_rank(S, &b, r);
+        describe_rank(S, &ix, &b, r);
         sb_printf(&b, "\n");
         count++;
     }
+    index_free(&ix);
     finish(S, out, &b, count, count == 1 ? "rank stuck" : "ranks stuck");
 }
 
