@@ -9,3 +9,6 @@ target_include_directories(test_sim_queue_release PRIVATE ${PROJECT_SOURCE_DIR}/
                            ${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(test_sim_queue_release PRIVATE mc_base)
 add_test(NAME test_sim_queue_release COMMAND test_sim_queue_release)
+# The queue's memory follows the entries it holds (issue 9: 10^9-event replays
+# in bounded memory).
+mc_add_test(test_sim_queue_bounded mc_sim)

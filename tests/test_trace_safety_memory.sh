@@ -53,14 +53,17 @@ s=$(run short $short) || exit 1
 l=$(run long $long) || exit 1
 echo "peak RSS: $s KiB for $short rounds, $l KiB for $long rounds (traced)"
 [ $((l - s)) -lt 4096 ] || fail "memory grew by $((l - s)) KiB with the run's length"
-read -r n ev big <<<"$(chunks "$tmp/long" $((65536 * 24 + 160)))" || fail "default chunks"
+read -r n ev big <<<"$(chunks "$tmp/long" $((8192 * 24 + 160)))" || fail "default chunks"
 echo "default buffer: $n chunks, $ev events, largest $big raw bytes"
 [ "$ev" = $((2 * long + 2)) ] || fail "$ev events, expected $((2 * long + 2))"
-[ "$n" -ge $((2 * long / 65536)) ] || fail "only $n chunks: not flushed incrementally"
+[ "$n" -ge $((2 * long / 8192)) ] || fail "only $n chunks: not flushed incrementally"
 
-b=$(run small $long MPICAST_BUFFER=64KiB) || exit 1
-read -r n ev big <<<"$(chunks "$tmp/small" 65536)" || fail "64KiB chunks"
-echo "MPICAST_BUFFER=64KiB: $n chunks, $ev events, largest $big raw bytes, peak RSS $b KiB"
+b=$(run small $long MPICAST_BUFFER=16KiB) || exit 1
+read -r n ev big <<<"$(chunks "$tmp/small" 16384)" || fail "16KiB chunks"
+echo "MPICAST_BUFFER=16KiB: $n chunks, $ev events, largest $big raw bytes, peak RSS $b KiB"
 [ "$ev" = $((2 * long + 2)) ] || fail "$ev events, expected $((2 * long + 2))"
-[ "$b" -le "$l" ] || fail "a smaller buffer used more memory ($b > $l KiB)"
+# The default buffer is only 192 KiB now: the two peaks differ by less than the
+# noise of MPI's own memory (±100 KiB), so allow 512 KiB; the chunk sizes
+# above are what shows the setting is honoured.
+[ "$b" -le $((l + 512)) ] || fail "a smaller buffer used more memory ($b > $l + 512 KiB)"
 echo "ok: memory $flavour"

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -30,7 +32,8 @@
 static const char predict_usage[] =
     "usage: mpicast predict TRACE [--platform FILE] [--set KEY=VALUE]... [--json]\n"
     "                       [--timeline FILE] [--timeline-otf2 DIR] [--compute FILE]\n"
-    "                       [--ranks P [rules...]] [--quiet]\n"
+    "                       [--ranks P [rules...]] [--jobs N] [--no-breakdown]\n"
+    "                       [--quiet]\n"
     "\n"
     "Replays every rank of TRACE on a modelled platform and predicts the run\n"
     "time: the latest rank's end, with per-rank computation, communication\n"
@@ -49,6 +52,11 @@ static const char predict_usage[] =
     "  --timeline-otf2 DIR  the simulated timeline as an OTF2 archive DIR/traces.otf2\n"
     "                   (Vampir, otf2-print)\n"
     "  --quiet          no progress line on stderr (shown only on a terminal)\n"
+    "  --jobs N         1: the two replays (platform, free network) one after the\n"
+    "                   other; 2 (default with 2 or more cores): at the same time,\n"
+    "                   in half the wall time and twice the memory\n"
+    "  --no-breakdown   skip the free-network replay (half the work; the breakdown\n"
+    "                   is then absent: null in --json)\n"
     "  --ranks P        extrapolate the trace to P ranks (pseudo-trace streamed to\n"
     "                   the simulator; docs/extrapolation.md); rules as for\n"
     "                   'mpicast extrapolate': --rules FILE, --rule KEY=VALUE,\n"
@@ -104,6 +112,8 @@ typedef struct predict_args {
     const char *shown;        /* TRACE as given (an OTF2 archive is replayed from an import) */
     const char *timeline_otf2; /* --timeline-otf2 DIR */
     int quiet;                /* --quiet: no progress line */
+    int jobs;                 /* --jobs: 2 runs both replays at once */
+    int no_breakdown;         /* --no-breakdown: no free-network replay */
 } predict_args;
 
 static int parse_args(int argc, char **argv, predict_args *a, int *rc)
@@ -133,6 +143,13 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
             a->timeline = argv[++i];
         } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
             a->quiet = 1;
+        } else if (strcmp(s, "--no-breakdown") == 0) {
+            a->no_breakdown = 1;
+        } else if (strcmp(s, "--jobs") == 0 && has_next) {
+            if (cli_parse_ranks(argv[++i], &a->jobs)) {
+                *rc = cli_usage_error("predict: --jobs %s: expected a positive count", argv[i]);
+                return -1;
+            }
         } else if (strcmp(s, "--timeline-otf2") == 0 && has_next) {
             a->timeline_otf2 = argv[++i];
         } else if (strcmp(s, "--compute") == 0 && has_next) {
@@ -160,6 +177,8 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
         *rc = cli_usage_error("predict: no TRACE given (see 'mpicast predict --help')");
         return -1;
     }
+    if (!a->jobs)
+        a->jobs = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
     return 0;
 }
 
@@ -266,7 +285,7 @@ static mc_err replay(const predict_args *a, const mc_platform *p, const char *ne
     }
     opt.net = !net && a->links ? predict_links_net(p, src->nranks) : NULL;
     /* a progress line on a terminal for long replays (not with --quiet) */
-    mc_source *run = progress_source_wrap(src, a->quiet ? NULL : stderr,
+    mc_source *run = progress_source_wrap(src, a->quiet || (net && a->jobs > 1) ? NULL : stderr,
                                           net ? "predict (free network)" : "predict");
     mc_err rc = mc_sim_run(run, p, &opt, res, err);
     progress_source_end(run, src);
@@ -274,6 +293,44 @@ static mc_err replay(const predict_args *a, const mc_platform *p, const char *ne
     free(comms);
     mc_source_close(src);
     return rc;
+}
+
+/* The free-network replay, on its own thread. */
+typedef struct free_job {
+    const predict_args *a;
+    const mc_platform *p;
+    mc_sim_result *res;
+    mc_error err;
+    mc_err rc;
+} free_job;
+
+static void *free_replay_thread(void *arg)
+{
+    free_job *j = arg;
+    j->rc = replay(j->a, j->p, "free", NULL, j->res, &j->err);
+    return NULL;
+}
+
+/* Both replays: with --jobs 2 at once (they share nothing but read-only
+ * inputs; a --compute table counts its lookups, so it keeps them apart),
+ * else one after the other, the free one only if the first succeeded.
+ * *err gets the first replay's failure, else the second's. */
+static void replay_both(const predict_args *a, const mc_platform *p, FILE *tl,
+                        mc_sim_result *res, mc_sim_result *free_res, mc_err *r1, mc_err *r2,
+                        mc_error *err)
+{
+    free_job j = {a, p, free_res, {0}, MC_OK};
+    pthread_t th;
+    int threaded = a->jobs > 1 && !a->compute && !a->no_breakdown &&
+                   pthread_create(&th, NULL, free_replay_thread, &j) == 0;
+    *r1 = replay(a, p, NULL, tl, res, err);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (*r1 == MC_OK && !a->no_breakdown)
+        free_replay_thread(&j);
+    *r2 = j.rc;
+    if (*r1 == MC_OK && *r2 != MC_OK)
+        *err = j.err;
 }
 
 typedef struct stat3 {
@@ -334,7 +391,7 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_
         msgs, "events", (json_int_t)r->events, "sim_wall_seconds", r->wall_seconds,
         "events_per_second", r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0,
         "breakdown", bd);
-    if (doc && (r->interrupted || !f || f->interrupted))
+    if (doc && (r->interrupted || (f ? f->interrupted : !a->no_breakdown)))
         json_object_set_new(doc, "interrupted",
                             json_pack("{s:b,s:f,s:I}", "partial", r->interrupted,
                                       "simulated_time_reached", mc_sim_seconds(r->sim_time),
@@ -381,6 +438,8 @@ static void print_text(const predict_args *a, const mc_platform *p, const mc_sim
         double T0 = mc_sim_seconds(f->end);
         printf("breakdown        computation %.9f s (free network), communication %.9f s "
                "(%.1f %%)\n", T0, T - T0, T > 0 ? 100.0 * (T - T0) / T : 0.0);
+    } else if (a->no_breakdown) {
+        printf("breakdown        not computed (--no-breakdown)\n");
     } else {
         printf("breakdown        not available (interrupted before the free-network replay "
                "ended)\n");
@@ -460,13 +519,12 @@ int cmd_predict(int argc, char **argv)
     mc_sim_result res = {0}, free_res = {0};
     predict_links links = {0};
     a.links = &links;
-    mc_err r1 = replay(&a, p, NULL, tl, &res, &err), r2 = MC_OK;
-    if (r1 == MC_OK)
-        r2 = replay(&a, p, "free", NULL, &free_res, &err);
+    mc_err r1, r2;
+    replay_both(&a, p, tl, &res, &free_res, &r1, &r2, &err);
     if (r1 == MC_ERR_INTERRUPTED || r2 == MC_ERR_INTERRUPTED) {
         /* Ctrl-C: what was simulated, then 130 like a shell's interrupted job */
         cli_fail(&err);
-        const mc_sim_result *f = r1 == MC_OK ? &free_res : NULL;
+        const mc_sim_result *f = r1 == MC_OK && !a.no_breakdown ? &free_res : NULL;
         if (a.json)
             print_json(&a, p, &res, f);
         else
@@ -477,9 +535,9 @@ int cmd_predict(int argc, char **argv)
     } else if (r2) {
         rc = fail_replay(&err, &free_res);
     } else if (a.json) {
-        rc = print_json(&a, p, &res, &free_res);
+        rc = print_json(&a, p, &res, a.no_breakdown ? NULL : &free_res);
     } else {
-        print_text(&a, p, &res, &free_res);
+        print_text(&a, p, &res, a.no_breakdown ? NULL : &free_res);
     }
     mc_sim_result_free(&res);
     mc_sim_result_free(&free_res);

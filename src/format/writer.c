@@ -19,7 +19,10 @@
 #include "codec.h"
 #include "mpicast/format.h"
 
-#define DEFAULT_CHUNK_EVENTS 65536u
+/* 8192 events (a 192 KiB buffer): a reader holds one decoded chunk per
+ * rank, so replaying a 1024-rank trace takes ranks x chunk of memory —
+ * 1.6 GB with the former 65536 — and a crashed run loses less. */
+#define DEFAULT_CHUNK_EVENTS 8192u
 #define EVENT_FIXED_MAX (16 * 10) /* op, present, times and 12 fields, 10 B each */
 
 struct mc_writer {

@@ -375,11 +375,15 @@ void mc_coll_sched_free(mc_coll_sched *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Small first capacities: with 10^6 ranks inside one collective there are
+ * 10^6 live schedules, most of a few operations (a binomial tree's leaves
+ * have two); executors are recycled with their arrays, so growth by
+ * doubling is paid once per executor, not per collective. */
 static int grow_rounds(mc_coll_sched *s, int need)
 {
     if (need <= s->cap_rounds)
         return 0;
-    int cap = s->cap_rounds ? s->cap_rounds * 2 : 16;
+    int cap = s->cap_rounds ? s->cap_rounds * 2 : 4;
     while (cap < need)
         cap *= 2;
     int *p = realloc(s->round_start, (size_t)cap * sizeof *p);
@@ -395,7 +399,7 @@ static int grow_rounds(mc_coll_sched *s, int need)
 int mc_coll_add(mc_coll_sched *s, int kind, int peer, int64_t bytes)
 {
     if (s->nops == s->cap_ops) {
-        int cap = s->cap_ops ? s->cap_ops * 2 : 32;
+        int cap = s->cap_ops ? s->cap_ops * 2 : 4;
         mc_coll_op *p = realloc(s->ops, (size_t)cap * sizeof *p);
         if (!p)
             return MC_ERR_NOMEM;

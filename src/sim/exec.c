@@ -116,6 +116,10 @@ static void exec_done(sim *S, int32_t xi, int64_t t)
     x->live = 0;
     x->next = S->free_exec;
     S->free_exec = xi;
+    /* A recycled executor keeps its arrays; a large one (a tree's root) is
+     * freed instead, or every executor would end up the largest size. */
+    if (x->sched.cap_ops > 16)
+        mc_coll_sched_free(&x->sched);
     if (req < 0) {
         S->r[owner].exec = -1;
         rank_notify(S, owner, t);

@@ -393,7 +393,7 @@ static int64_t parse_bytes(const char *s)
 #define MCT_BUFFER_MAX (64 << 20)
 
 /* Events per chunk from MPICAST_CHUNK_EVENTS and MPICAST_BUFFER (the
- * smaller wins); 0: the writer's default (65536 events, a 1.5 MiB buffer).
+ * smaller wins); 0: the writer's default (8192 events, a 192 KiB buffer).
  * A bad value is ignored with a note from rank 0: it must not stop the run. */
 static uint32_t chunk_events(void)
 {
