@@ -84,6 +84,7 @@ const char *comm_name(uint64_t comm, char *buf, size_t len)
                     (out) = -1;                                             \
                     break;                                                  \
                 }                                                           \
+                sim_hint_huge(p_, (size_t)c_ * sizeof *(S)->arr);          \
                 (S)->arr = p_;                                              \
                 (S)->cap = c_;                                              \
             }                                                               \
@@ -1167,6 +1168,7 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     if (S->net->ops->flow)
         S->net->ops->flow->set_hooks(S->net, &(mc_net_hooks){S, net_wake, net_arrive});
     S->r = calloc((size_t)S->n, sizeof *S->r);
+    sim_hint_huge(S->r, (size_t)S->n * sizeof *S->r);
     if (!S->r) {
         mc_error_set(err, MC_ERR_NOMEM, "out of memory for %d ranks", S->n);
         return -1;

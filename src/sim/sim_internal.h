@@ -107,6 +107,12 @@ static inline int64_t heap_min(const heap *h)
                                 : h->min[1 + __builtin_ctzll(h->used)];
 }
 
+/* Asks for transparent huge pages on a large array (a hint: ignored where
+ * THP is off, or "always" anyway). With 10^5-10^6 ranks every event
+ * touches a few arrays of hundreds of MB at random: with 4 KiB pages each
+ * access is also a TLB miss and a page walk. */
+void sim_hint_huge(void *p, size_t bytes);
+
 /* ------------------------------------------------------------ u64 map */
 
 /* Open addressing, linear probing, backward-shift deletion. Key UINT64_MAX
@@ -291,7 +297,8 @@ static inline uint32_t bk_home(uint64_t comm, int64_t tag, int32_t dst, int32_t 
 {
     uint64_t x = ((uint64_t)(uint32_t)dst << 32 | (uint32_t)src) ^
                  (uint64_t)tag * 0xc2b2ae3d27d4eb4full ^ comm * 0x165667b19e3779f9ull;
-    return (uint32_t)((x * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_popcount(mask)));
+    /* log2(mask + 1) by ctz: popcount is a libgcc call without -mpopcnt */
+    return (uint32_t)((x * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll((uint64_t)mask + 1)));
 }
 
 /* Prefetches what the events a few places ahead in the queue's run will
@@ -325,14 +332,37 @@ static inline void sim_prefetch_ahead(const sim *S)
         }
     }
     i -= 4;
-    if (i < run->n && HE_TYPE(run->a[i]) == EV_ARRIVE && S->bks) {
-        int32_t idx = HE_IDX(run->a[i]);
-        if (idx < S->nmsgs) {
-            const sim_msg *m = &S->msgs[idx];
+    if (i >= run->n)
+        return;
+    uint32_t type4 = HE_TYPE(run->a[i]);
+    int32_t idx4 = HE_IDX(run->a[i]);
+    if (type4 == EV_ARRIVE && S->bks) {
+        if (idx4 < S->nmsgs) {
+            const sim_msg *m = &S->msgs[idx4];
             if (m->dst >= 0 && m->dst < S->n) {
                 __builtin_prefetch(&S->r[m->dst]);
                 __builtin_prefetch(&S->bks[bk_home(m->comm, m->tag, m->dst, m->src, S->bmask)]);
             }
+        }
+    } else if (type4 == EV_ROUND) {
+        /* the executor came in at +8: now its next round's operations */
+        if (idx4 < S->nexecs) {
+            const sim_exec *x = &S->execs[idx4];
+            if (x->sched.round_start && x->round < x->sched.nrounds) {
+                __builtin_prefetch(&x->sched.round_start[x->round]);
+                __builtin_prefetch(&x->sched.ops[x->sched.round_start[x->round]]);
+            }
+        }
+    } else if (type4 == EV_STEP && S->bks && idx4 < S->n) {
+        /* the rank came in at +8: a receive it is about to post hashes to
+         * this slot (a guess: the step may go on to another event) */
+        const mc_event *e = &S->r[idx4].ev;
+        int32_t src = e->op == MC_OP_SENDRECV || e->op == MC_OP_SENDRECV_REPLACE ? e->peer2
+                      : e->op == MC_OP_RECV || e->op == MC_OP_IRECV ? e->peer : -1;
+        if (src >= 0) {
+            int64_t tag = e->op == MC_OP_SENDRECV || e->op == MC_OP_SENDRECV_REPLACE ? e->tag2
+                                                                                     : e->tag;
+            __builtin_prefetch(&S->bks[bk_home(e->comm, tag, idx4, src, S->bmask)]);
         }
     }
 }

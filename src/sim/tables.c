@@ -1,7 +1,23 @@
 /* Priority queue of timed events and the u64 -> i64 hash map of the engine. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "sim_internal.h"
+
+void sim_hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    if (!p || bytes < ((size_t)4 << 20))
+        return;
+    uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
+}
 
 /* ------------------------------------------------------------ heap */
 
@@ -36,6 +52,7 @@ static int reserve(hbucket *b, uint32_t more)
     hentry *a = realloc(b->a, (size_t)cap * sizeof *a);
     if (!a)
         return -1;
+    sim_hint_huge(a, (size_t)cap * sizeof *a);
     b->a = a;
     b->cap = cap;
     return 0;
@@ -233,6 +250,7 @@ static int grow(u64map *m)
     u64slot *s = malloc(cap * sizeof *s);
     if (!s)
         return -1;
+    sim_hint_huge(s, cap * sizeof *s);
     for (size_t i = 0; i < cap; i++)
         s[i].key = EMPTY;
     for (size_t i = 0; i < m->cap; i++) {
@@ -354,6 +372,7 @@ static int bk_grow(sim *S)
     bucket *s = malloc((size_t)cap * sizeof *s);
     if (!s)
         return -1;
+    sim_hint_huge(s, (size_t)cap * sizeof *s);
     for (uint32_t i = 0; i < cap; i++)
         s[i].dst = -1;
     for (uint32_t i = 0; S->bks && i <= S->bmask; i++) {
