@@ -26,6 +26,11 @@ const char *cli_opt_value(int argc, char **argv, int *i, const char *name);
 int cli_is_opt(const char *arg, const char *name);
 /* True when a --plot path names a format the plotter writes (.svg, .png). */
 int cli_plot_kind_ok(const char *path);
+/* "INPUT:p=64,n=B" (model, scaling) when INPUT:... itself does not exist:
+ * cuts the label off `arg` into *label. 1 when split, 0 when there is none,
+ * -1 when the label is malformed. */
+struct mc_run_label;
+int cli_split_label(char *arg, struct mc_run_label *label);
 
 int cmd_trace(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

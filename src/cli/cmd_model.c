@@ -105,20 +105,6 @@ static int parse_select(const char *s, mc_select *sel)
     return 0;
 }
 
-/* "FILE:p=64,n=B" when FILE itself does not exist: splits off the label. */
-static int split_file_label(char *arg, mc_run_label *label)
-{
-    char *colon = strrchr(arg, ':');
-    if (!colon || access(arg, F_OK) == 0 || (colon[1] != 'p' && colon[1] != 'n') ||
-        colon[2] != '=')
-        return 0;
-    mc_error e = {0};
-    if (mc_parse_label(colon + 1, label, &e))
-        return -1;
-    *colon = '\0';
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, model_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -168,7 +154,7 @@ static int parse_args(int argc, char **argv, model_opts *o)
         } else {
             if (o->nfiles == MAX_INPUTS)
                 return cli_usage_error("too many input files (at most %d)", MAX_INPUTS);
-            if (split_file_label(argv[i], &o->labels[o->nfiles]))
+            if (cli_split_label(argv[i], &o->labels[o->nfiles]) < 0)
                 return cli_usage_error("bad label in '%s': expected FILE:p=P,n=N", a);
             o->files[o->nfiles++] = argv[i];
         }

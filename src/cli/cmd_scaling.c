@@ -85,21 +85,6 @@ static int parse_pos(const char *s, double *out)
     return 0;
 }
 
-/* "DIR:n=64" when DIR:n=64 itself does not exist: splits off the label
- * (the convention of `mpicast model`). 1 when split, 0 when none, -1 bad. */
-static int split_label(char *arg, mc_run_label *label)
-{
-    char *colon = strrchr(arg, ':');
-    if (!colon || access(arg, F_OK) == 0 || (colon[1] != 'p' && colon[1] != 'n') ||
-        colon[2] != '=')
-        return 0;
-    mc_error e = {0};
-    if (mc_parse_label(colon + 1, label, &e))
-        return -1;
-    *colon = '\0';
-    return 1;
-}
-
 /* "n=80000" (or a class) for --strong, "k=2500" for --weak. */
 static int parse_case(const char *v, char var, double *out)
 {
@@ -165,7 +150,7 @@ static int parse_args(int argc, char **argv, scaling_opts *o)
         } else {
             if (o->ninputs == MAX_INPUTS)
                 return cli_usage_error("too many inputs (at most %d)", MAX_INPUTS);
-            int k = split_label(argv[i], &o->labels[o->ninputs]);
+            int k = cli_split_label(argv[i], &o->labels[o->ninputs]);
             if (k < 0)
                 return cli_usage_error("bad label in '%s': expected DIR:n=N or DIR:p=P,n=N", a);
             o->have_label[o->ninputs] = k;

@@ -3,8 +3,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "mpicast/model.h"
 
 static const cli_command commands[] = {
     {"trace", cmd_trace, "run an MPI program with the tracer preloaded"},
@@ -69,6 +71,19 @@ static int ends_with(const char *s, const char *suf)
 int cli_plot_kind_ok(const char *path)
 {
     return ends_with(path, ".svg") || ends_with(path, ".png");
+}
+
+int cli_split_label(char *arg, struct mc_run_label *label)
+{
+    char *colon = strrchr(arg, ':');
+    if (!colon || access(arg, F_OK) == 0 || (colon[1] != 'p' && colon[1] != 'n') ||
+        colon[2] != '=')
+        return 0;
+    mc_error e = {0};
+    if (mc_parse_label(colon + 1, label, &e))
+        return -1;
+    *colon = '\0';
+    return 1;
 }
 
 static void usage(FILE *out)
