@@ -8,7 +8,11 @@
  *             (pairwise algorithm)
  * Links: 5 GB/s, 100 ns per hop, L = 1 us, o = 1 us. Prints trace events
  * per second, engine events per second and flows (messages) per second per
- * CPU second (the machine is shared), and the predicted time. */
+ * CPU second (the machine is shared), and the predicted time; then the end
+ * in ps and a digest of every rank's end, communication and wait times and
+ * every used link's statistics, to check that a change of the model moves
+ * no result. BENCH_TOPO_SET="key=value;..." sets further platform keys
+ * (another topology, ranks per node, network.sharing=exact...). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +107,57 @@ static double cpu_seconds(void)
 
 static const char *g_model = "topo";
 
+/* BENCH_TOPO_SET="key=value;key=value": platform keys set after the
+ * defaults (another topology, ranks per node...), for checking that a
+ * change of the model leaves every predicted time as it was. */
+static void extra_sets(mc_platform *p)
+{
+    const char *env = getenv("BENCH_TOPO_SET");
+    char buf[1024];
+    if (!env || strlen(env) >= sizeof buf)
+        return;
+    strcpy(buf, env);
+    for (char *save = NULL, *kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+        mc_error err = {0};
+        if (mc_platform_set(p, kv, &err))
+            fprintf(stderr, "bench_topo: %s: %s\n", kv, err.msg);
+    }
+}
+
+/* FNV-1a over the results that a model change must not move: every rank's
+ * end, communication and wait times, and every used link's statistics. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t digest(const mc_sim_result *res, mc_net *net)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int r = 0; r < res->nranks; r++) {
+        const mc_sim_rank *k = &res->ranks[r];
+        h = fnv(h, &k->end, sizeof k->end);
+        h = fnv(h, &k->comm, sizeof k->comm);
+        h = fnv(h, &k->wait, sizeof k->wait);
+    }
+    size_t nl = mc_net_link_stats(net, NULL, 0);
+    mc_net_link_stat *ls = nl ? calloc(nl, sizeof *ls) : NULL;
+    if (ls) {
+        nl = mc_net_link_stats(net, ls, nl);
+        for (size_t i = 0; i < nl; i++) {
+            h = fnv(h, ls[i].name, strlen(ls[i].name));
+            h = fnv(h, &ls[i].bytes, sizeof ls[i].bytes);
+            h = fnv(h, &ls[i].busy, sizeof ls[i].busy);
+            h = fnv(h, &ls[i].peak_flows, sizeof ls[i].peak_flows);
+        }
+    }
+    free(ls);
+    return h;
+}
+
 static int run_case(const char *name, int kind, const int *d, uint32_t iters, const char *dims)
 {
     int P = d[0] * d[1] * d[2];
@@ -129,6 +184,7 @@ static int run_case(const char *name, int kind, const int *d, uint32_t iters, co
     for (int i = 0; sets[i]; i++)
         if (mc_platform_set(p, sets[i], &err))
             fprintf(stderr, "bench_topo: %s: %s\n", sets[i], err.msg);
+    extra_sets(p);
     mc_net *net = mc_net_create(NULL, p, P, &err);
     if (!net) {
         fprintf(stderr, "bench_topo: %s\n", err.msg);
@@ -156,6 +212,8 @@ static int run_case(const char *name, int kind, const int *d, uint32_t iters, co
                (double)res.events / cpu * 1e-6, (double)res.sim_events / cpu * 1e-6,
                (double)res.messages / cpu * 1e-6, mc_sim_seconds(res.end), nl,
                nl ? hot[0].name : "-", nl ? hot[0].peak_flows : 0);
+        printf("          end %lld ps, digest %016llx\n", (long long)res.end,
+               (unsigned long long)digest(&res, net));
     }
     mc_sim_result_free(&res);
     mc_net_destroy(net);

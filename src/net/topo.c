@@ -30,6 +30,15 @@
  *
  * Time: integer ps as in the simulator; a flow's remaining bytes are a
  * double settled at each rate change, its end rounded once per change.
+ *
+ * Speed (issue 5's benchmark, bench/bench_topo.c): a replay is millions of
+ * small refills, each touching a few flows and links scattered over MiBs,
+ * so the layout is what the cost is made of: records of one cache line
+ * (links, flows with their routes), dense arrays for what is only tested
+ * or scratch, prefetches one call ahead, a heap split at a horizon. The
+ * order of every floating-point operation is kept, so rates and times are
+ * those of the first version to the bit (bench_topo prints a digest of
+ * them; docs/performance.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,42 +49,67 @@
 #include "net_models.h"
 #include "topo_impl.h"
 
-/* A link: what the refill touches (96 bytes) ... Its first TL_IN active
- * flows are stored in the link itself: a list allocated apart was a cache
- * miss of its own on every visit (a fifth of a halo replay's refill time). */
-#define TL_IN 12
+/* Layout. The records that a refill touches are one cache line each (64
+ * bytes, aligned): a link, and a flow with its route; what the refill only
+ * tests or uses as scratch is in dense arrays (fmark, scr). With thousands
+ * of flows in flight these records are MiBs, beyond the L2 cache, so a
+ * refill costs the lines it touches. (Before: links of 96 bytes, routes of
+ * 104 bytes apart from the flows, a flow record loaded for every flow of a
+ * link only to test its mark, statistics in a third line per link.) */
+
+/* A link. Its first TL_IN active flows are stored in the link itself: a
+ * list allocated apart is a cache miss of its own on every visit. Its
+ * capacity is not stored: it follows from the id (tcaps). */
+#define TL_IN 6
 typedef struct tlink {
-    double cap;      /* B/ps, INFINITY for infinite */
     double alloc;    /* sum of its flows' rates */
-    double resid;    /* scratch: capacity left for the flows being re-rated */
-    int32_t *fl;     /* active flows beyond TL_IN: all of them, or NULL (in) */
-    int32_t nfl;
-    int32_t cnt;     /* scratch: unfixed flows of the current refill */
-    uint32_t mark;   /* scratch: refill generation */
-    int32_t capfl;   /* room in fl */
-    int32_t in[TL_IN]; /* active flows while there are at most TL_IN */
+    int64_t busy;    /* ps: sum of the ends minus the starts of its busy
+                        periods (topo_net.since completes an open one) */
+    double bytes;    /* of every flow that crossed it */
+    int32_t slot;    /* its entry in scr during a refill that lists it */
+    int32_t nfl;     /* active flows */
+    int32_t peak;    /* most active flows at once */
+    int32_t capfl;   /* 0: the flows are in in[]; else room in fl */
+    union {
+        int32_t in[TL_IN];
+        int32_t *fl; /* once they outgrew in[] */
+    } u;
 } tlink;
 
-/* The link's active flows (nfl of them). */
-static inline int32_t *lfl(tlink *k) { return k->fl ? k->fl : k->in; }
+/* Scratch of a refill, one entry per link it re-rates, dense so that the
+ * scans by level stay within a few lines. */
+typedef struct tscr {
+    double resid;    /* capacity left for the flows being re-rated */
+    double share;    /* resid / cnt (0 when resid <= 0), kept up to date: the
+                        scans by level compare it without dividing */
+    int32_t cnt;     /* unfixed flows of the refill on it */
+    int32_t id;      /* the link */
+} tscr;
 
-/* ... and its statistics, kept apart so they stay out of the refill's cache
- * lines. */
-typedef struct tstat {
-    int64_t busy_since, busy; /* ps */
-    double bytes;
-    int32_t peak;
-} tstat;
+static inline double share_of(const tscr *x)
+{
+    return x->resid > 0 ? x->resid / x->cnt : 0;
+}
 
+/* A flow: what the refill reads and writes, with its route when it has at
+ * most TF_PIN links (longer routes are in topo_net.xpath). */
+#define TF_PIN 6
 typedef struct tflow {
     double rem;      /* bytes left at t_last */
     double rate;     /* B/ps */
-    int64_t t_last, t_end, delay, cookie;
-    int32_t hpos;    /* index in the end heap, -1 when not in it */
-    uint32_t mark;   /* refill generation it belongs to */
-    int32_t npath, next;
-    uint8_t fixed, live;
+    int64_t t_last, t_end;
+    int32_t npath;
+    int32_t path[TF_PIN];
+    int32_t fin;     /* 1: every link of the route has a finite capacity
+                        (no per-link test in the loops) */
 } tflow;
+
+/* ... and what only its start and end read. */
+typedef struct tcold {
+    int64_t delay, cookie;
+    int32_t next;    /* free list */
+    int32_t live;
+} tcold;
 
 /* An entry of the heap of flow ends: the flow and a copy of its t_end. */
 typedef struct topo_eh {
@@ -83,32 +117,84 @@ typedef struct topo_eh {
     int32_t f;
 } topo_eh;
 
+/* Link capacities by class (B/ps, INFINITY for infinite): NIC links below
+ * nic_end, shared-memory links below shm_end, topology links above. Kept
+ * in a local copy where used in loops: stores to doubles (rates) may alias
+ * the model's fields, which would be reloaded after each. */
+typedef struct tcaps {
+    int32_t nic_end, shm_end;
+    double nic, shm, topo;
+} tcaps;
+
+static inline double cap_of(const tcaps *c, int32_t id)
+{
+    return id >= c->shm_end ? c->topo : id < c->nic_end ? c->nic : c->shm;
+}
+
 typedef struct topo_net {
     mc_net base;
     topo_shape T;
     int nranks;
     int32_t *node;        /* rank -> node */
-    tlink *links;
-    tstat *st;            /* per link */
+    tlink *links;         /* 64-byte aligned */
+    int64_t *since;       /* per link: start of its current busy period */
     int64_t nlinks;
+    tcaps caps;
     int64_t o, g, L, hop, oi, gi, Li; /* ps */
-    int maxp;             /* path slots per flow */
-    tflow *fl;
-    int32_t *path;        /* maxp per flow: its links */
+    int maxp;             /* longest route (links) */
+    tflow *fl;            /* 64-byte aligned */
+    tcold *fc;
+    int32_t *hpos;        /* per flow: index in the end heap, -1 when not in it */
+    uint32_t *fmark;      /* per flow: gen while in the current refill, gen + 1
+                             once rated there (apart: tested for every flow of
+                             a link, most of which are not re-rated) */
+    int32_t *xpath;       /* maxp per flow: routes longer than TF_PIN */
     int32_t nfl, capfl, free_fl;
-    topo_eh *h;           /* indexed min-heap of flows by t_end */
+    topo_eh *hmem, *h;    /* near ends: 4-ary min-heap, h = hmem + 3 */
     size_t nh, caph;
+    topo_eh *far;         /* far ends, unordered */
+    size_t nfar, capfar;
+    int64_t horizon;      /* near ends < horizon <= far ends */
+    int32_t hq;           /* eh_refresh: fraction of the far ends moved, /32 */
+    uint64_t npop, npop_refresh; /* flows ended, and at the last refresh */
     int32_t *pend;        /* flows started, not rated yet (rated in advance) */
     size_t npend, cappend;
     int64_t armed;        /* earliest wake asked for and not yet seen */
-    uint32_t gen;         /* refill generation */
+    uint32_t gen;         /* refill generation, even (flows use gen + 1) */
     uint64_t seq;         /* messages, for ecmp */
-    int32_t *set, *lset, *tmp; /* scratch lists */
-    size_t capset, caplset;
+    int32_t *set, *live, *done, *tmp; /* scratch lists */
+    size_t capset, caplive, capdone;
+    tscr *scr;            /* per link of the current refill */
+    size_t capscr;
+    int32_t pf, pf_stage; /* prefetch_next: the next flow to end, and how far */
+    int32_t pfl[8];       /* flows whose links prefetch_next fetches */
+    int32_t npfl;
     mc_net_hooks hooks;
     int failed;           /* out of memory: flows are then priced alone */
     int exact;            /* network.sharing=exact: re-rate every flow each time */
 } topo_net;
+
+_Static_assert(sizeof(tlink) == 64, "a link is one cache line");
+_Static_assert(sizeof(tflow) == 64, "a flow is one cache line");
+_Static_assert(sizeof(topo_eh) == 16, "four heap entries per cache line");
+
+static inline double link_cap(const topo_net *n, int32_t id)
+{
+    return cap_of(&n->caps, id);
+}
+
+/* The link's active flows (nfl of them). */
+static inline int32_t *lfl(tlink *k)
+{
+    return k->capfl ? k->u.fl : k->u.in;
+}
+
+/* The route of flow fi. */
+static inline const int32_t *fpath(const topo_net *n, int32_t fi)
+{
+    const tflow *f = &n->fl[fi];
+    return f->npath <= TF_PIN ? f->path : &n->xpath[(size_t)fi * n->maxp];
+}
 
 /* ------------------------------------------------------------ small helpers */
 
@@ -146,12 +232,36 @@ static int grow(void **a, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+/* Grows an array of 64-byte aligned records (aligned_alloc: realloc would
+ * lose the alignment). */
+static void *grow_aligned(void *old, size_t used, size_t cap, size_t elem)
+{
+    size_t bytes = (cap * elem + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes);
+    if (!p)
+        return NULL;
+    if (used)
+        memcpy(p, old, used * elem);
+    free(old);
+    return p;
+}
+
 /* ------------------------------------------------------------ heap of flow ends */
 
-/* Indexed heap of flows by (t_end, id): one entry per rated flow, moved in
- * place when its end moves. An entry carries a copy of its flow's t_end, so
- * that sifting compares within the heap array instead of loading a flow
- * record per comparison (scattered: a cache miss each). */
+/* Flow ends, in two parts split at a horizon H: the ends before H in an
+ * indexed 4-ary min-heap by (t_end, id) ("near"), the others in an
+ * unordered array ("far"). A refill moves the ends of the flows it
+ * re-rates, most of them beyond H: in the far array that is a store, where
+ * a heap of every flow in flight sifted through its depth (a tenth of a
+ * halo replay). When the near heap runs empty, H moves on: the earliest
+ * eighth of the far ends moves into it. All near ends are below H and all
+ * far ends at or above it, so the earliest end is the near heap's top, and
+ * ends come out in (t_end, id) order whatever the split.
+ *
+ * hpos[f]: index in the near heap (>= 0), -2 - index in the far array, or
+ * -1 (not rated). Entries carry a copy of t_end, so that sifting compares
+ * within the heap array, and the heap's four children of an entry share a
+ * cache line (h[4i+1..4i+4] starts a line: h is hmem + 3). */
 static int eh_less(topo_eh a, topo_eh b)
 {
     return a.t < b.t || (a.t == b.t && a.f < b.f);
@@ -160,14 +270,13 @@ static int eh_less(topo_eh a, topo_eh b)
 static void eh_place(topo_net *n, size_t i, topo_eh e)
 {
     n->h[i] = e;
-    n->fl[e.f].hpos = (int32_t)i;
+    n->hpos[e.f] = (int32_t)i;
 }
 
-static void eh_up(topo_net *n, size_t i)
+static void eh_up(topo_net *n, size_t i, topo_eh e)
 {
-    topo_eh e = n->h[i];
     while (i > 0) {
-        size_t p = (i - 1) / 2;
+        size_t p = (i - 1) / 4;
         if (!eh_less(e, n->h[p]))
             break;
         eh_place(n, i, n->h[p]);
@@ -176,57 +285,155 @@ static void eh_up(topo_net *n, size_t i)
     eh_place(n, i, e);
 }
 
-static void eh_down(topo_net *n, size_t i)
+static void eh_down(topo_net *n, size_t i, topo_eh e)
 {
-    topo_eh e = n->h[i];
     for (;;) {
-        size_t c = 2 * i + 1;
+        size_t c = 4 * i + 1;
         if (c >= n->nh)
             break;
-        if (c + 1 < n->nh && eh_less(n->h[c + 1], n->h[c]))
-            c++;
-        if (!eh_less(n->h[c], e))
+        size_t end = c + 4 < n->nh ? c + 4 : n->nh, m = c;
+        for (size_t j = c + 1; j < end; j++)
+            if (eh_less(n->h[j], n->h[m]))
+                m = j;
+        if (!eh_less(n->h[m], e))
             break;
-        eh_place(n, i, n->h[c]);
-        i = c;
+        eh_place(n, i, n->h[m]);
+        i = m;
     }
     eh_place(n, i, e);
 }
 
-/* Inserts flow f or moves it after its t_end changed. */
-static int eh_update(topo_net *n, int32_t f)
+static int eh_reserve(topo_net *n, size_t need)
 {
-    topo_eh e = {n->fl[f].t_end, f};
-    if (n->fl[f].hpos < 0) {
-        if (grow((void **)&n->h, &n->caph, n->nh + 1, sizeof *n->h))
+    if (need <= n->caph)
+        return 0;
+    size_t c = n->caph ? 2 * n->caph : 1024;
+    while (c < need)
+        c *= 2;
+    topo_eh *m = grow_aligned(n->hmem, n->hmem ? n->nh + 3 : 0, c + 3, sizeof *m);
+    if (!m)
+        return -1;
+    n->hmem = m;
+    n->h = m + 3;
+    n->caph = c;
+    return 0;
+}
+
+static void near_remove(topo_net *n, size_t i)
+{
+    topo_eh last = n->h[--n->nh];
+    if (i == n->nh)
+        return;
+    if (eh_less(last, n->h[i]))
+        eh_up(n, i, last);
+    else
+        eh_down(n, i, last);
+}
+
+static void far_place(topo_net *n, size_t i, topo_eh e)
+{
+    n->far[i] = e;
+    n->hpos[e.f] = -2 - (int32_t)i;
+}
+
+static void far_remove(topo_net *n, size_t i)
+{
+    topo_eh last = n->far[--n->nfar];
+    if (i < n->nfar)
+        far_place(n, i, last);
+}
+
+/* Inserts flow f with end t, or moves it after its end changed to t. */
+static int eh_update(topo_net *n, int32_t f, int64_t t)
+{
+    topo_eh e = {t, f};
+    int32_t pos = n->hpos[f];
+    if (t < n->horizon) {
+        if (pos >= 0) {
+            if (t < n->h[pos].t)
+                eh_up(n, (size_t)pos, e);
+            else
+                eh_down(n, (size_t)pos, e);
+            return 0;
+        }
+        if (eh_reserve(n, n->nh + 1))
             return -1;
-        eh_place(n, n->nh++, e);
-    } else {
-        n->h[n->fl[f].hpos] = e;
+        if (pos <= -2)
+            far_remove(n, (size_t)(-2 - pos));
+        eh_up(n, n->nh++, e); /* a new entry only moves up */
+        return 0;
     }
-    size_t i = (size_t)n->fl[f].hpos;
-    eh_up(n, i);
-    eh_down(n, (size_t)n->fl[f].hpos);
+    if (pos <= -2) {
+        n->far[-2 - pos].t = t;
+        return 0;
+    }
+    if (n->nfar == n->capfar && grow((void **)&n->far, &n->capfar, n->nfar + 1, sizeof *n->far))
+        return -1;
+    if (pos >= 0)
+        near_remove(n, (size_t)pos);
+    far_place(n, n->nfar++, e);
     return 0;
 }
 
 static void eh_remove(topo_net *n, int32_t f)
 {
-    int32_t i = n->fl[f].hpos;
-    if (i < 0)
-        return;
-    n->fl[f].hpos = -1;
-    topo_eh last = n->h[--n->nh];
-    if ((size_t)i == n->nh)
-        return;
-    eh_place(n, (size_t)i, last);
-    eh_up(n, (size_t)i);
-    eh_down(n, (size_t)n->fl[last.f].hpos);
+    int32_t pos = n->hpos[f];
+    n->hpos[f] = -1;
+    if (pos >= 0)
+        near_remove(n, (size_t)pos);
+    else if (pos <= -2)
+        far_remove(n, (size_t)(-2 - pos));
+}
+
+/* The near heap is empty: moves the horizon past about the earliest
+ * fraction hq/32 of the far ends (estimated from an evenly spaced sample)
+ * and those ends into the heap. At least the earliest far end moves. The
+ * fraction adapts: when the heap ran empty after few ends (their flows
+ * re-rated beyond the horizon), the next horizon is farther. */
+static int eh_refresh(topo_net *n)
+{
+    enum { NS = 32 };
+    uint64_t ran = n->npop - n->npop_refresh;
+    n->npop_refresh = n->npop;
+    if (ran < n->nfar / 16 && n->hq < NS - 1)
+        n->hq = 2 * n->hq + 1;
+    else if (ran > n->nfar / 4 && n->hq > 3)
+        n->hq /= 2;
+    int64_t smp[NS] = {0};
+    size_t m = n->nfar, ns = m < NS ? m : NS;
+    for (size_t i = 0; i < ns; i++) { /* insertion sort of the sample */
+        int64_t v = n->far[i * m / ns].t;
+        size_t j = i;
+        for (; j > 0 && smp[j - 1] > v; j--)
+            smp[j] = smp[j - 1];
+        smp[j] = v;
+    }
+    n->horizon = smp[(ns - 1) * (size_t)n->hq / (NS - 1)] + 1;
+    size_t w = 0;
+    for (size_t i = 0; i < m; i++) {
+        topo_eh e = n->far[i];
+        if (e.t < n->horizon) {
+            if (eh_reserve(n, n->nh + 1))
+                return -1;
+            eh_up(n, n->nh++, e);
+        } else {
+            far_place(n, w++, e);
+        }
+    }
+    n->nfar = w;
+    return 0;
 }
 
 /* The earliest end of a rated flow, or INT64_MAX. */
 static int64_t next_end(topo_net *n)
 {
+    if (!n->nh && n->nfar && eh_refresh(n)) {
+        /* out of memory: the flows are priced alone from now on; what
+         * is in flight ends through the heap filled so far */
+        n->failed = 1;
+        if (!n->nh)
+            return INT64_MAX;
+    }
     return n->nh ? n->h[0].t : INT64_MAX;
 }
 
@@ -243,28 +450,33 @@ static void arm(topo_net *n)
 
 /* ------------------------------------------------------------ links */
 
+/* Moves the flows of link k to a list of twice their number. */
+static int link_spill(tlink *k)
+{
+    size_t c = 2 * (size_t)k->nfl;
+    int32_t *a = malloc(c * sizeof *a);
+    if (!a)
+        return -1;
+    memcpy(a, lfl(k), (size_t)k->nfl * sizeof *a);
+    if (k->capfl)
+        free(k->u.fl);
+    k->u.fl = a;
+    k->capfl = (int32_t)c;
+    return 0;
+}
+
 static int link_add(topo_net *n, int32_t l, int32_t f, int64_t t)
 {
     tlink *k = &n->links[l];
-    if (!k->fl && k->nfl == TL_IN) {
-        /* out of inline room: every flow moves to a list of its own */
-        size_t c = 0;
-        if (grow((void **)&k->fl, &c, 2 * TL_IN, sizeof *k->fl))
-            return -1;
-        memcpy(k->fl, k->in, sizeof k->in);
-        k->capfl = (int32_t)c;
-    } else if (k->fl && k->nfl == k->capfl) {
-        size_t c = (size_t)k->capfl;
-        if (grow((void **)&k->fl, &c, (size_t)k->nfl + 1, sizeof *k->fl))
-            return -1;
-        k->capfl = (int32_t)c;
-    }
+    if (k->nfl == (k->capfl ? k->capfl : TL_IN) && link_spill(k))
+        return -1;
     lfl(k)[k->nfl++] = f;
-    tstat *x = &n->st[l];
-    if (k->nfl == 1)
-        x->busy_since = t;
-    if (k->nfl > x->peak)
-        x->peak = k->nfl;
+    if (k->nfl == 1) {
+        n->since[l] = t; /* written, never read on the way */
+        k->busy -= t;
+    }
+    if (k->nfl > k->peak)
+        k->peak = k->nfl;
     return 0;
 }
 
@@ -279,12 +491,21 @@ static void link_remove(topo_net *n, int32_t l, int32_t f, int64_t t)
         q--;
     a[q] = a[--k->nfl];
     if (k->nfl == 0) {
-        n->st[l].busy += t - n->st[l].busy_since;
+        k->busy += t;
         k->alloc = 0; /* no drift carried into the next busy period */
     }
 }
 
 /* ------------------------------------------------------------ refill */
+
+/* (int64_t)ceil(x) for -1 < x < 2^62, without the libm call (not inlined
+ * without SSE4.1): exact, as every double of that range above 2^52 is an
+ * integer and the truncation below is exact. */
+static inline int64_t ceil_ps(double x)
+{
+    int64_t i = (int64_t)x; /* toward zero: 0 for -1 < x < 0, as ceil */
+    return (double)i < x ? i + 1 : i;
+}
 
 /* Moves the flow's progress to t at its current rate. */
 static void settle(tflow *f, int64_t t)
@@ -297,109 +518,126 @@ static void settle(tflow *f, int64_t t)
     }
 }
 
-static int set_add(topo_net *n, size_t *ns, int32_t f)
+static int list_add(int32_t **a, size_t *cap, size_t *ns, int32_t f)
 {
-    if (grow((void **)&n->set, &n->capset, *ns + 1, sizeof *n->set))
+    if (*ns == *cap && grow((void **)a, cap, *ns + 1, sizeof **a))
         return -1;
-    n->set[(*ns)++] = f;
+    (*a)[(*ns)++] = f;
     return 0;
 }
 
 /* Re-rates flows set[0..ns) at t by progressive filling, holding the rates
- * of every other flow. */
+ * of every other flow. The order of every floating-point operation is that
+ * of the first version (set order, links in order of first appearance, a
+ * link's flows in list order), so that rates and times are reproduced to
+ * the bit. */
 static int refill(topo_net *n, size_t ns, int64_t t)
 {
-    uint32_t g = n->gen;
+    const tcaps C = n->caps;
+    const uint32_t g = n->gen;
+    tlink *L = n->links;
     size_t nl = 0;
+    /* The neighbourhood is scattered over the link array: every link is
+     * asked for at once, so that the misses overlap instead of coming one
+     * by one in the loops below (collect already asked for the flows). */
     for (size_t i = 0; i < ns; i++) {
-        if (i + 1 < ns) {
-            /* the next flow's links, while this one's are summed: the
-             * neighbourhood is scattered over the link array (collect
-             * already fetched the paths) */
-            int32_t nx = n->set[i + 1];
-            const int32_t *pn = &n->path[(size_t)nx * n->maxp];
-            for (int j = 0; j < n->fl[nx].npath; j++)
-                __builtin_prefetch(&n->links[pn[j]]);
-        }
+        const int32_t *p = fpath(n, n->set[i]);
+        for (int j = 0; j < n->fl[n->set[i]].npath; j++)
+            __builtin_prefetch(&L[p[j]]);
+    }
+    for (size_t i = 0; i < ns; i++) {
         tflow *f = &n->fl[n->set[i]];
         settle(f, t);
-        f->fixed = 0;
-        const int32_t *p = &n->path[(size_t)n->set[i] * n->maxp];
+        const int32_t *p = fpath(n, n->set[i]);
         for (int j = 0; j < f->npath; j++) {
-            tlink *k = &n->links[p[j]];
-            if (isinf(k->cap))
+            if (!f->fin && isinf(cap_of(&C, p[j])))
                 continue;
-            if (k->mark != g) {
-                k->mark = g;
-                k->cnt = 0;
-                k->resid = k->cap - k->alloc;
-                if (grow((void **)&n->lset, &n->caplset, nl + 1, sizeof *n->lset))
+            tlink *k = &L[p[j]];
+            size_t s = (size_t)k->slot;
+            if (s >= nl || n->scr[s].id != p[j]) { /* first seen in this refill */
+                if (nl == n->capscr && grow((void **)&n->scr, &n->capscr, nl + 1, sizeof *n->scr))
                     return -1;
-                n->lset[nl++] = p[j];
+                s = nl++;
+                k->slot = (int32_t)s;
+                n->scr[s] = (tscr){cap_of(&C, p[j]) - k->alloc, 0, 0, p[j]};
             }
-            k->cnt++;
-            k->resid += f->rate;
+            n->scr[s].cnt++;
+            n->scr[s].resid += f->rate;
         }
     }
     /* Progressive filling by levels: the smallest fair share among the
      * links is the next level; every link at that level fixes its unfixed
      * flows there (shares only grow as flows get fixed elsewhere); links
      * with no unfixed flow left drop out. Few levels in practice, so a scan
-     * per level beats a priority queue. */
+     * per level beats a priority queue; the scan that drops the links done
+     * also finds the next level. */
+    if (grow((void **)&n->live, &n->caplive, nl, sizeof *n->live))
+        return -1;
+    tscr *S = n->scr;
+    int32_t *lv = n->live;
+    double lvl = INFINITY;
+    for (size_t i = 0; i < nl; i++) {
+        lv[i] = (int32_t)i;
+        double sh = S[i].share = share_of(&S[i]);
+        if (sh < lvl)
+            lvl = sh;
+    }
     size_t live = nl;
     while (live) {
-        double lvl = INFINITY;
-        for (size_t i = 0; i < live; i++) {
-            const tlink *k = &n->links[n->lset[i]];
-            double sh = k->resid > 0 ? k->resid / k->cnt : 0;
-            if (sh < lvl)
-                lvl = sh;
-        }
         double cut = lvl * (1 + 1e-9);
         for (size_t i = 0; i < live; i++) {
-            tlink *k = &n->links[n->lset[i]];
-            if (k->cnt == 0)
+            tscr *x = &S[lv[i]];
+            if (x->cnt == 0 || x->share > cut)
                 continue;
-            double share = k->resid > 0 ? k->resid / k->cnt : 0;
-            if (share > cut)
-                continue;
-            if (share < k->cap * 1e-12)
-                share = k->cap * 1e-12; /* rounding left nothing: keep a trickle */
-            for (int32_t q = 0; q < k->nfl && k->cnt > 0; q++) {
-                int32_t fi = lfl(k)[q];
+            double share = x->share;
+            double cap = cap_of(&C, x->id);
+            if (share < cap * 1e-12)
+                share = cap * 1e-12; /* rounding left nothing: keep a trickle */
+            tlink *k = &L[x->id];
+            const int32_t *a = lfl(k);
+            for (int32_t q = 0; q < k->nfl && x->cnt > 0; q++) {
+                int32_t fi = a[q];
+                if (n->fmark[fi] != g)
+                    continue; /* not re-rated here, or rated already */
+                n->fmark[fi] = g + 1;
                 tflow *f = &n->fl[fi];
-                if (f->mark != g || f->fixed)
-                    continue;
-                f->fixed = 1;
                 double old = f->rate;
                 f->rate = share;
-                const int32_t *p = &n->path[(size_t)fi * n->maxp];
+                const int32_t *p = fpath(n, fi);
                 for (int j = 0; j < f->npath; j++) {
-                    tlink *k2 = &n->links[p[j]];
-                    if (isinf(k2->cap))
+                    if (!f->fin && isinf(cap_of(&C, p[j])))
                         continue;
+                    tlink *k2 = &L[p[j]];
+                    tscr *x2 = &S[k2->slot];
                     k2->alloc += share - old;
-                    k2->resid -= share;
-                    k2->cnt--;
+                    x2->resid -= share;
+                    if (--x2->cnt)
+                        x2->share = share_of(x2);
                 }
             }
         }
         size_t w = 0;
-        for (size_t i = 0; i < live; i++)
-            if (n->links[n->lset[i]].cnt > 0)
-                n->lset[w++] = n->lset[i];
+        lvl = INFINITY;
+        for (size_t i = 0; i < live; i++) {
+            const tscr *x = &S[lv[i]];
+            if (x->cnt > 0) {
+                lv[w++] = lv[i];
+                if (x->share < lvl)
+                    lvl = x->share;
+            }
+        }
         live = w;
     }
     for (size_t i = 0; i < ns; i++) {
         int32_t fi = n->set[i];
         tflow *f = &n->fl[fi];
         double d = f->rem / f->rate;
-        int64_t end = t + (d < 4e18 ? (int64_t)ceil(d - 1e-6) : (int64_t)4e18);
+        int64_t end = t + (d < 4e18 ? ceil_ps(d - 1e-6) : (int64_t)4e18);
         if (end < t)
             end = t;
-        if (end != f->t_end || f->hpos < 0) {
+        if (end != f->t_end || n->hpos[fi] < 0) {
             f->t_end = end;
-            if (eh_update(n, fi))
+            if (eh_update(n, fi, end))
                 return -1;
         }
     }
@@ -407,22 +645,23 @@ static int refill(topo_net *n, size_t ns, int64_t t)
 }
 
 /* Flows crossing a finite link of flow fi (fi itself included when live):
- * the neighbourhood to re-rate. */
+ * appended to set[*ns..], the neighbourhood to re-rate. */
 static int collect(topo_net *n, int32_t fi, size_t *ns)
 {
     const tflow *f = &n->fl[fi];
-    const int32_t *p = &n->path[(size_t)fi * n->maxp];
+    const int32_t *p = fpath(n, fi);
+    const uint32_t g = n->gen;
     for (int j = 0; j < f->npath; j++) {
-        const tlink *k = &n->links[p[j]];
-        if (isinf(k->cap))
+        if (!f->fin && isinf(link_cap(n, p[j])))
             continue;
-        const int32_t *a = k->fl ? k->fl : k->in;
+        tlink *k = &n->links[p[j]];
+        const int32_t *a = lfl(k);
         for (int32_t q = 0; q < k->nfl; q++) {
-            tflow *x = &n->fl[a[q]];
-            if (x->mark != n->gen) {
-                x->mark = n->gen;
-                __builtin_prefetch(&n->path[(size_t)a[q] * n->maxp]); /* for refill */
-                if (set_add(n, ns, a[q]))
+            int32_t x = a[q];
+            if (n->fmark[x] != g) {
+                n->fmark[x] = g;
+                __builtin_prefetch(&n->fl[x]); /* for refill */
+                if (list_add(&n->set, &n->capset, ns, x))
                     return -1;
             }
         }
@@ -436,19 +675,33 @@ static int32_t flow_new(topo_net *n)
 {
     if (n->free_fl >= 0) {
         int32_t f = n->free_fl;
-        n->free_fl = n->fl[f].next;
+        n->free_fl = n->fc[f].next;
         return f;
     }
     if (n->nfl == n->capfl) {
         int32_t c = n->capfl ? n->capfl * 2 : 1024;
-        tflow *a = realloc(n->fl, (size_t)c * sizeof *a);
+        tflow *a = grow_aligned(n->fl, (size_t)n->nfl, (size_t)c, sizeof *a);
         if (!a)
             return -1;
         n->fl = a;
-        int32_t *p = realloc(n->path, (size_t)c * n->maxp * sizeof *p);
-        if (!p)
+        tcold *b = realloc(n->fc, (size_t)c * sizeof *b);
+        if (!b)
             return -1;
-        n->path = p;
+        n->fc = b;
+        int32_t *h = realloc(n->hpos, (size_t)c * sizeof *h);
+        if (!h)
+            return -1;
+        n->hpos = h;
+        uint32_t *m = realloc(n->fmark, (size_t)c * sizeof *m);
+        if (!m)
+            return -1;
+        n->fmark = m;
+        if (n->maxp > TF_PIN) {
+            int32_t *p = realloc(n->xpath, (size_t)c * n->maxp * sizeof *p);
+            if (!p)
+                return -1;
+            n->xpath = p;
+        }
         n->capfl = c;
     }
     return n->nfl++;
@@ -472,10 +725,49 @@ static int route(topo_net *n, int a, int b, int32_t *p, int *hops, int *intra)
     return h + 2;
 }
 
+/* The records that the end of the next flow to end will read, fetched one
+ * step per call into the model (start_flow, advance), as each step needs
+ * the lines of the previous one: its flow record (advance), its links,
+ * then the flows on them. Hints only: a refill's first touches were its
+ * largest stalls (a fifth of the model's time in the halo). */
+static void prefetch_next(topo_net *n)
+{
+    for (int32_t i = 0; i < n->npfl; i++) {
+        const tflow *f = &n->fl[n->pfl[i]];
+        for (int j = 0; j < f->npath && f->npath <= TF_PIN; j++)
+            __builtin_prefetch(&n->links[f->path[j]]);
+    }
+    n->npfl = 0;
+    if (n->pf < 0)
+        return;
+    const tflow *f = &n->fl[n->pf];
+    const int32_t *p = f->path;
+    int m = f->npath;
+    if (m > TF_PIN) { /* long routes: too many lines to be worth it */
+        n->pf = -1;
+        return;
+    }
+    if (n->pf_stage == 1) {
+        for (int j = 0; j < m; j++)
+            __builtin_prefetch(&n->links[p[j]]);
+        n->pf_stage = 2;
+        return;
+    }
+    int left = 16;
+    for (int j = 0; j < m; j++) {
+        tlink *k = &n->links[p[j]];
+        const int32_t *a = lfl(k);
+        for (int32_t q = 0; q < k->nfl && left > 0; q++, left--)
+            __builtin_prefetch(&n->fl[a[q]]);
+    }
+    n->pf = -1;
+}
+
 static int topo_start_flow(mc_net *base, int64_t t, int src, int dst, int64_t bytes,
                            int64_t cookie, int64_t *arrive)
 {
     topo_net *n = (topo_net *)base;
+    prefetch_next(n);
     n->seq++;
     int32_t tmp[TOPO_MAXD * 64 + 8];
     int32_t *p = n->maxp <= (int)(sizeof tmp / sizeof tmp[0]) ? tmp : n->tmp;
@@ -485,9 +777,10 @@ static int topo_start_flow(mc_net *base, int64_t t, int src, int dst, int64_t by
     double b = bytes > 0 ? (double)bytes : 0;
     double mincap = INFINITY;
     for (int i = 0; i < np; i++) {
-        n->st[p[i]].bytes += b;
-        if (n->links[p[i]].cap < mincap)
-            mincap = n->links[p[i]].cap;
+        n->links[p[i]].bytes += b;
+        double cap = link_cap(n, p[i]);
+        if (cap < mincap)
+            mincap = cap;
     }
     if (b == 0 || isinf(mincap) || n->failed || !n->hooks.wake) {
         double d = isinf(mincap) ? 0 : b / mincap;
@@ -501,27 +794,47 @@ static int topo_start_flow(mc_net *base, int64_t t, int src, int dst, int64_t by
         return 1;
     }
     tflow *f = &n->fl[fi];
-    memset(f, 0, sizeof *f);
     f->rem = b;
+    f->rate = 0;
     f->t_last = t;
-    f->delay = delay;
-    f->cookie = cookie;
+    f->t_end = 0;
     f->npath = np;
-    f->live = 1;
-    f->next = -1;
-    f->hpos = -1;
-    memcpy(&n->path[(size_t)fi * n->maxp], p, (size_t)np * sizeof *p);
+    f->fin = 1;
+    for (int i = 0; i < np; i++)
+        if (isinf(link_cap(n, p[i])))
+            f->fin = 0;
+    memcpy(np <= TF_PIN ? f->path : &n->xpath[(size_t)fi * n->maxp], p,
+           (size_t)np * sizeof *p);
+    tcold *c = &n->fc[fi];
+    c->delay = delay;
+    c->cookie = cookie;
+    c->live = 1;
+    c->next = -1;
+    n->hpos[fi] = -1;
+    n->fmark[fi] = 0;
     for (int i = 0; i < np; i++)
         if (link_add(n, p[i], fi, t))
             n->failed = 1;
+    /* The flows to re-rate with it in advance(): fetched while the
+     * simulator gets there, and their links at the next call (hints; for
+     * short routes only, where the neighbourhood is small enough for
+     * them to stay in the cache until then). */
+    for (int i = 0; i < np && np <= TF_PIN; i++) {
+        tlink *k = &n->links[p[i]];
+        const int32_t *a = lfl(k);
+        for (int32_t q = 0; q < k->nfl && q < 8; q++) {
+            __builtin_prefetch(&n->fl[a[q]]);
+            if (n->npfl < 8)
+                n->pfl[n->npfl++] = a[q];
+        }
+    }
     /* Rated in advance(t), with every other flow started at this instant:
      * one refill for a burst of sends (a halo, a collective round) instead
      * of one per send. */
-    if (grow((void **)&n->pend, &n->cappend, n->npend + 1, sizeof *n->pend)) {
+    if (list_add(&n->pend, &n->cappend, &n->npend, fi)) {
         n->failed = 1;
         return 0;
     }
-    n->pend[n->npend++] = fi;
     if (n->armed > t) {
         n->armed = t;
         n->hooks.wake(n->hooks.ctx, t);
@@ -532,21 +845,33 @@ static int topo_start_flow(mc_net *base, int64_t t, int src, int dst, int64_t by
 static void flow_end(topo_net *n, int32_t fi, int64_t t)
 {
     tflow *f = &n->fl[fi];
-    const int32_t *p = &n->path[(size_t)fi * n->maxp];
+    const int32_t *p = fpath(n, fi);
     for (int j = 0; j < f->npath; j++) {
-        tlink *k = &n->links[p[j]];
-        if (!isinf(k->cap))
-            k->alloc -= f->rate;
+        if (f->fin || !isinf(link_cap(n, p[j])))
+            n->links[p[j]].alloc -= f->rate;
         link_remove(n, p[j], fi, t);
     }
-    f->live = 0;
-    f->next = n->free_fl;
+    n->fc[fi].live = 0;
+    n->fc[fi].next = n->free_fl;
     n->free_fl = fi;
+}
+
+/* Starts a refill generation. Marks are compared for equality only, so
+ * when the counter wraps every mark is cleared once. */
+static void next_gen(topo_net *n)
+{
+    n->gen += 2;
+    if (n->gen == 0) {
+        for (int32_t q = 0; q < n->nfl; q++)
+            n->fmark[q] = 0;
+        n->gen = 2;
+    }
 }
 
 static void topo_advance(mc_net *base, int64_t t)
 {
     topo_net *n = (topo_net *)base;
+    prefetch_next(n);
     if (t >= n->armed)
         n->armed = INT64_MAX;
     /* end every due flow, then re-rate once the union of their
@@ -554,45 +879,51 @@ static void topo_advance(mc_net *base, int64_t t)
     size_t nd = 0;
     while (next_end(n) <= t) {
         int32_t fi = n->h[0].f;
+        int64_t when = n->h[0].t + n->fc[fi].delay;
+        int64_t cookie = n->fc[fi].cookie;
         eh_remove(n, fi);
-        tflow *f = &n->fl[fi];
-        int64_t when = f->t_end + f->delay;
-        int64_t cookie = f->cookie;
+        n->npop++;
         flow_end(n, fi, t);
         n->hooks.arrive(n->hooks.ctx, cookie, when);
-        if (set_add(n, &nd, fi)) {
+        if (list_add(&n->done, &n->capdone, &nd, fi)) {
             n->failed = 1;
             break;
         }
     }
     if (nd || n->npend) {
-        n->gen++;
-        size_t ns = nd;
+        next_gen(n);
+        size_t ns = 0;
         for (size_t i = 0; i < nd; i++)
-            n->fl[n->set[i]].mark = n->gen; /* ended: not to be re-rated */
+            n->fmark[n->done[i]] = n->gen; /* ended: not to be re-rated */
         for (size_t i = 0; i < nd && !n->failed; i++)
-            if (collect(n, n->set[i], &ns))
+            if (collect(n, n->done[i], &ns))
                 n->failed = 1;
         for (size_t i = 0; i < n->npend && !n->failed; i++)
             if (collect(n, n->pend[i], &ns))
                 n->failed = 1;
         n->npend = 0;
         if (n->exact) { /* network.sharing=exact: every flow, the reference */
-            ns = nd;
+            ns = 0;
             for (int32_t q = 0; q < n->nfl; q++)
-                if (n->fl[q].live) {
-                    n->fl[q].mark = n->gen;
-                    if (set_add(n, &ns, q))
+                if (n->fc[q].live) {
+                    n->fmark[q] = n->gen;
+                    if (list_add(&n->set, &n->capset, &ns, q))
                         n->failed = 1;
                 }
         }
-        if (!n->failed) {
-            memmove(n->set, n->set + nd, (ns - nd) * sizeof *n->set);
-            if (refill(n, ns - nd, t))
-                n->failed = 1;
-        }
+        if (!n->failed && refill(n, ns, t))
+            n->failed = 1;
     }
     arm(n);
+    if (n->nh && n->h[0].f != n->pf) {
+        /* the next flow to end, whose records its advance reads first: a
+         * hint, fetched while the simulator runs until then */
+        int32_t fi = n->h[0].f;
+        __builtin_prefetch(&n->fc[fi]);
+        __builtin_prefetch(&n->fl[fi]);
+        n->pf = fi;
+        n->pf_stage = 1;
+    }
 }
 
 static void topo_set_hooks(mc_net *base, const mc_net_hooks *h)
@@ -617,7 +948,7 @@ static size_t topo_link_stats(const mc_net *base, mc_net_link_stat *out, size_t 
     const topo_net *n = (const topo_net *)base;
     size_t used = 0;
     for (int64_t i = 0; i < n->nlinks; i++)
-        if (n->st[i].bytes > 0)
+        if (n->links[i].bytes > 0)
             used++;
     if (!out || max == 0)
         return used;
@@ -627,15 +958,17 @@ static size_t topo_link_stats(const mc_net *base, mc_net_link_stat *out, size_t 
     size_t k = 0;
     for (int64_t i = 0; i < n->nlinks; i++) {
         const tlink *l = &n->links[i];
-        const tstat *x = &n->st[i];
-        if (!(x->bytes > 0))
+        if (!(l->bytes > 0))
             continue;
+        double cap = link_cap(n, (int32_t)i);
         mc_net_link_stat *s = &all[k++];
         topo_link_name(&n->T, (int32_t)i, s->name, sizeof s->name);
-        s->bandwidth = isinf(l->cap) ? INFINITY : l->cap * MC_PS_PER_S;
-        s->bytes = x->bytes;
-        s->busy = (double)x->busy * 1e-12;
-        s->peak_flows = x->peak;
+        s->bandwidth = isinf(cap) ? INFINITY : cap * MC_PS_PER_S;
+        s->bytes = l->bytes;
+        /* busy periods ended so far (an open one: its -start cancelled) */
+        int64_t busy = l->busy + (l->nfl > 0 ? n->since[i] : 0);
+        s->busy = (double)busy * 1e-12;
+        s->peak_flows = l->peak;
     }
     qsort(all, used, sizeof *all, busier);
     size_t m = used < max ? used : max;
@@ -689,16 +1022,23 @@ static void topo_destroy(mc_net *base)
     if (!n)
         return;
     for (int64_t i = 0; n->links && i < n->nlinks; i++)
-        free(n->links[i].fl);
+        if (n->links[i].capfl)
+            free(n->links[i].u.fl);
     free(n->links);
-    free(n->st);
+    free(n->since);
     free(n->node);
     free(n->fl);
-    free(n->path);
-    free(n->h);
+    free(n->fc);
+    free(n->hpos);
+    free(n->xpath);
+    free(n->hmem);
+    free(n->far);
     free(n->pend);
     free(n->set);
-    free(n->lset);
+    free(n->done);
+    free(n->live);
+    free(n->scr);
+    free(n->fmark);
     free(n->tmp);
     free(n);
 }
@@ -721,6 +1061,8 @@ static mc_net *topo_create(const mc_platform *p, int nranks, mc_error *err)
     n->base.ops = &mc_net_topo_ops;
     n->nranks = nranks > 0 ? nranks : 1;
     n->free_fl = -1;
+    n->pf = -1;
+    n->hq = 3;
     n->armed = INT64_MAX;
     n->exact = strcmp(str_or(p, "network.sharing", "local"), "exact") == 0;
     n->node = malloc((size_t)n->nranks * sizeof *n->node);
@@ -739,20 +1081,24 @@ static mc_net *topo_create(const mc_platform *p, int nranks, mc_error *err)
     }
     n->nlinks = n->T.nlinks;
     n->maxp = n->T.maxh + 2;
-    n->links = calloc((size_t)n->nlinks, sizeof *n->links);
-    n->st = calloc((size_t)n->nlinks, sizeof *n->st);
+    n->links = aligned_alloc(64, (size_t)n->nlinks * sizeof *n->links);
+    if (n->links)
+        memset(n->links, 0, (size_t)n->nlinks * sizeof *n->links);
+    n->since = calloc((size_t)n->nlinks, sizeof *n->since);
     n->tmp = malloc((size_t)n->maxp * sizeof *n->tmp);
-    if (!n->links || !n->st || !n->tmp)
+    if (!n->links || !n->since || !n->tmp)
         return topo_fail(n, err, "the links");
     double link = bw_per_ps(num_or(p, "network.link_bandwidth", INFINITY));
     double nic = bw_per_ps(num_or(p, "network.nic_bandwidth", INFINITY));
     double up = bw_per_ps(num_or(p, "network.uplink_bandwidth", INFINITY));
     double shm = bw_per_ps(num_or(p, "intranode.bandwidth", INFINITY));
-    for (int64_t i = 0; i < n->nlinks; i++) {
-        int32_t id = (int32_t)i;
-        n->links[i].cap = id < 2 * nodes ? nic : id < 3 * nodes ? shm
-                        : topo_is_uplink(&n->T, id) ? up : link;
-    }
+    /* link_cap: the NICs (2 per node), the shared-memory links, then the
+     * topology's own links, all uplinks or none (topo_is_uplink) */
+    n->caps.nic_end = 2 * nodes;
+    n->caps.shm_end = n->T.base;
+    n->caps.nic = nic;
+    n->caps.shm = shm;
+    n->caps.topo = topo_is_uplink(&n->T, n->T.base) ? up : link;
     n->o = mc_net_s_to_ps(num_or(p, "network.overhead", 0));
     n->g = mc_net_s_to_ps(num_or(p, "network.gap", 0));
     n->L = mc_net_s_to_ps(num_or(p, "network.latency", 0));
@@ -784,8 +1130,8 @@ static void topo_transfer(mc_net *base, int64_t t, int src, int dst, int64_t byt
     int np = route(n, src, dst, p, &hops, &intra);
     double mincap = INFINITY;
     for (int i = 0; i < np; i++)
-        if (n->links[p[i]].cap < mincap)
-            mincap = n->links[p[i]].cap;
+        if (link_cap(n, p[i]) < mincap)
+            mincap = link_cap(n, p[i]);
     double d = bytes > 0 && !isinf(mincap) ? (double)bytes / mincap : 0;
     out->arrive = (intra ? n->oi + n->Li : n->o + n->L + (int64_t)hops * n->hop) +
                   (int64_t)ceil(d - 1e-6);

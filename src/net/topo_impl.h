@@ -38,7 +38,10 @@ mc_err topo_shape_init(topo_shape *t, const char *name, const char *dims, int nn
  * (room for t->maxh) and returns their number (the hop count). salt picks
  * the up ports under ecmp. */
 int topo_route(const topo_shape *t, int s, int d, uint64_t salt, int32_t *path);
-/* 1 for links that take network.uplink_bandwidth (switches' uplinks). */
+/* 1 for links that take network.uplink_bandwidth (switches' uplinks).
+ * Either every topology link of a shape is an uplink or none is: topo.c
+ * derives a link's capacity from its id's class (NIC, shared memory,
+ * topology) and asks for t->base only. */
 int topo_is_uplink(const topo_shape *t, int32_t id);
 /* Human-readable link name (docs/platform.md). */
 void topo_link_name(const topo_shape *t, int32_t id, char *buf, size_t len);
