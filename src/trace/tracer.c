@@ -256,6 +256,28 @@ void mct_flush_now(void)
  * interrupted this thread inside the writer, its buffer may be half
  * updated: nothing is flushed and the chunks already written stand. If
  * another thread holds the writer, wait for it up to ~200 ms. */
+/* The Finalize event while PMPI_Finalize runs: when one rank exits with a
+ * non-zero status after Finalize, mpirun terminates the others, possibly
+ * still inside or just after PMPI_Finalize — their event is then written by
+ * the signal path, ending at the signal, instead of being lost. A copy, not
+ * a pointer: a handler on another thread must not read a dead frame. */
+static mc_event pending_finalize;
+static volatile sig_atomic_t have_pending_finalize;
+
+static void write_pending_finalize_in_signal(void)
+{
+    if (!have_pending_finalize || !writer)
+        return;
+    have_pending_finalize = 0;
+    mc_event e = pending_finalize;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+    e.t_end = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - mct_epoch;
+    if (e.t_end < e.t_start)
+        e.t_end = e.t_start;
+    (void)mc_writer_add(writer, &e, NULL);
+}
+
 static void flush_in_signal(void)
 {
     if (busy_here || mct_state == MCT_OFF || mct_state == MCT_DONE)
@@ -267,6 +289,7 @@ static void flush_in_signal(void)
         nanosleep(&ts, NULL);
     }
     busy_here = 1;
+    write_pending_finalize_in_signal();
     mc_err rc = writer ? mc_writer_flush(writer, NULL) : MC_OK;
     busy_here = 0;
     atomic_store(&writer_busy, 0);
@@ -647,10 +670,18 @@ void mct_before_finalize(mct_frame *f)
         write_meta(all_comms, call, all_sites, sall);
     free(all_comms);
     free(all_sites);
+    if (f->record && mct_state == MCT_ON) {
+        pending_finalize = f->ev;
+        pending_finalize.site = mct_site_of(f->ret);
+        atomic_signal_fence(memory_order_seq_cst);
+        have_pending_finalize = 1;
+    }
 }
 
 void mct_after_finalize(mct_frame *f)
 {
+    have_pending_finalize = 0; /* written below, by the ordinary path */
+    atomic_signal_fence(memory_order_seq_cst);
     mct_stop(f);
     mct_leave(f);
     mct_state = MCT_DONE;
