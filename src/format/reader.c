@@ -3,6 +3,9 @@
  * corrupt or truncated file yields an error naming the file, the chunk and
  * its offset — never a crash. */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -11,6 +14,12 @@
 #include "codec.h"
 #include "reader_where.h"
 #include "mpicast/format.h"
+
+/* Bytes held in chunk buffers by all open readers of the process. A replay
+ * holds one decoded chunk per rank; a chunk may decode to 64 MiB (zstd
+ * makes that from a few KiB), so a directory of many such files could
+ * otherwise take all memory before anything is replayed. */
+static atomic_size_t held;
 
 struct mc_rank_reader {
     FILE *f;
@@ -86,19 +95,45 @@ void mc_rank_reader_close(mc_rank_reader *r)
         return;
     if (r->f)
         fclose(r->f);
+    atomic_fetch_sub(&held, r->comp_cap + r->raw_cap);
     free(r->comp);
     free(r->raw);
     free(r->vals);
     free(r);
 }
 
+/* MPICAST_READ_MEMORY ("512MiB", "4GiB", bytes), else half the RAM. */
+static size_t read_budget(void)
+{
+    const char *e = getenv("MPICAST_READ_MEMORY");
+    if (e && *e) {
+        char *end;
+        double v = strtod(e, &end);
+        double unit = *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0
+                    : *end == 'G' ? 1073741824.0 : 1.0;
+        if (v > 0 && v < 1e18 && (unit > 1.0 || *end == 0))
+            return (size_t)(v * unit);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t half = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 2 : (size_t)1 << 32;
+    return half < ((size_t)256 << 20) ? (size_t)256 << 20 : half;
+}
+
+/* 0, -1 out of memory, -2 over the budget. */
 static int grow(unsigned char **buf, size_t *cap, size_t need)
 {
     if (need <= *cap)
         return 0;
+    size_t more = need - *cap;
+    if (atomic_fetch_add(&held, more) + more > read_budget()) {
+        atomic_fetch_sub(&held, more);
+        return -2;
+    }
     unsigned char *p = realloc(*buf, need);
-    if (!p)
+    if (!p) {
+        atomic_fetch_sub(&held, more);
         return -1;
+    }
     *buf = p;
     *cap = need;
     return 0;
@@ -122,8 +157,17 @@ static int load_chunk(mc_rank_reader *r, mc_error *err)
     if (nevents == 0 || nevents > MC_CHUNK_MAX_EVENTS || raw_len > MC_CHUNK_MAX_RAW ||
         comp_len > ZSTD_compressBound(MC_CHUNK_MAX_RAW))
         return chunk_error(r, MC_ERR_FORMAT, err, "chunk sizes out of range");
-    if (grow(&r->comp, &r->comp_cap, comp_len ? comp_len : 1) ||
-        grow(&r->raw, &r->raw_cap, raw_len ? raw_len : 1))
+    int g = grow(&r->comp, &r->comp_cap, comp_len ? comp_len : 1);
+    if (!g)
+        g = grow(&r->raw, &r->raw_cap, raw_len ? raw_len : 1);
+    if (g == -2) {
+        char what[256];
+        snprintf(what, sizeof what, "decoding this %u-byte chunk would take the chunks held "
+                 "by all ranks past %zu KiB (MPICAST_READ_MEMORY raises the limit)",
+                 raw_len, read_budget() >> 10);
+        return chunk_error(r, MC_ERR_NOMEM, err, what);
+    }
+    if (g)
         return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
     if (fread(r->comp, 1, comp_len, r->f) < comp_len)
         return chunk_error(r, MC_ERR_TRUNCATED, err, "file ends inside the chunk");
