@@ -38,6 +38,14 @@ import json, sys
 d = json.load(open('$T/nob.json'))
 sys.exit(0 if d['breakdown'] is None and 'interrupted' not in d and d['predicted_time'] > 0 else 1)" ||
   fail "--no-breakdown --json: breakdown not null or an interrupted key"
+# a bad --jobs is a usage error (exit 2) with a one-line message
+set +e
+"$MPICAST" predict "$T/ring.txt" --jobs 0 > "$T/out0" 2> "$T/err0"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "--jobs 0: exit $rc, expected 2"
+grep -qx 'mpicast: predict: --jobs 0: expected a positive count' "$T/err0" ||
+  fail "--jobs 0: message: $(cat "$T/err0")"
 for j in 1 2; do
   set +e
   "$MPICAST" predict "$BAD/tit-deadlock.txt" --jobs $j > "$T/out$j" 2> "$T/err$j"

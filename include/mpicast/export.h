@@ -100,6 +100,8 @@ mc_err mc_timeline_to_otf2(FILE *in, const char *outdir, mc_error *err);
 mc_err mc_gnuplot(const char *script, const char *datafile, const char *output, mc_error *err);
 /* True when a gnuplot binary is on PATH (or $MPICAST_GNUPLOT). */
 int mc_gnuplot_available(void);
+/* Writes s as a gnuplot single-quoted string ('' stands for a quote). */
+void mc_gnuplot_quoted(FILE *f, const char *s);
 
 /* ---------------------------------------------------------------- report */
 

@@ -26,6 +26,10 @@ const char *cli_opt_value(int argc, char **argv, int *i, const char *name);
 int cli_is_opt(const char *arg, const char *name);
 /* True when a --plot path names a format the plotter writes (.svg, .png). */
 int cli_plot_kind_ok(const char *path);
+/* Creates the temporary data file of a --plot from `path_template`
+ * ("/tmp/...-XXXXXX", rewritten to the name); NULL after printing the
+ * error that names `plot`. */
+FILE *cli_plot_data_file(char *path_template, const char *plot);
 /* "INPUT:p=64,n=B" (model, scaling) when INPUT:... itself does not exist:
  * cuts the label off `arg` into *label. 1 when split, 0 when there is none,
  * -1 when the label is malformed. */

@@ -702,18 +702,6 @@ static size_t plot_pick(const result *r, size_t n, size_t *pick)
     return k;
 }
 
-/* gnuplot single-quoted string ('' is a quote). */
-static void gp_quoted(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
-}
-
 /* One curve: the points of result r at the other parameter's value `other`
  * (pn: n; else unused), written as three data blocks — model curve, fitted
  * points, held-out measurement and prediction. Returns 1 when the y values
@@ -764,7 +752,7 @@ static void plot_curve_cmd(FILE *sc, int c, const char *title, int first)
     const char *col = plot_colors[c % PLOT_CURVES];
     fprintf(sc, "%sdata index %d using 1:2 with lines lw 2 lc rgb '%s' title ", first ? "" : ", \\\n     ",
             3 * c, col);
-    gp_quoted(sc, title);
+    mc_gnuplot_quoted(sc, title);
     fprintf(sc, ", \\\n     data index %d using 1:2 with points pt 7 ps 0.8 lc rgb '%s' notitle", 3 * c + 1,
             col);
     fprintf(sc, ", \\\n     data index %d using 1:2 with points pt 3 ps 1.6 lc rgb '%s' notitle", 3 * c + 2,
@@ -782,15 +770,10 @@ static int plot_models(const model_opts *o, const result *r, size_t n)
     size_t pick[PLOT_SERIES];
     size_t np = plot_pick(r, n, pick);
     char data[] = "/tmp/mpicast-model-XXXXXX";
-    int fd = mkstemp(data);
-    FILE *d = fd >= 0 ? fdopen(fd, "w") : NULL;
+    FILE *d = cli_plot_data_file(data, o->plot);
     mc_error err = {0};
-    if (!d) {
-        if (fd >= 0)
-            close(fd), unlink(data);
-        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the plot's data file", o->plot);
-        return cli_fail(&err);
-    }
+    if (!d)
+        return CLI_BAD_INPUT;
     char *script = NULL;
     size_t len = 0;
     FILE *sc = open_memstream(&script, &len);
@@ -843,7 +826,7 @@ static int plot_models(const model_opts *o, const result *r, size_t n)
                     o->by == MC_VAR_N ? "problem size n" : "processes p");
             char ylabel[300];
             snprintf(ylabel, sizeof ylabel, "%s per process", metric);
-            gp_quoted(f, ylabel);
+            mc_gnuplot_quoted(f, ylabel);
             fputs("\nset title 'Models per function: measured (dots), model (line), prediction "
                   "(star), held-out measurement (circle)' font ',9'\n"
                   "set key outside right top Left reverse font ',8' samplen 2\nplot ", f);

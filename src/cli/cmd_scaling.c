@@ -446,15 +446,10 @@ static int plot_scaling(const scaling_opts *o, const mc_scaling_model *m, double
         if (!m->per_n[i].skipped)
             c[nc++] = (plot_case){0, m->per_n[i].n, 0, -1, {0}};
     char data[] = "/tmp/mpicast-scaling-XXXXXX";
-    int fd = mkstemp(data);
-    FILE *d = fd >= 0 ? fdopen(fd, "w") : NULL;
+    FILE *d = cli_plot_data_file(data, o->plot);
     mc_error err = {0};
-    if (!d) {
-        if (fd >= 0)
-            close(fd), unlink(data);
-        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the plot's data file", o->plot);
-        return cli_fail(&err);
-    }
+    if (!d)
+        return CLI_BAD_INPUT;
     int block = 0;
     for (int i = 0; i < nc; i++) {
         if (block)

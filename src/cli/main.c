@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -71,6 +72,20 @@ static int ends_with(const char *s, const char *suf)
 int cli_plot_kind_ok(const char *path)
 {
     return ends_with(path, ".svg") || ends_with(path, ".png");
+}
+
+FILE *cli_plot_data_file(char *path_template, const char *plot)
+{
+    int fd = mkstemp(path_template);
+    FILE *d = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd), unlink(path_template);
+        mc_error err = {0};
+        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the plot's data file", plot);
+        cli_fail(&err);
+    }
+    return d;
 }
 
 int cli_split_label(char *arg, struct mc_run_label *label)

@@ -50,7 +50,7 @@ static int ends_with(const char *s, const char *suf)
 }
 
 /* gnuplot single-quoted string: '' stands for a quote. */
-static void quoted(FILE *f, const char *s)
+void mc_gnuplot_quoted(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (; *s; s++) {
@@ -78,9 +78,9 @@ mc_err mc_gnuplot(const char *script, const char *datafile, const char *output, 
     else
         fputs("set terminal svg size 900,420 dynamic font 'DejaVu Sans,11' background '#ffffff'\n", f);
     fputs("set output ", f);
-    quoted(f, output);
+    mc_gnuplot_quoted(f, output);
     fputs("\ndata = ", f);
-    quoted(f, datafile ? datafile : "");
+    mc_gnuplot_quoted(f, datafile ? datafile : "");
     fputs("\nset encoding utf8\nset grid lc rgb '#dddddd'\nset termoption noenhanced\n"
           "set border lc rgb '#555555'\n", f);
     fputs(script, f);
