@@ -36,6 +36,7 @@ int grid_class(const xgrid *g, int r);
 /* Members, lowest member and rank of `r` in the sub-grid keeping dims `keep`. */
 int grid_sub_size(const xgrid *g, unsigned keep);
 int grid_sub_lowest(const xgrid *g, unsigned keep, int r);
+int grid_sub_lowest_at(const xgrid *g, unsigned keep, const int *c); /* c: r's coordinates */
 int grid_sub_member(const xgrid *g, unsigned keep, int r, int k);
 int grid_sub_index(const xgrid *g, unsigned keep, int r);
 int grid_fixed_index(const xgrid *g, unsigned keep, int r);
@@ -128,6 +129,8 @@ int extrap_class_for(const mc_extrap *x, const xgrid *g, int r);
 double law_f(int law, double P, double c, int d);
 /* Comm id of descriptor cd for rank r of grid g. */
 uint64_t cdesc_id(const cdesc *cd, const xgrid *g, int r);
+/* The same with r's grid coordinates c already known (unused for world and self). */
+uint64_t cdesc_id_at(const cdesc *cd, const xgrid *g, int r, const int *c);
 int cdesc_size(const cdesc *cd, const xgrid *g);
 int cdesc_member(const cdesc *cd, const xgrid *g, int r, int k);
 

@@ -27,22 +27,25 @@ static int64_t scale(int64_t v, int law, const tev *t, const xgrid *g, int64_t c
     return llround(r);
 }
 
-static int32_t apply_peer(const mc_extrap *x, const xgrid *g, int r, const tev *t,
+/* c: r's grid coordinates, computed once per event by the caller (the
+ * divisions of grid_coords were a tenth of a million-rank replay's
+ * generator cost when every peer and communicator recomputed them). */
+static int32_t apply_peer(const mc_extrap *x, const xgrid *g, int r, const int *c, const tev *t,
                           const pdesc *p)
 {
     switch (p->kind) {
     case PD_REL: {
-        int c[MAXD];
-        grid_coords(g, r, c);
+        int cc[MAXD];
         for (int d = 0; d < g->nd; d++) {
             int n = g->dims[d];
-            c[d] += p->v[d];
-            if (g->wrap[d])
-                c[d] = ((c[d] % n) + n) % n;
-            else if (c[d] < 0 || c[d] >= n)
+            cc[d] = c[d] + p->v[d];
+            if (cc[d] >= 0 && cc[d] < n)
+                continue;
+            if (!g->wrap[d])
                 return MC_NONE;
+            cc[d] = ((cc[d] % n) + n) % n;
         }
-        return grid_rank(g, c);
+        return grid_rank(g, cc);
     }
     case PD_ABS: return p->v[0] < g->P ? p->v[0] : MC_NONE;
     case PD_ABS_END: return g->P - 1 - p->v[0] >= 0 ? g->P - 1 - p->v[0] : MC_NONE;
@@ -105,14 +108,16 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
                   mc_error *err)
 {
     *out = t->e;
+    int c[MAXD];
+    grid_coords(g, r, c);
     const cdesc *cd = &x->cd[t->comm];
     int64_t ct = cdesc_size(cd, g);
-    out->comm = cdesc_id(cd, g, r);
+    out->comm = cdesc_id_at(cd, g, r, c);
     int op = t->e.op;
     int wait = op >= MC_OP_WAIT && op <= MC_OP_TESTSOME && t->e.nvals;
     if (t->newcomm >= 0) {
         const cdesc *nc = &x->cd[t->newcomm];
-        out->newcomm = cdesc_id(nc, g, r);
+        out->newcomm = cdesc_id_at(nc, g, r, c);
         int size = cdesc_size(nc, g);
         out->peer2 = size;
         if (shared_vals) {
@@ -140,14 +145,14 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
             return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         memcpy(vb->v, t->e.vals, t->e.nvals * sizeof *vb->v);
         for (uint32_t q = 0; q < t->e.nvals / 4; q++) {
-            vb->v[4 * q + 1] = apply_peer(x, g, r, t, &t->peer[2 + q]);
+            vb->v[4 * q + 1] = apply_peer(x, g, r, c, t, &t->peer[2 + q]);
             vb->v[4 * q + 3] = scale(t->num[2 + q], t->law[2 + q], t, g, ct, x->nd);
         }
         out->vals = vb->v;
     }
     if (t->newcomm < 0) {
-        out->peer = apply_peer(x, g, r, t, &t->peer[0]);
-        out->peer2 = apply_peer(x, g, r, t, &t->peer[1]);
+        out->peer = apply_peer(x, g, r, c, t, &t->peer[0]);
+        out->peer2 = apply_peer(x, g, r, c, t, &t->peer[1]);
         out->bytes = scale(t->num[0], t->law[0], t, g, ct, x->nd);
         out->bytes2 = scale(t->num[1], t->law[1], t, g, ct, x->nd);
     }

@@ -308,10 +308,15 @@ int grid_sub_lowest(const xgrid *g, unsigned keep, int r)
 {
     int c[MAXD];
     grid_coords(g, r, c);
+    return grid_sub_lowest_at(g, keep, c);
+}
+
+int grid_sub_lowest_at(const xgrid *g, unsigned keep, const int *c)
+{
+    int r = 0;
     for (int d = 0; d < g->nd; d++)
-        if (keep & (1u << d))
-            c[d] = 0;
-    return grid_rank(g, c);
+        r = r * g->dims[d] + (keep & (1u << d) ? 0 : c[d]);
+    return r;
 }
 
 /* k-th member (row-major over the kept dimensions) of r's sub-grid. */
@@ -351,10 +356,19 @@ int grid_fixed_index(const xgrid *g, unsigned keep, int r)
 
 uint64_t cdesc_id(const cdesc *cd, const xgrid *g, int r)
 {
+    int c[MAXD];
+    if (cd->kind == CD_WORLD || cd->kind == CD_SELF)
+        return cdesc_id_at(cd, g, r, NULL);
+    grid_coords(g, r, c);
+    return cdesc_id_at(cd, g, r, c);
+}
+
+uint64_t cdesc_id_at(const cdesc *cd, const xgrid *g, int r, const int *c)
+{
     switch (cd->kind) {
     case CD_WORLD: return MC_COMM_WORLD;
     case CD_SELF: return MC_COMM_SELF_BASE | (uint32_t)r;
-    default: return ((uint64_t)cd->seq << 32) | (uint32_t)grid_sub_lowest(g, cd->keep, r);
+    default: return ((uint64_t)cd->seq << 32) | (uint32_t)grid_sub_lowest_at(g, cd->keep, c);
     }
 }
 

@@ -1067,8 +1067,11 @@ static void rank_step(sim *S, int r)
             break;
         int64_t t = R->phase == PH_FETCH ? max64(R->cpu, R->wake) : R->cpu;
         if (t > S->now) {
-            /* Nothing else can happen before t: go on without the queue. */
-            if (heap_empty(&S->h) || t < heap_min(&S->h)) {
+            /* Nothing else can happen before t: go on without the queue.
+             * A rank this handler woke (npend, not queued yet) counts: the
+             * last member of a grouped collective wakes the others at the
+             * time it goes on from. */
+            if ((heap_empty(&S->h) || t < heap_min(&S->h)) && !(S->npend && S->pend_t <= t)) {
                 S->now = t;
                 S->sim_events++;
             } else {
@@ -1167,6 +1170,11 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
         return -1;
     if (S->net->ops->flow)
         S->net->ops->flow->set_hooks(S->net, &(mc_net_hooks){S, net_wake, net_arrive});
+    /* On the free network with free reductions every cost inside a
+     * collective is zero (exec.c's sync shortcut); a timeline would lose the
+     * schedule's slices, so not with one. */
+    S->sync_free = strcmp(S->net->ops->name, "free") == 0 && S->reduce_ps_per_byte == 0 &&
+                   !S->tl;
     S->r = calloc((size_t)S->n, sizeof *S->r);
     sim_hint_huge(S->r, (size_t)S->n * sizeof *S->r);
     if (!S->r) {
@@ -1211,8 +1219,10 @@ static void sim_free(sim *S)
     u64map_free(&S->commmap);
     u64map_free(&S->rankmap);
     u64map_free(&S->collseq);
-    for (int32_t i = 0; i < S->ncomms; i++)
+    for (int32_t i = 0; i < S->ncomms; i++) {
         free(S->comms[i].members);
+        free(S->comms[i].coll_seq);
+    }
     free(S->comms);
     free(S->r);
     mc_net_destroy(S->net);

@@ -340,6 +340,64 @@ static int64_t measured_coll_time(sim *S, int op, int32_t size, int64_t bytes)
     return mc_net_coll_time(S->net, name, size, bytes);
 }
 
+/* The sequence number of member `me`'s next collective on communicator
+ * cidx (its tag context), or -1 out of memory. An array per communicator,
+ * 4 bytes per member: a map keyed by (comm, rank) cost 64 bytes per rank
+ * and a cache miss of its own per collective at 10^6 ranks. */
+static int64_t next_coll_seq(sim *S, int32_t cidx, int me)
+{
+    sim_comm *c = &S->comms[cidx];
+    if (!c->coll_seq) {
+        c->coll_seq = calloc((size_t)c->size, sizeof *c->coll_seq);
+        if (!c->coll_seq) {
+            sim_fail(S, MC_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+        sim_hint_huge(c->coll_seq, (size_t)c->size * sizeof *c->coll_seq);
+    }
+    return c->coll_seq[me]++;
+}
+
+/* A blocking collective whose every member's result depends on every
+ * member's contribution (so every algorithm for it, and the schedule
+ * builders never skip a message, even of 0 bytes). When nothing costs
+ * time (free network, free reductions) each member then leaves exactly
+ * when the last one enters: every time in the schedule is a maximum of
+ * entry times, and the member's depends on all of them. The replay groups
+ * the members instead of running the schedule (predict's free-network
+ * replay of a collective-heavy trace: a third of the work at 10^6 ranks);
+ * tests/test_sim_free_sync_collectives.c checks it against the schedules
+ * of every algorithm. Rooted collectives, scans and v-variants are not
+ * included: their members' times depend on their paths. */
+static int synchronizing(int op)
+{
+    switch (op) {
+    case MC_OP_BARRIER:
+    case MC_OP_ALLREDUCE:
+    case MC_OP_ALLGATHER:
+    case MC_OP_ALLTOALL:
+    case MC_OP_REDUCE_SCATTER_BLOCK: return 1;
+    default: return 0;
+    }
+}
+
+/* mc_coll_select, remembered per operation for the last (size, bytes): the
+ * members of one collective all ask the same question in a row, and the
+ * answer (rules, then names compared) cost more than the schedule. */
+static const mc_coll_alg *select_alg(sim *S, int op, int size, int64_t bytes, mc_error *err)
+{
+    coll_memo *m = &S->alg_memo[op];
+    if (m->alg && m->size == size && m->bytes == bytes)
+        return m->alg;
+    const mc_coll_alg *alg = mc_coll_select(op, S->coll_alg[op], size, bytes, err);
+    if (alg) {
+        m->alg = alg;
+        m->size = size;
+        m->bytes = bytes;
+    }
+    return alg;
+}
+
 int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
 {
     const sim_comm *c = comm_find(S, e->comm);
@@ -365,12 +423,9 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
         }
     }
     int32_t cidx = c->index, size = c->size;
-    int64_t *seqp = u64map_ref(&S->collseq, ((uint64_t)cidx << 32) | (uint32_t)r);
-    if (!seqp) {
-        sim_fail(S, MC_ERR_NOMEM, "out of memory");
+    int64_t seq = next_coll_seq(S, cidx, me);
+    if (seq < 0)
         return -1;
-    }
-    int64_t seq = (*seqp)++;
     if (size <= 1) {
         if (app_req < 0)
             rank_notify(S, r, S->now);
@@ -388,6 +443,8 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
         coll_fail(S, r, e, "byte count out of range");
         return -1;
     }
+    if (S->sync_free && app_req < 0 && synchronizing(op))
+        return exec_start_measured(S, r, cidx, size, op, seq, app_req, 0);
     mc_coll_args a = {0};
     a.op = op;
     a.size = size;
@@ -401,8 +458,10 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
     int64_t t_measured = measured_coll_time(S, op, size, bytes);
     if (t_measured >= 0)
         return exec_start_measured(S, r, cidx, size, op, seq, app_req, t_measured);
-    mc_error cerr = {0};
-    const mc_coll_alg *alg = mc_coll_select(op, S->coll_alg[op], size, bytes, &cerr);
+    mc_error cerr; /* (not zeroed: 1 KiB per collective start) */
+    cerr.code = MC_OK;
+    cerr.msg[0] = '\0';
+    const mc_coll_alg *alg = select_alg(S, op, size, bytes, &cerr);
     if (!alg) {
         coll_fail(S, r, e, cerr.msg[0] ? cerr.msg : "no algorithm");
         return -1;

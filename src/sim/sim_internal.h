@@ -198,6 +198,8 @@ typedef struct sim_comm {
     uint64_t id;
     int32_t size;
     int32_t *members; /* NULL: identity (world) */
+    uint32_t *coll_seq; /* next collective's sequence number per member (by comm
+                           rank), allocated at the first collective */
     int32_t index;    /* position in the comm array (map keys) */
     int inter;
 } sim_comm;
@@ -242,6 +244,13 @@ typedef struct sim_rank {
     mc_event ev;               /* current event */
 } sim_rank;
 
+/* The algorithm chosen for an operation at one (size, bytes) (exec.c). */
+typedef struct coll_memo {
+    const mc_coll_alg *alg; /* NULL: nothing remembered */
+    int32_t size;
+    int64_t bytes;
+} coll_memo;
+
 typedef struct sim {
     mc_source *src;
     const mc_platform *plat;
@@ -265,7 +274,7 @@ typedef struct sim {
     u64map reqmap;   /* (rank << 32 | id) -> req index */
     u64map commmap;  /* comm id -> index in comms */
     u64map rankmap;  /* (comm index << 32 | world rank) -> comm rank */
-    u64map collseq;  /* (comm index << 32 | world rank) -> next collective seq */
+    u64map collseq;  /* measured collectives waiting: (1 << 63 | comm << 40 | seq) -> head */
     sim_comm *comms;
     int32_t ncomms, capcomms;
 
@@ -273,7 +282,9 @@ typedef struct sim {
     int64_t eager_limit;
     uint8_t rdv_handshake;   /* network.rendezvous = handshake */
     uint8_t comm_setup_free; /* cpu.comm_setup = free */
+    uint8_t sync_free;       /* collectives cost nothing: see exec.c's synchronizing() */
     const char *coll_alg[MC_OP_COUNT];
+    coll_memo alg_memo[MC_OP_COUNT];
 
     mc_sim_compute_fn compute;
     void *compute_ctx;
