@@ -1,6 +1,7 @@
 /* Replay speed with the topo network model (contention on), issue 5.
  * Usage: bench_topo [halo|alltoall|all] [scale] [MODEL]   (MODEL: topo, or loggp
- * for the same replays without contention, as a reference)
+ * for the same replays without contention, as a reference); halo=XxYxZ or
+ * alltoall=XxYxZ replays the case on another grid of ranks (and torus dims)
  *   halo      4096 ranks on a 16x16x16 torus3d, 3-D halo exchange: per
  *             iteration a compute burst, 6 Irecv + 6 Isend of 64 KiB to the
  *             grid neighbours, Waitall
@@ -232,11 +233,26 @@ int main(int argc, char **argv)
         scale = 1.0;
     if (argc > 3)
         g_model = argv[3];
+    /* halo=XxYxZ, alltoall=XxYxZ: another grid of ranks (the torus has the
+     * same dims), e.g. small enough for network.sharing=exact */
+    int d[3] = {0, 0, 0};
+    const char *eq = strchr(which, '=');
+    char kind[16] = "";
+    if (eq) {
+        if (sscanf(eq + 1, "%dx%dx%d", &d[0], &d[1], &d[2]) != 3 || d[0] < 1 || d[1] < 1 ||
+            d[2] < 1 || (size_t)(eq - which) >= sizeof kind) {
+            fprintf(stderr, "bench_topo: %s: expected halo=XxYxZ or alltoall=XxYxZ\n", which);
+            return 2;
+        }
+        memcpy(kind, which, (size_t)(eq - which));
+        which = kind;
+    }
     int all = strcmp(which, "all") == 0, rc = 0;
     if (all || strcmp(which, "halo") == 0)
-        rc |= run_case("halo", K_HALO, (int[]){16, 16, 16}, (uint32_t)(20 * scale), "16x16x16");
+        rc |= run_case("halo", K_HALO, d[0] ? d : (int[]){16, 16, 16}, (uint32_t)(20 * scale),
+                       eq ? eq + 1 : "16x16x16");
     if (all || strcmp(which, "alltoall") == 0)
-        rc |= run_case("alltoall", K_ALLTOALL, (int[]){16, 8, 8}, (uint32_t)(2 * scale),
-                       "16x8x8");
+        rc |= run_case("alltoall", K_ALLTOALL, d[0] ? d : (int[]){16, 8, 8},
+                       (uint32_t)(2 * scale), eq ? eq + 1 : "16x8x8");
     return rc;
 }

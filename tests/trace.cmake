@@ -2,6 +2,14 @@
 # at 2 ranks under each MPI flavour found, C and Fortran; checks in
 # test_trace_check.c and test_trace_run.sh. Not with sanitizers (the tracer
 # is not built then: ASan and LD_PRELOAD do not mix).
+
+# The tracer's clock (src/trace/clock.c, no MPI): also under the sanitizers.
+add_executable(test_trace_clock test_trace_clock.c ${PROJECT_SOURCE_DIR}/src/trace/clock.c)
+target_include_directories(test_trace_clock PRIVATE ${PROJECT_SOURCE_DIR}/src
+                           ${CMAKE_CURRENT_SOURCE_DIR})
+add_test(NAME test_trace_clock COMMAND test_trace_clock)
+set_tests_properties(test_trace_clock PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+
 if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE OR NOT (OMPI_FOUND OR MPICH_FOUND))
   return()
 endif()
@@ -76,6 +84,17 @@ endif()
 if(MPICH_FOUND)
   mc_trace_tests(mpich PkgConfig::MPICH "${MPICAST_MPIF90_MPICH}")
 endif()
+
+# The clock source: TSC by default where safe, MPICAST_CLOCK=monotonic.
+foreach(fl ompi mpich)
+  if((fl STREQUAL ompi AND OMPI_FOUND) OR (fl STREQUAL mpich AND MPICH_FOUND))
+    add_test(NAME test_trace_clock_source_${fl}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_trace_clock_run.sh
+                     $<TARGET_FILE:mpicast> $<TARGET_FILE:test_trace_check> ${fl}
+                     $<TARGET_FILE:trace_known_${fl}>)
+    set_tests_properties(test_trace_clock_source_${fl} PROPERTIES TIMEOUT 300 RESOURCE_LOCK mpi)
+  endif()
+endforeach()
 
 # Shared request handles (MPI_PROC_NULL) keep one id per request.
 foreach(fl ompi mpich)

@@ -359,7 +359,7 @@ static int arg_datatype(line_ctx *c, int i, int *size)
         1, 2, 4, 8, 1, 2, 4, 8,       /* int8..64 uint8..64 */
         8, 16, 32, 8, 8,              /* float/double/ldouble complex, aint, offset */
     };
-    int32_t id;
+    int32_t id = 0; /* (set on success: -O3 cannot see it) */
     if (arg_int(c, i, &id) < 0)
         return -1;
     if (id < 0 || id >= (int32_t)sizeof sizes)
@@ -378,7 +378,7 @@ static int opt_datatype(line_ctx *c, int i, int *size)
 /* A count of elements of `dtsize` bytes (or flops, dtsize 1) as int64. */
 static int arg_count(line_ctx *c, int i, int dtsize, int64_t *out)
 {
-    double v;
+    double v = 0; /* (set on success: -O3 cannot see it) */
     if (arg_double(c, i, &v) < 0)
         return -1;
     if (v < 0)
@@ -504,7 +504,7 @@ static int act_compute(line_ctx *c, mc_event *e)
 
 static int act_sleep(line_ctx *c, mc_event *e)
 {
-    double secs;
+    double secs = 0;
     if (arg_double(c, 1, &secs) < 0)
         return -1;
     if (secs < 0 || secs > 1e9)
@@ -585,7 +585,7 @@ static int act_wait(line_ctx *c, mc_event *e)
     if (c->nargs == 0) { /* older SimGrid: the most recent request */
         return rk->nreqs ? (complete(c, e, rk->nreqs - 1, 1) < 0 ? -1 : 1) : 1;
     }
-    int32_t src, dst, tag;
+    int32_t src = 0, dst = 0, tag = 0;
     if (arg_int(c, 1, &src) < 0 || arg_int(c, 2, &dst) < 0 || arg_int(c, 3, &tag) < 0)
         return -1;
     for (size_t k = 0; k < rk->nreqs; k++) {

@@ -35,10 +35,16 @@
  * small refills, each touching a few flows and links scattered over MiBs,
  * so the layout is what the cost is made of: records of one cache line
  * (links, flows with their routes), dense arrays for what is only tested
- * or scratch, prefetches one call ahead, a heap split at a horizon. The
- * order of every floating-point operation is kept, so rates and times are
- * those of the first version to the bit (bench_topo prints a digest of
- * them; docs/performance.md).
+ * or scratch, prefetches one call ahead, a heap split at a horizon. Within
+ * a refill (the all-to-all's cost: long routes, every link a few flows),
+ * each re-rated flow's links are listed once as slots of the dense scratch,
+ * which also carries the links' allocations until the refill ends, so that
+ * fixing a flow touches nothing else; branches that a predictor cannot
+ * learn (capacity class, a link's last flow, the earliest child in the end
+ * heap, a flow already collected) are replaced by selects. The order of
+ * every floating-point operation is kept, so rates and times are those of
+ * the first version to the bit (bench_topo prints a digest of them;
+ * tests/test_topo_bitexact.c checks 14 of them; docs/performance.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -51,7 +57,7 @@
 
 /* Layout. The records that a refill touches are one cache line each (64
  * bytes, aligned): a link, and a flow with its route; what the refill only
- * tests or uses as scratch is in dense arrays (fmark, scr). With thousands
+ * tests or uses as scratch is in dense arrays (fmark, scr, spath). With thousands
  * of flows in flight these records are MiBs, beyond the L2 cache, so a
  * refill costs the lines it touches. (Before: links of 96 bytes, routes of
  * 104 bytes apart from the flows, a flow record loaded for every flow of a
@@ -80,11 +86,25 @@ typedef struct tlink {
  * scans by level stay within a few lines. */
 typedef struct tscr {
     double resid;    /* capacity left for the flows being re-rated */
-    double share;    /* resid / cnt (0 when resid <= 0), kept up to date: the
-                        scans by level compare it without dividing */
+    double share;    /* resid / cnt (0 when resid <= 0), kept up to date while
+                        cnt > 0: the scans by level compare it without dividing */
+    double alloc;    /* the link's alloc, updated here (the same additions in
+                        the same order) and stored back once at the end: the
+                        updates then stay within the dense scratch */
     int32_t cnt;     /* unfixed flows of the refill on it */
     int32_t id;      /* the link */
 } tscr;
+
+/* v when x > 0, else +0: by a mask, as a compiler would branch on it (and
+ * mispredict when a link's last flow leaves nothing, which is often). */
+static inline double pos_or_zero(double x, double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    b &= -(uint64_t)(x > 0);
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
 
 static inline double share_of(const tscr *x)
 {
@@ -103,6 +123,14 @@ typedef struct tflow {
     int32_t fin;     /* 1: every link of the route has a finite capacity
                         (no per-link test in the loops) */
 } tflow;
+
+/* Per flow, tested for every flow of a link in collect and refill (most of
+ * which are not re-rated), hence apart and dense: gen while in the current
+ * refill, gen + 1 once rated there; si its index in the refill's set. */
+typedef struct tmark {
+    uint32_t gen;
+    int32_t si;
+} tmark;
 
 /* ... and what only its start and end read. */
 typedef struct tcold {
@@ -123,12 +151,15 @@ typedef struct topo_eh {
  * the model's fields, which would be reloaded after each. */
 typedef struct tcaps {
     int32_t nic_end, shm_end;
-    double nic, shm, topo;
+    double cap[3]; /* NIC, shared memory, topology */
 } tcaps;
 
+/* Indexed by two comparisons rather than chosen by branches: the classes
+ * alternate along a route (NIC, topology..., NIC), which a branch
+ * predictor gets wrong. */
 static inline double cap_of(const tcaps *c, int32_t id)
 {
-    return id >= c->shm_end ? c->topo : id < c->nic_end ? c->nic : c->shm;
+    return c->cap[(id >= c->nic_end) + (id >= c->shm_end)];
 }
 
 typedef struct topo_net {
@@ -145,9 +176,7 @@ typedef struct topo_net {
     tflow *fl;            /* 64-byte aligned */
     tcold *fc;
     int32_t *hpos;        /* per flow: index in the end heap, -1 when not in it */
-    uint32_t *fmark;      /* per flow: gen while in the current refill, gen + 1
-                             once rated there (apart: tested for every flow of
-                             a link, most of which are not re-rated) */
+    tmark *fmark;         /* per flow: refill marks (tmark) */
     int32_t *xpath;       /* maxp per flow: routes longer than TF_PIN */
     int32_t nfl, capfl, free_fl;
     topo_eh *hmem, *h;    /* near ends: 4-ary min-heap, h = hmem + 3 */
@@ -166,6 +195,11 @@ typedef struct topo_net {
     size_t capset, caplive, capdone;
     tscr *scr;            /* per link of the current refill */
     size_t capscr;
+    int32_t *spath;       /* per flow of the refill's set: its finite links as
+                             scr slots, from soff[si] to soff[si + 1] */
+    size_t capspath;
+    size_t *soff;
+    size_t capsoff;
     int32_t pf, pf_stage; /* prefetch_next: the next flow to end, and how far */
     int32_t pfl[8];       /* flows whose links prefetch_next fetches */
     int32_t npfl;
@@ -232,6 +266,11 @@ static int grow(void **a, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+/* grow's test inline: refills ask for room several times each, and
+ * almost always have it. */
+#define ENSURE(a, cap, need, elem) \
+    ((need) <= *(cap) ? 0 : grow((void **)(a), (cap), (need), (elem)))
+
 /* Grows an array of 64-byte aligned records (aligned_alloc: realloc would
  * lose the alignment). */
 static void *grow_aligned(void *old, size_t used, size_t cap, size_t elem)
@@ -262,10 +301,16 @@ static void *grow_aligned(void *old, size_t used, size_t cap, size_t elem)
  * -1 (not rated). Entries carry a copy of t_end, so that sifting compares
  * within the heap array, and the heap's four children of an entry share a
  * cache line (h[4i+1..4i+4] starts a line: h is hmem + 3). */
-static int eh_less(topo_eh a, topo_eh b)
+static inline int eh_less(topo_eh a, topo_eh b)
 {
-    return a.t < b.t || (a.t == b.t && a.f < b.f);
+    /* no short cut: a value, not branches (eh_down selects with it) */
+    return (a.t < b.t) | ((a.t == b.t) & (a.f < b.f));
 }
+
+/* Past the near heap's last entry: EH_PAD entries later than every end,
+ * so that eh_down compares four children without counting them. */
+#define EH_PAD 4
+static const topo_eh eh_sentinel = {INT64_MAX, INT32_MAX};
 
 static void eh_place(topo_net *n, size_t i, topo_eh e)
 {
@@ -287,17 +332,21 @@ static void eh_up(topo_net *n, size_t i, topo_eh e)
 
 static void eh_down(topo_net *n, size_t i, topo_eh e)
 {
+    const topo_eh *h = n->h;
+    const size_t nh = n->nh;
     for (;;) {
         size_t c = 4 * i + 1;
-        if (c >= n->nh)
+        if (c >= nh)
             break;
-        size_t end = c + 4 < n->nh ? c + 4 : n->nh, m = c;
-        for (size_t j = c + 1; j < end; j++)
-            if (eh_less(n->h[j], n->h[m]))
-                m = j;
-        if (!eh_less(n->h[m], e))
+        /* the earliest of the four children by a tournament of selects,
+         * not branches: which child wins is a coin toss for a predictor
+         * (missing children are sentinels) */
+        size_t a = c + (size_t)eh_less(h[c + 1], h[c]);
+        size_t b = c + 2 + (size_t)eh_less(h[c + 3], h[c + 2]);
+        size_t m = eh_less(h[b], h[a]) ? b : a;
+        if (!eh_less(h[m], e))
             break;
-        eh_place(n, i, n->h[m]);
+        eh_place(n, i, h[m]);
         i = m;
     }
     eh_place(n, i, e);
@@ -310,18 +359,21 @@ static int eh_reserve(topo_net *n, size_t need)
     size_t c = n->caph ? 2 * n->caph : 1024;
     while (c < need)
         c *= 2;
-    topo_eh *m = grow_aligned(n->hmem, n->hmem ? n->nh + 3 : 0, c + 3, sizeof *m);
+    topo_eh *m = grow_aligned(n->hmem, n->hmem ? n->nh + 3 : 0, c + 3 + EH_PAD, sizeof *m);
     if (!m)
         return -1;
     n->hmem = m;
     n->h = m + 3;
     n->caph = c;
+    for (size_t i = n->nh; i < c + EH_PAD; i++)
+        n->h[i] = eh_sentinel;
     return 0;
 }
 
 static void near_remove(topo_net *n, size_t i)
 {
     topo_eh last = n->h[--n->nh];
+    n->h[n->nh] = eh_sentinel;
     if (i == n->nh)
         return;
     if (eh_less(last, n->h[i]))
@@ -536,44 +588,69 @@ static int refill(topo_net *n, size_t ns, int64_t t)
     const tcaps C = n->caps;
     const uint32_t g = n->gen;
     tlink *L = n->links;
-    size_t nl = 0;
+    tflow *F = n->fl;
+    tmark *M = n->fmark;
+    const int32_t *set = n->set;
     /* The neighbourhood is scattered over the link array: every link is
      * asked for at once, so that the misses overlap instead of coming one
-     * by one in the loops below (collect already asked for the flows). */
+     * by one in the loops below (collect already asked for the flows).
+     * The same pass sizes the scratch: at most one entry per visit. */
+    size_t tot = 0;
     for (size_t i = 0; i < ns; i++) {
-        const int32_t *p = fpath(n, n->set[i]);
-        for (int j = 0; j < n->fl[n->set[i]].npath; j++)
+        int np = F[set[i]].npath;
+        tot += (size_t)np;
+        const int32_t *p = fpath(n, set[i]);
+        for (int j = 0; j < np; j++)
             __builtin_prefetch(&L[p[j]]);
     }
+    /* scr: every entry that a link's slot may name (below capscr) has an
+     * id of -1 or that of the link listed there in this refill */
+    size_t oldcap = n->capscr;
+    if (ENSURE(&n->scr, &n->capscr, tot > 0 ? tot : 1, sizeof *n->scr) ||
+        ENSURE(&n->spath, &n->capspath, tot, sizeof *n->spath) ||
+        ENSURE(&n->soff, &n->capsoff, ns + 1, sizeof *n->soff) ||
+        ENSURE(&n->live, &n->caplive, tot, sizeof *n->live))
+        return -1;
+    tscr *S = n->scr;
+    for (size_t i = oldcap; i < n->capscr; i++)
+        S[i].id = -1;
+    int32_t *sp = n->spath;
+    size_t *so = n->soff;
+    size_t nl = 0, off = 0;
+    /* Each flow's finite links are listed once as scratch slots (sp), so
+     * that fixing it below touches only the dense scratch. */
     for (size_t i = 0; i < ns; i++) {
-        tflow *f = &n->fl[n->set[i]];
+        int32_t fi = set[i];
+        tflow *f = &F[fi];
         settle(f, t);
-        const int32_t *p = fpath(n, n->set[i]);
-        for (int j = 0; j < f->npath; j++) {
-            if (!f->fin && isinf(cap_of(&C, p[j])))
+        M[fi].si = (int32_t)i;
+        so[i] = off;
+        const int32_t *p = fpath(n, fi);
+        const double r = f->rate;
+        const int fin = f->fin;
+        for (int j = 0, np = f->npath; j < np; j++) {
+            int32_t id = p[j];
+            if (!fin && isinf(cap_of(&C, id)))
                 continue;
-            tlink *k = &L[p[j]];
-            size_t s = (size_t)k->slot;
-            if (s >= nl || n->scr[s].id != p[j]) { /* first seen in this refill */
-                if (nl == n->capscr && grow((void **)&n->scr, &n->capscr, nl + 1, sizeof *n->scr))
-                    return -1;
-                s = nl++;
-                k->slot = (int32_t)s;
-                n->scr[s] = (tscr){cap_of(&C, p[j]) - k->alloc, 0, 0, p[j]};
+            tlink *k = &L[id];
+            size_t sl = (size_t)k->slot;
+            if (S[sl].id != id) { /* first seen in this refill */
+                sl = nl++;
+                k->slot = (int32_t)sl;
+                S[sl] = (tscr){cap_of(&C, id) - k->alloc, 0, k->alloc, 0, id};
             }
-            n->scr[s].cnt++;
-            n->scr[s].resid += f->rate;
+            S[sl].cnt++;
+            S[sl].resid += r;
+            sp[off++] = (int32_t)sl;
         }
     }
+    so[ns] = off;
     /* Progressive filling by levels: the smallest fair share among the
      * links is the next level; every link at that level fixes its unfixed
      * flows there (shares only grow as flows get fixed elsewhere); links
      * with no unfixed flow left drop out. Few levels in practice, so a scan
      * per level beats a priority queue; the scan that drops the links done
      * also finds the next level. */
-    if (grow((void **)&n->live, &n->caplive, nl, sizeof *n->live))
-        return -1;
-    tscr *S = n->scr;
     int32_t *lv = n->live;
     double lvl = INFINITY;
     for (size_t i = 0; i < nl; i++) {
@@ -595,24 +672,25 @@ static int refill(topo_net *n, size_t ns, int64_t t)
                 share = cap * 1e-12; /* rounding left nothing: keep a trickle */
             tlink *k = &L[x->id];
             const int32_t *a = lfl(k);
-            for (int32_t q = 0; q < k->nfl && x->cnt > 0; q++) {
+            for (int32_t q = 0, nf = k->nfl; q < nf && x->cnt > 0; q++) {
                 int32_t fi = a[q];
-                if (n->fmark[fi] != g)
+                if (M[fi].gen != g)
                     continue; /* not re-rated here, or rated already */
-                n->fmark[fi] = g + 1;
-                tflow *f = &n->fl[fi];
+                M[fi].gen = g + 1;
+                tflow *f = &F[fi];
                 double old = f->rate;
                 f->rate = share;
-                const int32_t *p = fpath(n, fi);
-                for (int j = 0; j < f->npath; j++) {
-                    if (!f->fin && isinf(cap_of(&C, p[j])))
-                        continue;
-                    tlink *k2 = &L[p[j]];
-                    tscr *x2 = &S[k2->slot];
-                    k2->alloc += share - old;
-                    x2->resid -= share;
-                    if (--x2->cnt)
-                        x2->share = share_of(x2);
+                const double dd = share - old;
+                size_t si = (size_t)M[fi].si;
+                for (size_t e = so[si], ee = so[si + 1]; e < ee; e++) {
+                    tscr *x2 = &S[sp[e]];
+                    x2->alloc += dd;
+                    double rs = x2->resid -= share;
+                    int32_t c = --x2->cnt;
+                    /* unconditional (no branch to mispredict): the share
+                     * of a link left with no flow is never read */
+                    double q2 = rs / (double)(c + (c == 0));
+                    x2->share = rs > 0 ? q2 : 0;
                 }
             }
         }
@@ -628,9 +706,13 @@ static int refill(topo_net *n, size_t ns, int64_t t)
         }
         live = w;
     }
+    for (size_t i = 0; i < nl; i++) {
+        L[S[i].id].alloc = S[i].alloc;
+        S[i].id = -1; /* a link's stale slot then never matches */
+    }
     for (size_t i = 0; i < ns; i++) {
-        int32_t fi = n->set[i];
-        tflow *f = &n->fl[fi];
+        int32_t fi = set[i];
+        tflow *f = &F[fi];
         double d = f->rem / f->rate;
         int64_t end = t + (d < 4e18 ? ceil_ps(d - 1e-6) : (int64_t)4e18);
         if (end < t)
@@ -651,21 +733,33 @@ static int collect(topo_net *n, int32_t fi, size_t *ns)
     const tflow *f = &n->fl[fi];
     const int32_t *p = fpath(n, fi);
     const uint32_t g = n->gen;
+    const tcaps C = n->caps;
+    tmark *M = n->fmark;
+    size_t m = *ns;
     for (int j = 0; j < f->npath; j++) {
-        if (!f->fin && isinf(link_cap(n, p[j])))
+        if (!f->fin && isinf(cap_of(&C, p[j])))
             continue;
         tlink *k = &n->links[p[j]];
         const int32_t *a = lfl(k);
-        for (int32_t q = 0; q < k->nfl; q++) {
+        int32_t nf = k->nfl;
+        if (ENSURE(&n->set, &n->capset, m + (size_t)nf, sizeof *n->set)) {
+            *ns = m;
+            return -1;
+        }
+        int32_t *set = n->set;
+        /* appended unconditionally, kept only if new: no branch on the
+         * mark, which is as often set as not */
+        for (int32_t q = 0; q < nf; q++) {
             int32_t x = a[q];
-            if (n->fmark[x] != g) {
-                n->fmark[x] = g;
-                __builtin_prefetch(&n->fl[x]); /* for refill */
-                if (list_add(&n->set, &n->capset, ns, x))
-                    return -1;
-            }
+            set[m] = x;
+            m += M[x].gen != g;
+            M[x].gen = g;
         }
     }
+    /* the flows to re-rate, for refill */
+    for (size_t i = *ns; i < m; i++)
+        __builtin_prefetch(&n->fl[n->set[i]]);
+    *ns = m;
     return 0;
 }
 
@@ -692,7 +786,7 @@ static int32_t flow_new(topo_net *n)
         if (!h)
             return -1;
         n->hpos = h;
-        uint32_t *m = realloc(n->fmark, (size_t)c * sizeof *m);
+        tmark *m = realloc(n->fmark, (size_t)c * sizeof *m);
         if (!m)
             return -1;
         n->fmark = m;
@@ -811,7 +905,7 @@ static int topo_start_flow(mc_net *base, int64_t t, int src, int dst, int64_t by
     c->live = 1;
     c->next = -1;
     n->hpos[fi] = -1;
-    n->fmark[fi] = 0;
+    n->fmark[fi].gen = 0;
     for (int i = 0; i < np; i++)
         if (link_add(n, p[i], fi, t))
             n->failed = 1;
@@ -863,7 +957,7 @@ static void next_gen(topo_net *n)
     n->gen += 2;
     if (n->gen == 0) {
         for (int32_t q = 0; q < n->nfl; q++)
-            n->fmark[q] = 0;
+            n->fmark[q].gen = 0;
         n->gen = 2;
     }
 }
@@ -894,7 +988,7 @@ static void topo_advance(mc_net *base, int64_t t)
         next_gen(n);
         size_t ns = 0;
         for (size_t i = 0; i < nd; i++)
-            n->fmark[n->done[i]] = n->gen; /* ended: not to be re-rated */
+            n->fmark[n->done[i]].gen = n->gen; /* ended: not to be re-rated */
         for (size_t i = 0; i < nd && !n->failed; i++)
             if (collect(n, n->done[i], &ns))
                 n->failed = 1;
@@ -906,7 +1000,7 @@ static void topo_advance(mc_net *base, int64_t t)
             ns = 0;
             for (int32_t q = 0; q < n->nfl; q++)
                 if (n->fc[q].live) {
-                    n->fmark[q] = n->gen;
+                    n->fmark[q].gen = n->gen;
                     if (list_add(&n->set, &n->capset, &ns, q))
                         n->failed = 1;
                 }
@@ -1038,6 +1132,8 @@ static void topo_destroy(mc_net *base)
     free(n->done);
     free(n->live);
     free(n->scr);
+    free(n->spath);
+    free(n->soff);
     free(n->fmark);
     free(n->tmp);
     free(n);
@@ -1096,9 +1192,9 @@ static mc_net *topo_create(const mc_platform *p, int nranks, mc_error *err)
      * topology's own links, all uplinks or none (topo_is_uplink) */
     n->caps.nic_end = 2 * nodes;
     n->caps.shm_end = n->T.base;
-    n->caps.nic = nic;
-    n->caps.shm = shm;
-    n->caps.topo = topo_is_uplink(&n->T, n->T.base) ? up : link;
+    n->caps.cap[0] = nic;
+    n->caps.cap[1] = shm;
+    n->caps.cap[2] = topo_is_uplink(&n->T, n->T.base) ? up : link;
     n->o = mc_net_s_to_ps(num_or(p, "network.overhead", 0));
     n->g = mc_net_s_to_ps(num_or(p, "network.gap", 0));
     n->L = mc_net_s_to_ps(num_or(p, "network.latency", 0));

@@ -226,6 +226,10 @@ static int shared_pick(uint64_t key, const mct_slot *s, int k, uint64_t *a, mct_
  * one of them, else from the slot, which then takes an older id if any. */
 static void req_forget(uint64_t key, uint64_t a)
 {
+    if (ndups == 0) { /* the usual case: one probe, not a find then a delete */
+        mct_map_del(&reqs, key);
+        return;
+    }
     for (size_t i = 0; i < ndups; i++)
         if (dups[i].key == key && dups[i].a == a) {
             dup_remove(i);

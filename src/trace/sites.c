@@ -148,10 +148,37 @@ static void *caller_outside_layer(void *ret)
     return k < n ? frames[k] : NULL;
 }
 
+/* A per-thread cache of return address -> id in front of the locked
+ * table: a program's MPI calls come from a handful of sites, so this saves
+ * the lock and the hash probe on nearly every call. Only direct hits are
+ * cached: a site reached through MPI's Fortran glue depends on the stack. */
+#define SITE_CACHE 32
+typedef struct site_cache_entry {
+    void *ret;
+    int32_t id;
+} site_cache_entry;
+static MCT_TLS site_cache_entry site_cache[SITE_CACHE];
+
+static unsigned site_cache_slot(void *ret)
+{
+    uintptr_t a = (uintptr_t)ret;
+    return (unsigned)((a >> 3) ^ (a >> 9)) & (SITE_CACHE - 1);
+}
+
+static int32_t site_lookup(void *ret);
+
 int32_t mct_site_of(void *ret)
 {
     if (!ret)
         return 0;
+    site_cache_entry *c = &site_cache[site_cache_slot(ret)];
+    if (c->ret == ret)
+        return c->id;
+    return site_lookup(ret);
+}
+
+static int32_t site_lookup(void *ret)
+{
     mct_lock();
     mct_slot *slot = mct_map_find(&by_addr, (uint64_t)(uintptr_t)ret);
     if (!slot && is_layer(ret))
@@ -166,6 +193,11 @@ int32_t mct_site_of(void *ret)
     }
     int32_t id = slot ? (int32_t)slot->a : add_site(ret);
     mct_unlock();
+    if (id != 0) {
+        site_cache_entry *c = &site_cache[site_cache_slot(ret)];
+        c->ret = ret;
+        c->id = id;
+    }
     return id;
 }
 

@@ -46,13 +46,6 @@ static int64_t flush_due;                /* t_end after which to flush */
 
 /* ------------------------------------------------------------ clocks */
 
-int64_t mct_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int64_t mct_cpu_now(void)
 {
     struct timespec ts;
@@ -173,6 +166,16 @@ static void frame_init(mct_frame *f, int op, void *ret)
     f->ret = ret;
 }
 
+/* Re-anchors the TSC clock (clock.h), every ~100 ms of wrapper entries;
+ * under the lock because another thread may be doing the same. */
+static __attribute__((noinline)) void anchor_clock(void)
+{
+    mct_lock();
+    if (mct_clock_due(mct_now()))
+        mct_clock_anchor();
+    mct_unlock();
+}
+
 int mct_enter_slow(mct_frame *f, int op, void *ret)
 {
     /* A run that ends inside an MPI_Pcontrol(0) pause still records its
@@ -184,7 +187,10 @@ int mct_enter_slow(mct_frame *f, int op, void *ret)
     f->record = mct_state == MCT_ON;
     if (f->record && mct_cpu_mode)
         f->ev.cpu = mct_cpu_now() - last_cpu;
-    f->ev.t_start = mct_now() - mct_epoch;
+    int64_t now = mct_now();
+    f->ev.t_start = now - mct_epoch;
+    if (mct_clock_due(now))
+        anchor_clock();
     return 1;
 }
 
@@ -487,6 +493,18 @@ static void agree_on_writers(void)
     }
 }
 
+/* Before the barrier in agree_on_writers, so that a rank that has to
+ * wait for the end of its calibration interval does not shift its epoch
+ * against the others. */
+static void calibrate_clock(void)
+{
+    int bad_env = 0;
+    mct_clock_calibrate(&bad_env);
+    if (bad_env && mct_world_rank == 0)
+        fprintf(stderr, "mpicast-trace: ignoring MPICAST_CLOCK=%s (auto, tsc or monotonic)\n",
+                getenv("MPICAST_CLOCK"));
+}
+
 void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
 {
     mct_inside = 1;
@@ -505,6 +523,7 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
     open_writer();
     if (mct_state == MCT_OFF)
         mct_state = MCT_ON;
+    calibrate_clock();
     agree_on_writers();
     install_signal_handlers();
     atexit(at_exit);
@@ -633,7 +652,7 @@ static void write_meta(const char *comms, size_t ncomm_bytes, const char *sites,
     if (rc == MC_OK)
         rc = mc_meta_set(m, "mpi_library", lib, &err);
     if (rc == MC_OK)
-        rc = mc_meta_set(m, "timer", "CLOCK_MONOTONIC", &err);
+        rc = mc_meta_set(m, "timer", mct_clock_name(), &err);
     if (rc == MC_OK)
         rc = mc_meta_set(m, "mode", mct_token_mode ? "token" : mct_cpu_mode ? "cpu" : "wall",
                          &err);
@@ -678,12 +697,30 @@ void mct_before_finalize(mct_frame *f)
     }
 }
 
+/* The TSC clock's check at the end of the run: the re-anchoring keeps it
+ * within a few microseconds of CLOCK_MONOTONIC; say so when it did not
+ * (or was given up), since the times are then off by that much. */
+static void check_clock(void)
+{
+    int64_t off = mct_clock_offset();
+    if (mct_clock_gave_up)
+        fprintf(stderr, "mpicast-trace: rank %d: the TSC drifted more than %d us from "
+                "CLOCK_MONOTONIC; timed with clock_gettime from then on (MPICAST_CLOCK="
+                "monotonic avoids the TSC)\n", mct_world_rank, MCT_CLOCK_GIVEUP_NS / 1000);
+    else if (off > 20000 || off < -20000)
+        fprintf(stderr, "mpicast-trace: rank %d: the TSC clock ends %.1f us off "
+                "CLOCK_MONOTONIC (MPICAST_CLOCK=monotonic avoids the TSC)\n",
+                mct_world_rank, (double)off / 1000.0);
+}
+
 void mct_after_finalize(mct_frame *f)
 {
     have_pending_finalize = 0; /* written below, by the ordinary path */
     atomic_signal_fence(memory_order_seq_cst);
     mct_stop(f);
     mct_leave(f);
+    if (mct_state != MCT_FAILED)
+        check_clock();
     mct_state = MCT_DONE;
     mc_error err = {0};
     mct_lock();

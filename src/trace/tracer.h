@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "mpicast/format.h"
+#include "clock.h"
 
 #define MCT_EXPORT __attribute__((visibility("default")))
 #define MCT_RETADDR() __builtin_extract_return_addr(__builtin_return_address(0))
@@ -60,7 +61,7 @@ typedef struct mct_frame {
     int record;      /* 1 when the event is written at mct_leave */
 } mct_frame;
 
-int64_t mct_now(void);        /* CLOCK_MONOTONIC ns, absolute */
+/* mct_now(): CLOCK_MONOTONIC ns, absolute (clock.h) */
 int64_t mct_cpu_now(void);    /* CLOCK_THREAD_CPUTIME_ID ns */
 extern int64_t mct_epoch;     /* mct_now() at the end of MPI_Init */
 

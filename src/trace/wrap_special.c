@@ -85,7 +85,7 @@ MCT_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     if (mct_inside || mct_state != MCT_OFF)
         return PMPI_Init(argc, argv);
-    int64_t t0 = mct_now();
+    int64_t t0 = mct_clock_start();
     mct_inside = 1;
     int rc = PMPI_Init(argc, argv);
     mct_inside = 0;
@@ -98,7 +98,7 @@ MCT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provi
 {
     if (mct_inside || mct_state != MCT_OFF)
         return PMPI_Init_thread(argc, argv, required, provided);
-    int64_t t0 = mct_now();
+    int64_t t0 = mct_clock_start();
     mct_inside = 1;
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     mct_inside = 0;
@@ -119,7 +119,7 @@ MCT_EXPORT void mpi_init_(MPI_Fint *ierr)
         real(ierr);
         return;
     }
-    int64_t t0 = mct_now();
+    int64_t t0 = mct_clock_start();
     mct_inside = 1;
     real(ierr);
     mct_inside = 0;
@@ -145,7 +145,7 @@ MCT_EXPORT void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fin
         real(required, provided, ierr);
         return;
     }
-    int64_t t0 = mct_now();
+    int64_t t0 = mct_clock_start();
     mct_inside = 1;
     real(required, provided, ierr);
     mct_inside = 0;
@@ -272,7 +272,7 @@ MCT_EXPORT void mpi_init_f08_(void *ierror)
         real(ierror);
         return;
     }
-    int64_t t0 = mct_now();
+    int64_t t0 = mct_clock_start();
     mct_inside = 1;
     real(ierror);
     mct_inside = 0;
@@ -290,7 +290,7 @@ MCT_EXPORT void mpi_init_thread_f08_(void *required, void *provided, void *ierro
         real(required, provided, ierror);
         return;
     }
-    int64_t t0 = mct_now();
+    int64_t t0 = mct_clock_start();
     mct_inside = 1;
     real(required, provided, ierror);
     mct_inside = 0;
