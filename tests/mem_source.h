@@ -38,6 +38,15 @@ mc_err mem_run(mem_source *m, const char *const *sets, const char *net_model,
                mc_sim_result *res, mc_error *err);
 
 
+/* Platform assignments for loggp with every cost zero: the same times as
+ * the "free" model, but through loggp (and so through every collective's
+ * schedule, which "free" may skip). A list to start an array with:
+ *   const char *const sets[] = {MS_ZERO_COST_SETS, "more=...", NULL}; */
+#define MS_ZERO_COST_SETS                                                                   \
+    "network.model=loggp", "network.latency=0", "network.overhead=0", "network.gap=0",      \
+        "network.bandwidth=inf", "intranode.latency=0", "intranode.overhead=0",              \
+        "intranode.bandwidth=inf"
+
 /* Replays m with the platform assignments `sets` on loggp; the test fails
  * with the simulator's message if the replay does. */
 static inline void mem_run_ok(mem_source *m, const char *const *sets, mc_sim_result *res)

@@ -6,9 +6,7 @@
 #include "check.h"
 #include "mem_source.h"
 
-static const char *const ZERO[] = {"network.latency=0", "network.overhead=0", "network.gap=0",
-                                   "network.bandwidth=inf", "intranode.latency=0",
-                                   "intranode.overhead=0", "intranode.bandwidth=inf", NULL};
+static const char *const ZERO[] = {MS_ZERO_COST_SETS, NULL};
 
 int main(void)
 {

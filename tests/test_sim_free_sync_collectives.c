@@ -85,9 +85,7 @@ static int check_one(int op, const char *alg, int P)
     for (char *p = lower; *p; p++)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
     snprintf(key, sizeof key, "collectives.%s=%s", lower, alg);
-    const char *const zero[] = {"network.latency=0", "network.overhead=0", "network.gap=0",
-                                "network.bandwidth=inf", "intranode.latency=0",
-                                "intranode.overhead=0", "intranode.bandwidth=inf", key, NULL};
+    const char *const zero[] = {MS_ZERO_COST_SETS, key, NULL};
     const char *const freeset[] = {key, NULL};
     mem_source *m = mem_source_create(P);
     build(m, op, P);

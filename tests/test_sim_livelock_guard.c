@@ -31,10 +31,7 @@ static mc_err replay(mem_source *m, uint64_t stall, mc_sim_result *res, mc_error
 {
     mc_platform *p = mc_platform_create();
     CHECK(p != NULL);
-    static const char *const zero[] = {"network.model=loggp", "network.latency=0",
-                                       "network.overhead=0", "network.gap=0",
-                                       "network.bandwidth=inf", "intranode.latency=0",
-                                       "intranode.overhead=0", "intranode.bandwidth=inf"};
+    static const char *const zero[] = {MS_ZERO_COST_SETS};
     for (size_t i = 0; i < sizeof zero / sizeof *zero; i++)
         CHECK_EQ_INT(mc_platform_set(p, zero[i], err), MC_OK);
     mem_source_rewind(m);
