@@ -357,8 +357,6 @@ int grid_fixed_index(const xgrid *g, unsigned keep, int r)
 uint64_t cdesc_id(const cdesc *cd, const xgrid *g, int r)
 {
     int c[MAXD];
-    if (cd->kind == CD_WORLD || cd->kind == CD_SELF)
-        return cdesc_id_at(cd, g, r, NULL);
     grid_coords(g, r, c);
     return cdesc_id_at(cd, g, r, c);
 }

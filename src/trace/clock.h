@@ -10,7 +10,7 @@
  *
  *   ns(tsc) = base_ns + (tsc - base_tsc) * mult / 2^32
  *
- * calibrated over MPI_Init (at least MCT_CLOCK_CALIBRATE_NS; the rank spins
+ * calibrated over MPI_Init (at least MCT_CLOCK_CALIBRATE_NS; the rank sleeps
  * for the rest if Init was quicker) and re-anchored against clock_gettime
  * every MCT_CLOCK_ANCHOR_NS from the wrappers' slow path. A re-anchor keeps
  * the function continuous and slews the rate so that the offset measured
@@ -111,7 +111,7 @@ static inline __attribute__((always_inline)) int64_t mct_now(void)
 int64_t mct_clock_start(void);
 /* After MPI_Init (before its barrier, so the ranks' epochs stay aligned):
  * decides the source (MPICAST_CLOCK, CPU flags, kernel clocksource),
- * spins until the calibration interval is MCT_CLOCK_CALIBRATE_NS long if
+ * sleeps until the calibration interval is MCT_CLOCK_CALIBRATE_NS long if
  * Init was shorter, and switches mct_now to the TSC. Returns the source;
  * *bad_env is set when MPICAST_CLOCK held something unknown (ignored). */
 int mct_clock_calibrate(int *bad_env);
