@@ -12,3 +12,8 @@ add_test(NAME test_sim_queue_release COMMAND test_sim_queue_release)
 # The queue's memory follows the entries it holds (issue 9: 10^9-event replays
 # in bounded memory).
 mc_add_test(test_sim_queue_bounded mc_sim)
+# The run loop's prefetches are in the binary (GCC dropped them silently once).
+add_test(NAME test_sim_prefetch_in_binary
+         COMMAND env MPICAST=$<TARGET_FILE:mpicast>
+                 bash ${CMAKE_CURRENT_SOURCE_DIR}/test_sim_prefetch_in_binary.sh)
+set_tests_properties(test_sim_prefetch_in_binary PROPERTIES SKIP_RETURN_CODE 77)
