@@ -200,6 +200,10 @@ typedef struct mc_source mc_source;
 typedef struct mc_source_ops {
     int (*next)(mc_source *s, int rank, mc_event *e, mc_error *err);
     void (*close)(mc_source *s);
+    /* Optional (NULL: none): a hint that `next` will soon be asked for the
+     * rank's event, so that its state can be fetched into the cache ahead
+     * (the simulator knows a few events in advance which ranks step). */
+    void (*prefetch)(const mc_source *s, int rank);
 } mc_source_ops;
 struct mc_source {
     const mc_source_ops *ops;
@@ -210,6 +214,10 @@ static inline int mc_source_next(mc_source *s, int rank, mc_event *e, mc_error *
     return s->ops->next(s, rank, e, err);
 }
 static inline void mc_source_close(mc_source *s) { if (s) s->ops->close(s); }
+static inline void mc_source_prefetch(const mc_source *s, int rank) {
+    if (s->ops->prefetch)
+        s->ops->prefetch(s, rank);
+}
 
 /* Opens a trace directory as a source: meta.json if present, otherwise the
  * ranks found from the rank files. Wildcard receives are resolved to their

@@ -31,7 +31,12 @@ static void ps_close(mc_source *s)
     free(s);
 }
 
-static const mc_source_ops ps_ops = {ps_next, ps_close};
+static void ps_prefetch(const mc_source *s, int rank)
+{
+    mc_source_prefetch(((const progress_source *)s)->inner, rank);
+}
+
+static const mc_source_ops ps_ops = {ps_next, ps_close, ps_prefetch};
 
 mc_source *progress_source_wrap(mc_source *inner, FILE *out, const char *what)
 {

@@ -370,7 +370,7 @@ static void trace_close(mc_source *s)
     free(ts);
 }
 
-static const mc_source_ops trace_ops = {trace_next, trace_close};
+static const mc_source_ops trace_ops = {trace_next, trace_close, NULL};
 
 /* Highest N among DIR/rank-N.mct, or -1 if none. */
 static int scan_max_rank(const char *dir, mc_error *err, int *max_rank)

@@ -70,32 +70,48 @@ const char *comm_name(uint64_t comm, char *buf, size_t len)
 
 /* ------------------------------------------------------------ pools */
 
-#define POOL_TAKE(S, arr, n, cap, freel, out)                               \
+/* Takes a free entry of pool `arr` (`used` in use, `room` allocated, free
+ * stack fs) into `out`, or -1 (out of memory, S failed). The entries the next takes
+ * will get are fetched ahead: deep in the stack they are cold. */
+#define POOL_TAKE(S, arr, used, room, fs, out)                              \
     do {                                                                    \
-        if ((S)->freel >= 0) {                                              \
-            (out) = (S)->freel;                                             \
-            (S)->freel = (S)->arr[(out)].next;                              \
+        idstack *fs_ = &(S)->fs;                                            \
+        if (fs_->n > 0) {                                                   \
+            (out) = fs_->a[--fs_->n];                                       \
+            for (int32_t k_ = fs_->n - 2 > 0 ? fs_->n - 2 : 0; k_ < fs_->n; k_++) \
+                sim_prefetch_range(&(S)->arr[fs_->a[k_]], sizeof *(S)->arr); \
         } else {                                                            \
-            if ((S)->n == (S)->cap) {                                       \
-                int32_t c_ = (S)->cap ? (S)->cap * 2 : 256;                 \
+            if ((S)->used == (S)->room) {                                    \
+                int32_t c_ = (S)->room ? (S)->room * 2 : 256;                 \
                 void *p_ = realloc((S)->arr, (size_t)c_ * sizeof *(S)->arr);\
-                if (!p_) {                                                  \
+                int32_t *s_ = p_ ? realloc(fs_->a, (size_t)c_ * sizeof *s_) : NULL; \
+                if (p_)                                                     \
+                    (S)->arr = p_;                                          \
+                if (!s_) {                                                  \
                     sim_fail((S), MC_ERR_NOMEM, "out of memory");           \
                     (out) = -1;                                             \
                     break;                                                  \
                 }                                                           \
                 sim_hint_huge(p_, (size_t)c_ * sizeof *(S)->arr);          \
-                (S)->arr = p_;                                              \
-                (S)->cap = c_;                                              \
+                fs_->a = s_;                                                \
+                fs_->cap = c_;                                              \
+                (S)->room = c_;                                              \
             }                                                               \
-            (out) = (S)->n++;                                               \
+            (out) = (S)->used++;                                            \
         }                                                                   \
     } while (0)
+
+/* Gives entry i back to free stack fs (room: the stack's capacity is the
+ * pool's). */
+static inline void pool_give(idstack *fs, int32_t i)
+{
+    fs->a[fs->n++] = i;
+}
 
 int32_t req_new(sim *S, int owner, int kind, int op)
 {
     int32_t qi;
-    POOL_TAKE(S, reqs, nreqs, capreqs, free_req, qi);
+    POOL_TAKE(S, reqs, nreqs, capreqs, free_reqs, qi);
     if (qi < 0)
         return -1;
     sim_req *q = &S->reqs[qi];
@@ -116,14 +132,13 @@ static void req_release(sim *S, int32_t qi)
         u64map_del(&S->reqmap, ((uint64_t)(uint32_t)q->owner << 32) | q->id);
     q->state = RQ_INACTIVE;
     q->id = 0;
-    q->next = S->free_req;
-    S->free_req = qi;
+    pool_give(&S->free_reqs, qi);
 }
 
 static int32_t msg_new(sim *S)
 {
     int32_t mi;
-    POOL_TAKE(S, msgs, nmsgs, capmsgs, free_msg, mi);
+    POOL_TAKE(S, msgs, nmsgs, capmsgs, free_msgs, mi);
     if (mi >= NET_WAKE) {
         sim_fail(S, MC_ERR_NOMEM, "more than %d messages in flight", MAX_INDEX);
         return -1;
@@ -133,8 +148,7 @@ static int32_t msg_new(sim *S)
 
 static void msg_release(sim *S, int32_t mi)
 {
-    S->msgs[mi].next = S->free_msg;
-    S->free_msg = mi;
+    pool_give(&S->free_msgs, mi);
 }
 
 /* Matching buckets: bucket_find, bucket_get, bucket_maybe_drop (tables.c). */
@@ -1125,7 +1139,6 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     S->plat = p;
     S->err = err;
     S->n = src->nranks;
-    S->free_req = S->free_msg = S->free_exec = -1;
     S->speed = plat_num(p, "cpu.speed", 1.0);
     if (!(S->speed > 0))
         S->speed = 1.0;
@@ -1175,8 +1188,11 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
      * schedule's slices, so not with one. */
     S->sync_free = strcmp(S->net->ops->name, "free") == 0 && S->reduce_ps_per_byte == 0 &&
                    !S->tl;
-    S->r = calloc((size_t)S->n, sizeof *S->r);
-    sim_hint_huge(S->r, (size_t)S->n * sizeof *S->r);
+    S->r = aligned_alloc(64, (size_t)S->n * sizeof *S->r); /* whole lines */
+    if (S->r) {
+        sim_hint_huge(S->r, (size_t)S->n * sizeof *S->r);
+        memset(S->r, 0, (size_t)S->n * sizeof *S->r);
+    }
     if (!S->r) {
         mc_error_set(err, MC_ERR_NOMEM, "out of memory for %d ranks", S->n);
         return -1;
@@ -1212,6 +1228,9 @@ static void sim_free(sim *S)
     exec_release_all(S);
     heap_free(&S->h);
     free(S->reqs);
+    free(S->free_reqs.a);
+    free(S->free_msgs.a);
+    free(S->free_execs.a);
     free(S->msgs);
     free(S->bks);
     free(S->execs);

@@ -89,21 +89,27 @@ int comm_rank_of(sim *S, const sim_comm *c, int world)
 
 static int32_t exec_new(sim *S)
 {
-    int32_t xi = S->free_exec;
-    if (xi >= 0) {
-        S->free_exec = S->execs[xi].next;
+    int32_t xi;
+    idstack *fs = &S->free_execs;
+    if (fs->n > 0) {
+        xi = fs->a[--fs->n];
+        if (fs->n > 0) /* the next one's record is cold when the stack is deep */
+            sim_prefetch_range(&S->execs[fs->a[fs->n - 1]], sizeof *S->execs);
     } else {
         if (S->nexecs == S->capexecs) {
             int32_t cap = S->capexecs ? S->capexecs * 2 : 64;
             sim_exec *a = realloc(S->execs, (size_t)cap * sizeof *a);
-            if (!a) {
+            if (a)
+                S->execs = a;
+            int32_t *st = a ? realloc(fs->a, (size_t)cap * sizeof *st) : NULL;
+            if (!st) {
                 sim_fail(S, MC_ERR_NOMEM, "out of memory");
                 return -1;
             }
             sim_hint_huge(a, (size_t)cap * sizeof *a);
             memset(a + S->capexecs, 0, (size_t)(cap - S->capexecs) * sizeof *a);
-            S->execs = a;
-            S->capexecs = cap;
+            fs->a = st;
+            fs->cap = S->capexecs = cap;
         }
         if (S->nexecs >= MAX_INDEX) {
             sim_fail(S, MC_ERR_NOMEM, "more than %d collectives in progress", MAX_INDEX);
@@ -122,8 +128,7 @@ static void exec_done(sim *S, int32_t xi, int64_t t)
     int owner = x->owner;
     int32_t req = x->req;
     x->live = 0;
-    x->next = S->free_exec;
-    S->free_exec = xi;
+    S->free_execs.a[S->free_execs.n++] = xi;
     /* A recycled executor keeps its arrays; a large one (a tree's root) is
      * freed instead, or every executor would end up the largest size. */
     if (x->sched.cap_ops > 16)
@@ -472,8 +477,7 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
     sim_exec *x = &S->execs[xi];
     if (mc_coll_build(alg, &a, &x->sched, &cerr)) {
         x->live = 0;
-        x->next = S->free_exec;
-        S->free_exec = xi;
+        S->free_execs.a[S->free_execs.n++] = xi;
         coll_fail(S, r, e, cerr.msg[0] ? cerr.msg : "cannot build the schedule");
         return -1;
     }

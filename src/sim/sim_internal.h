@@ -8,6 +8,7 @@
 #ifndef MPICAST_SIM_INTERNAL_H
 #define MPICAST_SIM_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "coll.h"
@@ -133,6 +134,19 @@ int64_t *u64map_insert(u64map *m, uint64_t key, int *created); /* same, says if 
 void u64map_del(u64map *m, uint64_t key);
 void u64map_free(u64map *m);
 
+/* ------------------------------------------------------------ free lists */
+
+/* The free entries of a pool, as a stack of indices. A list threaded
+ * through the records made every take a cache miss once the list ran deep
+ * (the record of the next free entry had to be read to find the one after),
+ * and two takes in a row (a Sendrecv's two requests) waited on each other;
+ * from an array the next entries to be taken are known and fetched ahead.
+ * Capacity follows the pool's, so a push never fails. */
+typedef struct idstack {
+    int32_t *a;
+    int32_t n, cap;
+} idstack;
+
 /* ------------------------------------------------------------ objects */
 
 enum { RK_SEND, RK_RECV, RK_COLL };
@@ -226,9 +240,12 @@ enum { PH_FETCH, PH_EXEC };
 
 /* Fields in order of use: what every step and arrival reads comes first, in
  * the first cache line, so that a thousand interleaved ranks cost one miss
- * each rather than four. */
+ * each rather than four. Four whole cache lines (the array is aligned): a
+ * step fetches all of it ahead, and 240 bytes at any offset were 4.5 lines
+ * on average. */
 typedef struct sim_rank {
-    int64_t cpu, nic_s, nic_r; /* busy until */
+    _Alignas(64) int64_t cpu; /* busy until: CPU, send NIC, receive NIC */
+    int64_t nic_s, nic_r;
     int64_t wake;              /* resume time while blocked */
     int64_t progress_at;       /* valid scheduled progress event, -1 none */
     int64_t step_at;           /* queued step event, -1 none */
@@ -243,6 +260,8 @@ typedef struct sim_rank {
     int64_t call_start, tl_mark;
     mc_event ev;               /* current event */
 } sim_rank;
+_Static_assert(sizeof(sim_rank) == 256, "a rank is four cache lines");
+
 
 /* The algorithm chosen for an operation at one (size, bytes) (exec.c). */
 typedef struct coll_memo {
@@ -262,14 +281,17 @@ typedef struct sim {
     int64_t now;
 
     sim_req *reqs;
-    int32_t nreqs, capreqs, free_req;
+    int32_t nreqs, capreqs;
+    idstack free_reqs;
     sim_msg *msgs;
-    int32_t nmsgs, capmsgs, free_msg;
+    int32_t nmsgs, capmsgs;
+    idstack free_msgs;
     bucket *bks;     /* matching table: bmask + 1 slots, bused in use */
     uint32_t bmask;
     int32_t bused;
     sim_exec *execs;
-    int32_t nexecs, capexecs, free_exec;
+    int32_t nexecs, capexecs;
+    idstack free_execs;
 
     u64map reqmap;   /* (rank << 32 | id) -> req index */
     u64map commmap;  /* comm id -> index in comms */
@@ -312,75 +334,170 @@ static inline uint32_t bk_home(uint64_t comm, int64_t tag, int32_t dst, int32_t 
     return (uint32_t)((x * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll((uint64_t)mask + 1)));
 }
 
-/* Prefetches what the events a few places ahead in the queue's run will
- * touch. With 10^5-10^6 ranks in lock-step every event handles a different
- * rank, whose state, message and matching slot are cache misses; the run
- * says which ones come next, so the misses overlap instead of following
- * each other. Two stages: 8 ahead the rank or message itself, 4 ahead (once
- * that message is in cache) its matching slot. Only a hint: no effect on
- * results. */
+/* Prefetching the events a few places ahead in the queue's run. With
+ * 10^5-10^6 ranks in lock-step every event handles a different rank, whose
+ * records are cache misses; the run says which events come next, so their
+ * misses can overlap instead of following each other. Each record leads to
+ * the next (a message names its receiver, whose matching slot names the
+ * receive), so the prefetch is a pipeline: 12 ahead the event's own record,
+ * 8 ahead (that record now in cache) what it names, 4 ahead the level after.
+ * A stage only reads what an earlier stage fetched. Hints only: no effect on
+ * results.
+ *
+ * GCC counts a prefetch as no effect, so it finds a function that only reads
+ * memory and prefetches "pure" and drops a call to it whose result is unused
+ * (until session 4 not one of these prefetches reached the binary: see
+ * tests/test_sim_prefetch_in_binary.sh). The empty volatile asm in each
+ * stage is the effect that keeps it. */
+#define SIM_PF_KEEP() __asm__ __volatile__("")
+
+/* Every cache line of [p, p + len). */
+static inline void sim_prefetch_range(const void *p, size_t len)
+{
+    SIM_PF_KEEP();
+    const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+    for (const char *end = (const char *)p + len; c < end; c += 64)
+        __builtin_prefetch(c);
+}
+
+/* Stage 1: the record the event starts from. */
+static inline void sim_pf_record(const sim *S, hentry e)
+{
+    SIM_PF_KEEP();
+    int32_t idx = HE_IDX(e);
+    switch (HE_TYPE(e)) {
+    case EV_ARRIVE:
+        if (idx < S->nmsgs)
+            sim_prefetch_range(&S->msgs[idx], sizeof(sim_msg));
+        break;
+    case EV_ROUND:
+        if (idx < S->nexecs)
+            sim_prefetch_range(&S->execs[idx], sizeof(sim_exec));
+        break;
+    default: /* a step or progress of rank idx: all of its record, and what
+                the source keeps for it (a step may read its next event) */
+        if (idx < S->n) {
+            sim_prefetch_range(&S->r[idx], sizeof(sim_rank));
+            mc_source_prefetch(S->src, idx);
+        }
+    }
+}
+
+/* Stage 2: what the record names. */
+static inline void sim_pf_named(const sim *S, hentry e)
+{
+    SIM_PF_KEEP();
+    int32_t idx = HE_IDX(e);
+    switch (HE_TYPE(e)) {
+    case EV_ARRIVE:
+        if (idx < S->nmsgs) {
+            const sim_msg *m = &S->msgs[idx];
+            if (m->dst >= 0 && m->dst < S->n) {
+                sim_prefetch_range(&S->r[m->dst], offsetof(sim_rank, ev));
+                if (S->bks) /* and the slot after it, which a drop reads */
+                    sim_prefetch_range(
+                        &S->bks[bk_home(m->comm, m->tag, m->dst, m->src, S->bmask)],
+                        2 * sizeof(bucket));
+            }
+        }
+        break;
+    case EV_ROUND:
+        if (idx < S->nexecs) {
+            const sim_exec *x = &S->execs[idx];
+            if (x->owner >= 0 && x->owner < S->n)
+                sim_prefetch_range(&S->r[x->owner], offsetof(sim_rank, ev));
+            if (x->sched.round_start && x->round < x->sched.nrounds)
+                __builtin_prefetch(&x->sched.round_start[x->round]);
+        }
+        break;
+    default:
+        if (idx < S->n) {
+            const sim_rank *R = &S->r[idx];
+            if (R->exec >= 0 && R->exec < S->nexecs)
+                sim_prefetch_range(&S->execs[R->exec], sizeof(sim_exec));
+            /* the heads of its inbox and outbox, which a drain reads */
+            if (R->inbox_head >= 0 && R->inbox_head < S->nmsgs)
+                sim_prefetch_range(&S->msgs[R->inbox_head], sizeof(sim_msg));
+            if (R->outbox_head >= 0 && R->outbox_head < S->nreqs)
+                sim_prefetch_range(&S->reqs[R->outbox_head], sizeof(sim_req));
+            /* a receive it is about to post hashes to this slot (a guess:
+             * the step may go on to another event) */
+            const mc_event *ev = &R->ev;
+            int sr = ev->op == MC_OP_SENDRECV || ev->op == MC_OP_SENDRECV_REPLACE;
+            int32_t src = sr ? ev->peer2 : ev->op == MC_OP_RECV || ev->op == MC_OP_IRECV ? ev->peer : -1;
+            if (src >= 0 && S->bks)
+                __builtin_prefetch(
+                    &S->bks[bk_home(ev->comm, sr ? ev->tag2 : ev->tag, idx, src, S->bmask)]);
+        }
+    }
+}
+
+/* Stage 3: the level after (the receive an arrival will match, the
+ * operations of an executor's next round). */
+static inline void sim_pf_after(const sim *S, hentry e)
+{
+    SIM_PF_KEEP();
+    int32_t idx = HE_IDX(e);
+    uint32_t type = HE_TYPE(e);
+    if (type == EV_ARRIVE && idx < S->nmsgs && S->bks) {
+        const sim_msg *m = &S->msgs[idx];
+        if (m->dst < 0 || m->dst >= S->n)
+            return;
+        int32_t x = S->r[m->dst].exec; /* a collective's message goes to it */
+        if (x >= 0 && x < S->nexecs)
+            sim_prefetch_range(&S->execs[x], sizeof(sim_exec));
+        uint32_t h = bk_home(m->comm, m->tag, m->dst, m->src, S->bmask);
+        const bucket *k = &S->bks[h];
+        if (k->dst == m->dst && k->src == m->src && k->tag == m->tag && k->comm == m->comm &&
+            k->rq_head >= 0 && k->rq_head < S->nreqs)
+            sim_prefetch_range(&S->reqs[k->rq_head], sizeof(sim_req));
+    } else if (type == EV_ROUND && idx < S->nexecs) {
+        const sim_exec *x = &S->execs[idx];
+        if (x->sched.round_start && x->round < x->sched.nrounds)
+            __builtin_prefetch(&x->sched.ops[x->sched.round_start[x->round]]);
+    }
+}
+
+/* Stage 4, for an executor's round: the matching slots of the receives it
+ * will post (their operations came in at stage 3). */
+static inline void sim_pf_round_slots(const sim *S, hentry e)
+{
+    SIM_PF_KEEP();
+    int32_t idx = HE_IDX(e);
+    if (HE_TYPE(e) != EV_ROUND || idx >= S->nexecs || !S->bks)
+        return;
+    const sim_exec *x = &S->execs[idx];
+    const mc_coll_sched *s = &x->sched;
+    if (!s->round_start || x->round >= s->nrounds || x->comm < 0 || x->comm >= S->ncomms)
+        return;
+    const sim_comm *c = &S->comms[x->comm];
+    int lo = s->round_start[x->round], hi = s->round_start[x->round + 1];
+    for (int i = lo; i < hi && i < lo + 4; i++) {
+        const mc_coll_op *op = &s->ops[i];
+        if (op->kind != MC_COLL_RECV || op->peer < 0 || op->peer >= c->size)
+            continue;
+        int32_t peer = c->members ? c->members[op->peer] : op->peer;
+        __builtin_prefetch(&S->bks[bk_home(c->id, x->tag, x->owner, peer, S->bmask)]);
+    }
+}
+
 static inline void sim_prefetch_ahead(const sim *S)
 {
 #ifdef SIM_NO_PREFETCH /* (for measuring what it saves) */
     (void)S;
     return;
 #endif
-    /* GCC counts a prefetch as no effect, so it finds a function that only
-     * reads memory and prefetches "pure" and drops a call to it whose
-     * result is unused: without this statement not one of the prefetches
-     * below reached the binary (tests/test_sim_prefetch_in_binary.sh). */
-    __asm__ __volatile__("");
+    SIM_PF_KEEP();
     const hbucket *run = &S->h.b[0];
-    uint32_t i = S->h.head0 + 8;
-    if (i < run->n) {
-        hentry e = run->a[i];
-        int32_t idx = HE_IDX(e);
-        uint32_t type = HE_TYPE(e);
-        if (type == EV_ARRIVE) {
-            if (idx < S->nmsgs)
-                __builtin_prefetch(&S->msgs[idx]);
-        } else if (type == EV_ROUND) {
-            if (idx < S->nexecs)
-                __builtin_prefetch(&S->execs[idx]);
-        } else if (idx < S->n) {
-            __builtin_prefetch(&S->r[idx]);
-            __builtin_prefetch(&S->r[idx].ev);
-        }
-    }
-    i -= 4;
-    if (i >= run->n)
-        return;
-    uint32_t type4 = HE_TYPE(run->a[i]);
-    int32_t idx4 = HE_IDX(run->a[i]);
-    if (type4 == EV_ARRIVE && S->bks) {
-        if (idx4 < S->nmsgs) {
-            const sim_msg *m = &S->msgs[idx4];
-            if (m->dst >= 0 && m->dst < S->n) {
-                __builtin_prefetch(&S->r[m->dst]);
-                __builtin_prefetch(&S->bks[bk_home(m->comm, m->tag, m->dst, m->src, S->bmask)]);
-            }
-        }
-    } else if (type4 == EV_ROUND) {
-        /* the executor came in at +8: now its next round's operations */
-        if (idx4 < S->nexecs) {
-            const sim_exec *x = &S->execs[idx4];
-            if (x->sched.round_start && x->round < x->sched.nrounds) {
-                __builtin_prefetch(&x->sched.round_start[x->round]);
-                __builtin_prefetch(&x->sched.ops[x->sched.round_start[x->round]]);
-            }
-        }
-    } else if (type4 == EV_STEP && S->bks && idx4 < S->n) {
-        /* the rank came in at +8: a receive it is about to post hashes to
-         * this slot (a guess: the step may go on to another event) */
-        const mc_event *e = &S->r[idx4].ev;
-        int32_t src = e->op == MC_OP_SENDRECV || e->op == MC_OP_SENDRECV_REPLACE ? e->peer2
-                      : e->op == MC_OP_RECV || e->op == MC_OP_IRECV ? e->peer : -1;
-        if (src >= 0) {
-            int64_t tag = e->op == MC_OP_SENDRECV || e->op == MC_OP_SENDRECV_REPLACE ? e->tag2
-                                                                                     : e->tag;
-            __builtin_prefetch(&S->bks[bk_home(e->comm, tag, idx4, src, S->bmask)]);
-        }
-    }
+    uint32_t h0 = S->h.head0;
+    if (h0 + 12 < run->n)
+        sim_pf_record(S, run->a[h0 + 12]);
+    if (h0 + 8 < run->n)
+        sim_pf_named(S, run->a[h0 + 8]);
+    if (h0 + 4 < run->n)
+        sim_pf_after(S, run->a[h0 + 4]);
+    if (h0 + 2 < run->n)
+        sim_pf_round_slots(S, run->a[h0 + 2]);
 }
 
 /* tables.c: matching buckets. find: index or -1; get: found or created
