@@ -131,6 +131,8 @@ mc_event *ms_wait(mem_source *m, int rank, int op, int nreq, ...)
     return e;
 }
 
+int mem_run_prefetch;
+
 mc_err mem_run(mem_source *m, const char *const *sets, const char *net_model,
                mc_sim_result *res, mc_error *err)
 {
@@ -147,6 +149,7 @@ mc_err mem_run(mem_source *m, const char *const *sets, const char *net_model,
     mem_source_rewind(m);
     mc_sim_options opt = {0};
     opt.net_model = net_model;
+    opt.prefetch = mem_run_prefetch;
     mc_err rc = mc_sim_run(&m->base, p, &opt, res, err);
     mc_platform_destroy(p);
     return rc;

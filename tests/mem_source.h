@@ -36,6 +36,8 @@ mc_event *ms_wait(mem_source *m, int rank, int op, int nreq, ...); /* nreq uint3
  * "section.key=value") applied; net_model NULL or "free". */
 mc_err mem_run(mem_source *m, const char *const *sets, const char *net_model,
                mc_sim_result *res, mc_error *err);
+/* mc_sim_options.prefetch for mem_run (0, auto, unless a test sets it). */
+extern int mem_run_prefetch;
 
 
 /* Platform assignments for loggp with every cost zero: the same times as

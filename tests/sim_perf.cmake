@@ -17,3 +17,5 @@ add_test(NAME test_sim_prefetch_in_binary
          COMMAND env MPICAST=$<TARGET_FILE:mpicast>
                  bash ${CMAKE_CURRENT_SOURCE_DIR}/test_sim_prefetch_in_binary.sh)
 set_tests_properties(test_sim_prefetch_in_binary PROPERTIES SKIP_RETURN_CODE 77)
+# Fetching ahead is a hint: forced on and off, every result is the same.
+mc_add_test(test_sim_prefetch_same_results mc_test_mem mc_sim)

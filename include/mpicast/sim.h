@@ -74,6 +74,10 @@ typedef struct mc_sim_options {
                                    stops within a few thousand engine events and
                                    returns MC_ERR_INTERRUPTED with the partial
                                    result (sim_time: how far it got) */
+    int prefetch;               /* speed only, never the results: 0 auto (fetch
+                                   records ahead from 4096 ranks up, where the
+                                   replay's state leaves the caches), 1 always,
+                                   -1 never */
 } mc_sim_options;
 
 typedef struct mc_sim_rank {

@@ -78,7 +78,8 @@ const char *comm_name(uint64_t comm, char *buf, size_t len)
         idstack *fs_ = &(S)->fs;                                            \
         if (fs_->n > 0) {                                                   \
             (out) = fs_->a[--fs_->n];                                       \
-            for (int32_t k_ = fs_->n - 2 > 0 ? fs_->n - 2 : 0; k_ < fs_->n; k_++) \
+            for (int32_t k_ = fs_->n - 2 > 0 ? fs_->n - 2 : 0;              \
+                 (S)->prefetch && k_ < fs_->n; k_++)                         \
                 sim_prefetch_range(&(S)->arr[fs_->a[k_]], sizeof *(S)->arr); \
         } else {                                                            \
             if ((S)->used == (S)->room) {                                    \
@@ -1139,6 +1140,8 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     S->plat = p;
     S->err = err;
     S->n = src->nranks;
+    int pf = opt ? opt->prefetch : 0;
+    S->prefetch = pf > 0 || (pf == 0 && S->n >= SIM_PREFETCH_MIN_RANKS);
     S->speed = plat_num(p, "cpu.speed", 1.0);
     if (!(S->speed > 0))
         S->speed = 1.0;

@@ -93,7 +93,7 @@ static int32_t exec_new(sim *S)
     idstack *fs = &S->free_execs;
     if (fs->n > 0) {
         xi = fs->a[--fs->n];
-        if (fs->n > 0) /* the next one's record is cold when the stack is deep */
+        if (S->prefetch && fs->n > 0) /* the next one's record: cold when the stack is deep */
             sim_prefetch_range(&S->execs[fs->a[fs->n - 1]], sizeof *S->execs);
     } else {
         if (S->nexecs == S->capexecs) {

@@ -305,6 +305,8 @@ typedef struct sim {
     uint8_t rdv_handshake;   /* network.rendezvous = handshake */
     uint8_t comm_setup_free; /* cpu.comm_setup = free */
     uint8_t sync_free;       /* collectives cost nothing: see exec.c's synchronizing() */
+    uint8_t prefetch;        /* ranks enough for their state to leave the caches:
+                                fetch ahead (sim_prefetch_ahead, POOL_TAKE) */
     const char *coll_alg[MC_OP_COUNT];
     coll_memo alg_memo[MC_OP_COUNT];
 
@@ -350,6 +352,11 @@ static inline uint32_t bk_home(uint64_t comm, int64_t tag, int32_t dst, int32_t 
  * tests/test_sim_prefetch_in_binary.sh). The empty volatile asm in each
  * stage is the effect that keeps it. */
 #define SIM_PF_KEEP() __asm__ __volatile__("")
+
+/* Below this many ranks the replay's state stays in the caches, where the
+ * prefetches cost 10-25 % (bench_replay's 1024-rank cases); from 4096 up
+ * they pay (halo predict, 4096 ranks: 0.07 -> 0.06 s; 65,536: 3.5 -> 2.0 s). */
+#define SIM_PREFETCH_MIN_RANKS 4096
 
 /* Every cache line of [p, p + len). */
 static inline void sim_prefetch_range(const void *p, size_t len)
@@ -488,6 +495,8 @@ static inline void sim_prefetch_ahead(const sim *S)
     return;
 #endif
     SIM_PF_KEEP();
+    if (!S->prefetch)
+        return;
     const hbucket *run = &S->h.b[0];
     uint32_t h0 = S->h.head0;
     if (h0 + 12 < run->n)
