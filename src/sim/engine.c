@@ -71,20 +71,20 @@ const char *comm_name(uint64_t comm, char *buf, size_t len)
 /* ------------------------------------------------------------ pools */
 
 /* Takes a free entry of pool `arr` (`used` in use, `room` allocated, free
- * stack fs) into `out`, or -1 (out of memory, S failed). The entries the next takes
- * will get are fetched ahead: deep in the stack they are cold. */
+ * stack fs) into `out`, or -1 (out of memory, S failed). The entries the
+ * next takes will get are fetched ahead: deep in the stack they are cold. */
 #define POOL_TAKE(S, arr, used, room, fs, out)                              \
     do {                                                                    \
         idstack *fs_ = &(S)->fs;                                            \
         if (fs_->n > 0) {                                                   \
             (out) = fs_->a[--fs_->n];                                       \
             for (int32_t k_ = fs_->n - 2 > 0 ? fs_->n - 2 : 0;              \
-                 (S)->prefetch && k_ < fs_->n; k_++)                         \
+                 (S)->prefetch && k_ < fs_->n; k_++)                        \
                 sim_prefetch_range(&(S)->arr[fs_->a[k_]], sizeof *(S)->arr); \
         } else {                                                            \
-            if ((S)->used == (S)->room) {                                    \
-                int32_t c_ = (S)->room ? (S)->room * 2 : 256;                 \
-                void *p_ = realloc((S)->arr, (size_t)c_ * sizeof *(S)->arr);\
+            if ((S)->used == (S)->room) {                                   \
+                int32_t c_ = (S)->room ? (S)->room * 2 : 256;               \
+                void *p_ = realloc((S)->arr, (size_t)c_ * sizeof *(S)->arr); \
                 int32_t *s_ = p_ ? realloc(fs_->a, (size_t)c_ * sizeof *s_) : NULL; \
                 if (p_)                                                     \
                     (S)->arr = p_;                                          \
@@ -93,10 +93,9 @@ const char *comm_name(uint64_t comm, char *buf, size_t len)
                     (out) = -1;                                             \
                     break;                                                  \
                 }                                                           \
-                sim_hint_huge(p_, (size_t)c_ * sizeof *(S)->arr);          \
+                sim_hint_huge(p_, (size_t)c_ * sizeof *(S)->arr);           \
                 fs_->a = s_;                                                \
-                fs_->cap = c_;                                              \
-                (S)->room = c_;                                              \
+                (S)->room = c_;                                             \
             }                                                               \
             (out) = (S)->used++;                                            \
         }                                                                   \

@@ -109,7 +109,7 @@ static int32_t exec_new(sim *S)
             sim_hint_huge(a, (size_t)cap * sizeof *a);
             memset(a + S->capexecs, 0, (size_t)(cap - S->capexecs) * sizeof *a);
             fs->a = st;
-            fs->cap = S->capexecs = cap;
+            S->capexecs = cap;
         }
         if (S->nexecs >= MAX_INDEX) {
             sim_fail(S, MC_ERR_NOMEM, "more than %d collectives in progress", MAX_INDEX);

@@ -141,10 +141,10 @@ void u64map_free(u64map *m);
  * (the record of the next free entry had to be read to find the one after),
  * and two takes in a row (a Sendrecv's two requests) waited on each other;
  * from an array the next entries to be taken are known and fetched ahead.
- * Capacity follows the pool's, so a push never fails. */
+ * Its array grows with the pool's, so a push never fails. */
 typedef struct idstack {
     int32_t *a;
-    int32_t n, cap;
+    int32_t n;
 } idstack;
 
 /* ------------------------------------------------------------ objects */
@@ -262,7 +262,6 @@ typedef struct sim_rank {
 } sim_rank;
 _Static_assert(sizeof(sim_rank) == 256, "a rank is four cache lines");
 
-
 /* The algorithm chosen for an operation at one (size, bytes) (exec.c). */
 typedef struct coll_memo {
     const mc_coll_alg *alg; /* NULL: nothing remembered */
@@ -342,9 +341,10 @@ static inline uint32_t bk_home(uint64_t comm, int64_t tag, int32_t dst, int32_t 
  * misses can overlap instead of following each other. Each record leads to
  * the next (a message names its receiver, whose matching slot names the
  * receive), so the prefetch is a pipeline: 12 ahead the event's own record,
- * 8 ahead (that record now in cache) what it names, 4 ahead the level after.
+ * 8 ahead (that record now in cache) what it names, 4 ahead the level after,
+ * and 2 ahead, for a collective's round, the slots of the receives it posts.
  * A stage only reads what an earlier stage fetched. Hints only: no effect on
- * results.
+ * results (test_sim_prefetch_same_results).
  *
  * GCC counts a prefetch as no effect, so it finds a function that only reads
  * memory and prefetches "pure" and drops a call to it whose result is unused
