@@ -70,44 +70,6 @@ const char *comm_name(uint64_t comm, char *buf, size_t len)
 
 /* ------------------------------------------------------------ pools */
 
-/* Takes a free entry of pool `arr` (`used` in use, `room` allocated, free
- * stack fs) into `out`, or -1 (out of memory, S failed). The entries the
- * next takes will get are fetched ahead: deep in the stack they are cold. */
-#define POOL_TAKE(S, arr, used, room, fs, out)                              \
-    do {                                                                    \
-        idstack *fs_ = &(S)->fs;                                            \
-        if (fs_->n > 0) {                                                   \
-            (out) = fs_->a[--fs_->n];                                       \
-            for (int32_t k_ = fs_->n - 2 > 0 ? fs_->n - 2 : 0;              \
-                 (S)->prefetch && k_ < fs_->n; k_++)                        \
-                sim_prefetch_range(&(S)->arr[fs_->a[k_]], sizeof *(S)->arr); \
-        } else {                                                            \
-            if ((S)->used == (S)->room) {                                   \
-                int32_t c_ = (S)->room ? (S)->room * 2 : 256;               \
-                void *p_ = realloc((S)->arr, (size_t)c_ * sizeof *(S)->arr); \
-                int32_t *s_ = p_ ? realloc(fs_->a, (size_t)c_ * sizeof *s_) : NULL; \
-                if (p_)                                                     \
-                    (S)->arr = p_;                                          \
-                if (!s_) {                                                  \
-                    sim_fail((S), MC_ERR_NOMEM, "out of memory");           \
-                    (out) = -1;                                             \
-                    break;                                                  \
-                }                                                           \
-                sim_hint_huge(p_, (size_t)c_ * sizeof *(S)->arr);           \
-                fs_->a = s_;                                                \
-                (S)->room = c_;                                             \
-            }                                                               \
-            (out) = (S)->used++;                                            \
-        }                                                                   \
-    } while (0)
-
-/* Gives entry i back to free stack fs (room: the stack's capacity is the
- * pool's). */
-static inline void pool_give(idstack *fs, int32_t i)
-{
-    fs->a[fs->n++] = i;
-}
-
 int32_t req_new(sim *S, int owner, int kind, int op)
 {
     int32_t qi;

@@ -89,34 +89,16 @@ int comm_rank_of(sim *S, const sim_comm *c, int world)
 
 static int32_t exec_new(sim *S)
 {
-    int32_t xi;
-    idstack *fs = &S->free_execs;
-    if (fs->n > 0) {
-        xi = fs->a[--fs->n];
-        if (S->prefetch && fs->n > 0) /* the next one's record: cold when the stack is deep */
-            sim_prefetch_range(&S->execs[fs->a[fs->n - 1]], sizeof *S->execs);
-    } else {
-        if (S->nexecs == S->capexecs) {
-            int32_t cap = S->capexecs ? S->capexecs * 2 : 64;
-            sim_exec *a = realloc(S->execs, (size_t)cap * sizeof *a);
-            if (a)
-                S->execs = a;
-            int32_t *st = a ? realloc(fs->a, (size_t)cap * sizeof *st) : NULL;
-            if (!st) {
-                sim_fail(S, MC_ERR_NOMEM, "out of memory");
-                return -1;
-            }
-            sim_hint_huge(a, (size_t)cap * sizeof *a);
-            memset(a + S->capexecs, 0, (size_t)(cap - S->capexecs) * sizeof *a);
-            fs->a = st;
-            S->capexecs = cap;
-        }
-        if (S->nexecs >= MAX_INDEX) {
-            sim_fail(S, MC_ERR_NOMEM, "more than %d collectives in progress", MAX_INDEX);
-            return -1;
-        }
-        xi = S->nexecs++;
+    int32_t xi, fresh = S->nexecs;
+    POOL_TAKE(S, execs, nexecs, capexecs, free_execs, xi);
+    if (xi < 0)
+        return -1;
+    if (xi >= MAX_INDEX) {
+        sim_fail(S, MC_ERR_NOMEM, "more than %d collectives in progress", MAX_INDEX);
+        return -1;
     }
+    if (xi == fresh) /* never used: no schedule arrays yet */
+        memset(&S->execs[xi], 0, sizeof *S->execs);
     S->execs[xi].live = 1;
     S->execs[xi].next = -1;
     return xi;
@@ -128,7 +110,7 @@ static void exec_done(sim *S, int32_t xi, int64_t t)
     int owner = x->owner;
     int32_t req = x->req;
     x->live = 0;
-    S->free_execs.a[S->free_execs.n++] = xi;
+    pool_give(&S->free_execs, xi);
     /* A recycled executor keeps its arrays; a large one (a tree's root) is
      * freed instead, or every executor would end up the largest size. */
     if (x->sched.cap_ops > 16)
@@ -477,7 +459,7 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
     sim_exec *x = &S->execs[xi];
     if (mc_coll_build(alg, &a, &x->sched, &cerr)) {
         x->live = 0;
-        S->free_execs.a[S->free_execs.n++] = xi;
+        pool_give(&S->free_execs, xi);
         coll_fail(S, r, e, cerr.msg[0] ? cerr.msg : "cannot build the schedule");
         return -1;
     }

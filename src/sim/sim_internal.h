@@ -490,10 +490,6 @@ static inline void sim_pf_round_slots(const sim *S, hentry e)
 
 static inline void sim_prefetch_ahead(const sim *S)
 {
-#ifdef SIM_NO_PREFETCH /* (for measuring what it saves) */
-    (void)S;
-    return;
-#endif
     SIM_PF_KEEP();
     if (!S->prefetch)
         return;
@@ -507,6 +503,46 @@ static inline void sim_prefetch_ahead(const sim *S)
         sim_pf_after(S, run->a[h0 + 4]);
     if (h0 + 2 < run->n)
         sim_pf_round_slots(S, run->a[h0 + 2]);
+}
+
+/* ------------------------------------------------------------ pools */
+
+/* Takes a free entry of pool `arr` (`used` in use, `room` allocated, free
+ * stack fs) into `out`, or -1 (out of memory, S failed). The entries the
+ * next takes will get are fetched ahead: deep in the stack they are cold. */
+#define POOL_TAKE(S, arr, used, room, fs, out)                              \
+    do {                                                                    \
+        idstack *fs_ = &(S)->fs;                                            \
+        if (fs_->n > 0) {                                                   \
+            (out) = fs_->a[--fs_->n];                                       \
+            for (int32_t k_ = fs_->n - 2 > 0 ? fs_->n - 2 : 0;              \
+                 (S)->prefetch && k_ < fs_->n; k_++)                        \
+                sim_prefetch_range(&(S)->arr[fs_->a[k_]], sizeof *(S)->arr); \
+        } else {                                                            \
+            if ((S)->used == (S)->room) {                                   \
+                int32_t c_ = (S)->room ? (S)->room * 2 : 256;               \
+                void *p_ = realloc((S)->arr, (size_t)c_ * sizeof *(S)->arr); \
+                int32_t *s_ = p_ ? realloc(fs_->a, (size_t)c_ * sizeof *s_) : NULL; \
+                if (p_)                                                     \
+                    (S)->arr = p_;                                          \
+                if (!s_) {                                                  \
+                    sim_fail((S), MC_ERR_NOMEM, "out of memory");           \
+                    (out) = -1;                                             \
+                    break;                                                  \
+                }                                                           \
+                sim_hint_huge(p_, (size_t)c_ * sizeof *(S)->arr);           \
+                fs_->a = s_;                                                \
+                (S)->room = c_;                                             \
+            }                                                               \
+            (out) = (S)->used++;                                            \
+        }                                                                   \
+    } while (0)
+
+/* Gives entry i back to free stack fs (room: its array grows with the
+ * pool's). */
+static inline void pool_give(idstack *fs, int32_t i)
+{
+    fs->a[fs->n++] = i;
 }
 
 /* tables.c: matching buckets. find: index or -1; get: found or created
