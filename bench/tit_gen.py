@@ -3,11 +3,19 @@
 list file) for the replay comparison of bench/simgrid_compare.sh.
 
 Usage: bench/tit_gen.py RANKS ITERS OUTDIR [--bytes B] [--flops F] [--every K]
+                        [--pattern ring|halo3d|alltoall] [--dims X,Y,Z]
 
-Each iteration of each rank: compute F flops; irecv from the left neighbour
-and isend to the right one (B bytes, tag 1); wait for both; every K
-iterations an allreduce of 8 bytes. Only actions and argument forms that
-both `smpirun -replay` (SimGrid 3.32) and `mpicast predict` read."""
+ring (default), per iteration of each rank: compute F flops; irecv from the
+left neighbour and isend to the right one (B bytes, tag 1); wait for both;
+every K iterations an allreduce of 8 bytes.
+halo3d: ranks on an X x Y x Z periodic grid (x fastest); per iteration:
+compute F flops, 6 irecv from the neighbours and 6 isend to them (tag = the
+direction, 0..5), then a wait for each.
+alltoall: per iteration, a pairwise all-to-all written as point-to-point:
+rounds k = 1..P-1 of irecv from r-k, isend to r+k (tag k), two waits; a
+compute of F flops before each iteration.
+Only actions and argument forms that both `smpirun -replay` (SimGrid 3.32)
+and `mpicast predict` read."""
 import argparse
 import os
 
@@ -20,7 +28,12 @@ def main():
     ap.add_argument("--bytes", type=int, default=8192)
     ap.add_argument("--flops", type=float, default=1e5)
     ap.add_argument("--every", type=int, default=10)
+    ap.add_argument("--pattern", choices=["ring", "halo3d", "alltoall"], default="ring")
+    ap.add_argument("--dims", default="")
     a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    if a.pattern != "ring":
+        return write_other(a)
     os.makedirs(a.outdir, exist_ok=True)
     P = a.ranks
     names = []
@@ -39,6 +52,53 @@ def main():
                 if a.every > 0 and (i + 1) % a.every == 0:
                     f.write(f"{r} allreduce 8 0\n")
             f.write(f"{r} finalize\n")
+    with open(os.path.join(a.outdir, "trace.list"), "w") as f:
+        f.write("".join(n + "\n" for n in names))
+
+
+def halo3d_peers(r, d):
+    """(peer, tag) for the 6 directions: +x, -x, +y, -y, +z, -z."""
+    c = [r % d[0], r // d[0] % d[1], r // (d[0] * d[1])]
+    out = []
+    for k in range(6):
+        dim, s = k // 2, (1 if k % 2 == 0 else -1)
+        e = list(c)
+        e[dim] = (e[dim] + s) % d[dim]
+        out.append(e[0] + d[0] * (e[1] + d[1] * e[2]))
+    return out
+
+
+def write_other(a):
+    P = a.ranks
+    if a.pattern == "halo3d":
+        d = [int(x) for x in a.dims.split(",")] if a.dims else []
+        if len(d) != 3 or d[0] * d[1] * d[2] != P:
+            raise SystemExit(f"tit_gen.py: --dims X,Y,Z with X*Y*Z = {P} needed for halo3d")
+    names = []
+    for r in range(P):
+        name = f"rank-{r}.txt"
+        names.append(name)
+        lines = [f"{r} init"]
+        for _ in range(a.iters):
+            lines.append(f"{r} compute {a.flops:g}")
+            if a.pattern == "halo3d":
+                to = halo3d_peers(r, d)
+                # the message of direction k comes from the neighbour opposite k
+                frm = [to[k ^ 1] for k in range(6)]
+                lines += [f"{r} irecv {frm[k]} {k} {a.bytes}" for k in range(6)]
+                lines += [f"{r} isend {to[k]} {k} {a.bytes}" for k in range(6)]
+                lines += [f"{r} wait {frm[k]} {r} {k}" for k in range(6)]
+                lines += [f"{r} wait {r} {to[k]} {k}" for k in range(6)]
+            else:
+                for k in range(1, P):
+                    src, dst = (r - k) % P, (r + k) % P
+                    lines.append(f"{r} irecv {src} {k} {a.bytes}")
+                    lines.append(f"{r} isend {dst} {k} {a.bytes}")
+                    lines.append(f"{r} wait {src} {r} {k}")
+                    lines.append(f"{r} wait {r} {dst} {k}")
+        lines.append(f"{r} finalize")
+        with open(os.path.join(a.outdir, name), "w") as f:
+            f.write("\n".join(lines) + "\n")
     with open(os.path.join(a.outdir, "trace.list"), "w") as f:
         f.write("".join(n + "\n" for n in names))
 
