@@ -15,8 +15,10 @@
 # flows and has no per-message gap; mpicast's loggp charges (s-1)G at the
 # receiver (LogGOPSim semantics).
 set -euo pipefail
-BUILD=$1 P=$2 ITERS=$3 BYTES=${4:-8192}
+BUILD=$(cd "$1" && pwd) P=$2 ITERS=$3 BYTES=${4:-8192}
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/smpi_replay.sh
+. "$HERE/smpi_replay.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 "$HERE/tit_gen.py" "$P" "$ITERS" "$tmp" --bytes "$BYTES"
@@ -28,27 +30,19 @@ cat > "$tmp/xbar.xml" <<XML
            bw="5GBps" lat="0.25us" sharing_policy="SPLITDUPLEX"/>
 </platform>
 XML
-for ((i = 0; i < P; i++)); do echo "node-$i"; done > "$tmp/hosts"
 actions=$(cat "$tmp"/rank-*.txt | wc -l)
 cd "$tmp"
-t0=$(date +%s.%N)
-smpirun -np "$P" -platform xbar.xml -hostfile hosts -replay trace.list -no-privatize \
-  --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=smpi/os:0:2e-7:0 \
-  --cfg=smpi/ois:0:2e-7:0 --cfg=smpi/or:0:2e-7:0 --cfg=smpi/send-is-detached-thresh:65536 \
-  --cfg=smpi/allreduce:rdb --log=root.thresh:warning --log=smpi_replay.thresh:info \
-  > sg.log 2>&1 || { tail -5 sg.log; exit 1; }
-t1=$(date +%s.%N)
-sg_pred=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' sg.log | tail -1)
+smpi_replay xbar.xml "$P" --cfg=smpi/allreduce:rdb
 t2=$(date +%s.%N)
 "$BUILD/bin/mpicast" predict trace.list --set collectives.allreduce=recursive_doubling --json > mc.json
 t3=$(date +%s.%N)
-python3 - "$P" "$ITERS" "$BYTES" "$actions" "$sg_pred" "$t0" "$t1" "$t2" "$t3" <<'PY'
+python3 - "$P" "$ITERS" "$BYTES" "$actions" "$sg_pred" "$sg_wall" "$t2" "$t3" <<'PY'
 import json, sys
 P, iters, size, actions = sys.argv[1:5]
 sg_pred = float(sys.argv[5])
-t0, t1, t2, t3 = map(float, sys.argv[6:10])
+sg_wall, t2, t3 = map(float, sys.argv[6:9])
 mc = json.load(open("mc.json"))
-sg_wall, mc_wall = t1 - t0, t3 - t2
+mc_wall = t3 - t2
 print(f"| {P} | {iters} | {size} | {actions} | {sg_pred:.6f} | {mc['predicted_time']:.6f} | "
       f"{(mc['predicted_time'] - sg_pred) / sg_pred * 100:+.2f} % | {sg_wall:.2f} | {mc_wall:.3f} | "
       f"{mc['sim_wall_seconds']:.3f} | {int(actions) / sg_wall / 1e6:.3f} | "

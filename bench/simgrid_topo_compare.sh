@@ -31,6 +31,8 @@ BUILD=$(cd "$1" && pwd) PATTERN=$2 DIMS=$3 ITERS=$4 BYTES=${5:-8192} FLOPS=${6:-
 IFS=, read -r X Y Z <<<"$DIMS"
 P=$((X * Y * Z))
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/smpi_replay.sh
+. "$HERE/smpi_replay.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 "$HERE/tit_gen.py" "$P" "$ITERS" "$tmp" --bytes "$BYTES" --flops "$FLOPS" --pattern "$PATTERN" \
@@ -44,17 +46,9 @@ cat > "$tmp/torus.xml" <<XML
            sharing_policy="SPLITDUPLEX"/>
 </platform>
 XML
-for ((i = 0; i < P; i++)); do echo "node-$i"; done > "$tmp/hosts"
 actions=$(cat "$tmp"/rank-*.txt | wc -l)
 cd "$tmp"
-t0=$(date +%s.%N)
-smpirun -np "$P" -platform torus.xml -hostfile hosts -replay trace.list -no-privatize \
-  --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=smpi/os:0:2e-7:0 \
-  --cfg=smpi/ois:0:2e-7:0 --cfg=smpi/or:0:2e-7:0 --cfg=smpi/send-is-detached-thresh:65536 \
-  --cfg=network/crosstraffic:0 --cfg=smpi/async-small-thresh:65536 --log=root.thresh:warning --log=smpi_replay.thresh:info \
-  > sg.log 2>&1 || { tail -5 sg.log; exit 1; }
-t1=$(date +%s.%N)
-sg_pred=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' sg.log | tail -1)
+smpi_replay torus.xml "$P" --cfg=network/crosstraffic:0 --cfg=smpi/async-small-thresh:65536
 t2=$(date +%s.%N)
 "$BUILD/bin/mpicast" predict trace.list --json --set network.model=topo \
   --set network.topology=torus3d --set "network.dims=${X}x${Y}x${Z}" \
@@ -62,13 +56,13 @@ t2=$(date +%s.%N)
   --set network.hop_latency=0.1us --set network.latency=0 --set network.overhead=0.2us \
   --set "network.sharing=${MC_SHARING:-local}" > mc.json
 t3=$(date +%s.%N)
-python3 - "$PATTERN" "$DIMS" "$ITERS" "$BYTES" "$actions" "$sg_pred" "$t0" "$t1" "$t2" "$t3" <<'PY'
+python3 - "$PATTERN" "$DIMS" "$ITERS" "$BYTES" "$actions" "$sg_pred" "$sg_wall" "$t2" "$t3" <<'PY'
 import json, sys
 pattern, dims, iters, size, actions = sys.argv[1:6]
 sg_pred = float(sys.argv[6])
-t0, t1, t2, t3 = map(float, sys.argv[7:11])
+sg_wall, t2, t3 = map(float, sys.argv[7:10])
 mc = json.load(open("mc.json"))
-sg_wall, mc_wall = t1 - t0, t3 - t2
+mc_wall = t3 - t2
 print(f"| {pattern} | {dims} | {iters} | {size} | {actions} | {sg_pred:.6f} | "
       f"{mc['predicted_time']:.6f} | {(mc['predicted_time'] - sg_pred) / sg_pred * 100:+.2f} % | "
       f"{sg_wall:.2f} | {mc_wall:.3f} | {int(actions) / sg_wall / 1e6:.3f} | "

@@ -157,3 +157,22 @@ void topo_case_close(topo_case *c)
     free(c->vals);
     memset(c, 0, sizeof *c);
 }
+
+mc_err topo_case_replay(int kind, const int d[3], uint32_t iters, const char *extra,
+                        uint64_t *digest, int64_t *end, size_t *links, mc_error *err)
+{
+    topo_case c;
+    mc_err rc = topo_case_open(&c, kind, d, iters, "topo", extra, err);
+    if (rc)
+        return rc;
+    mc_sim_result res;
+    rc = topo_case_run(&c, &res, err);
+    if (rc == MC_OK) {
+        *digest = topo_case_digest(&c, &res);
+        *end = res.end;
+        *links = mc_net_link_stats(c.net, NULL, 0);
+    }
+    mc_sim_result_free(&res);
+    topo_case_close(&c);
+    return rc;
+}

@@ -39,5 +39,9 @@ mc_err topo_case_run(topo_case *c, mc_sim_result *res, mc_error *err);
  * communication and wait times, every used link's statistics. */
 uint64_t topo_case_digest(const topo_case *c, const mc_sim_result *res);
 void topo_case_close(topo_case *c);
+/* open + run + digest + close with the topo model, for the tests: the
+ * digest, the predicted end (ps) and the number of links used. */
+mc_err topo_case_replay(int kind, const int d[3], uint32_t iters, const char *extra,
+                        uint64_t *digest, int64_t *end, size_t *links, mc_error *err);
 
 #endif

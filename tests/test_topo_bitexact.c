@@ -25,22 +25,14 @@
 /* One replay: its digest, and its predicted end in *end. */
 static uint64_t replay(int kind, const int *d, const char *extra, int64_t *end)
 {
-    topo_case c;
     mc_error err = {0};
-    mc_err rc = topo_case_open(&c, kind, d, kind == TC_HALO ? 10 : 1, "topo", extra, &err);
+    uint64_t h = 0;
+    size_t links = 0;
+    mc_err rc = topo_case_replay(kind, d, kind == TC_HALO ? 10 : 1, extra, &h, end, &links, &err);
     if (rc)
         fprintf(stderr, "'%s': %s\n", extra, err.msg);
     CHECK_EQ_INT(rc, MC_OK);
-    mc_sim_result res;
-    rc = topo_case_run(&c, &res, &err);
-    if (rc)
-        fprintf(stderr, "replay failed: %s\n", err.msg);
-    CHECK_EQ_INT(rc, MC_OK);
-    CHECK(mc_net_link_stats(c.net, NULL, 0) > 0);
-    uint64_t h = topo_case_digest(&c, &res);
-    *end = res.end;
-    mc_sim_result_free(&res);
-    topo_case_close(&c);
+    CHECK(links > 0);
     return h;
 }
 

@@ -18,21 +18,14 @@
 
 static int64_t replay(int kind, const int *d, const char *sets, uint64_t *digest)
 {
-    topo_case c;
     mc_error err = {0};
-    mc_err rc = topo_case_open(&c, kind, d, kind == TC_HALO ? 10 : 1, "topo", sets, &err);
+    int64_t end = 0;
+    size_t links = 0;
+    mc_err rc = topo_case_replay(kind, d, kind == TC_HALO ? 10 : 1, sets, digest, &end, &links,
+                                 &err);
     if (rc)
         fprintf(stderr, "'%s': %s\n", sets, err.msg);
     CHECK_EQ_INT(rc, MC_OK);
-    mc_sim_result res;
-    rc = topo_case_run(&c, &res, &err);
-    if (rc)
-        fprintf(stderr, "replay failed: %s\n", err.msg);
-    CHECK_EQ_INT(rc, MC_OK);
-    *digest = topo_case_digest(&c, &res);
-    int64_t end = res.end;
-    mc_sim_result_free(&res);
-    topo_case_close(&c);
     return end;
 }
 
