@@ -1,7 +1,8 @@
 # Collective algorithms (src/sim/coll*.c). Built from the sources directly so
 # these tests do not depend on the rest of the simulator.
 file(GLOB MC_COLL_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/sim/coll*.c)
-foreach(name test_coll_schedules_consistent test_coll_known_schedules test_coll_select)
+foreach(name test_coll_schedules_consistent test_coll_known_schedules test_coll_select
+             test_coll_rounds_equal_whole_schedule)
   add_executable(${name} ${name}.c ${MC_COLL_SOURCES})
   target_link_libraries(${name} PRIVATE mc_format mc_base)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src

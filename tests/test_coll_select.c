@@ -113,7 +113,7 @@ static void table(void)
 {
     int n = 0, per_op[MC_OP_COUNT] = {0};
     for (const mc_coll_alg *a; (a = mc_coll_alg_at(n)); n++) {
-        CHECK(a->build && a->name[0]);
+        CHECK((a->build != NULL) != (a->step != NULL && a->nsteps != NULL) && a->name[0]);
         CHECK_EQ_INT(mc_coll_blocking_op(a->op), a->op);
         per_op[a->op]++;
         for (int j = 0; j < n; j++)

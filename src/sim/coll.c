@@ -2,6 +2,7 @@
  * rules, argument checks and the schedule buffer (see coll.h). The
  * algorithms themselves live in coll_<family>.c. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,54 +16,54 @@
  * operations. Rows of one operation are listed in this order in "unknown
  * algorithm" messages; "auto" names its choice through the rules below. */
 static const mc_coll_alg algs[] = {
-    {MC_OP_BARRIER, "dissemination", coll_barrier_dissemination},
-    {MC_OP_BARRIER, "tree", coll_barrier_tree},
-    {MC_OP_BARRIER, "linear", coll_barrier_linear},
+    {MC_OP_BARRIER, "dissemination", coll_barrier_dissemination, NULL, NULL},
+    {MC_OP_BARRIER, "tree", coll_barrier_tree, NULL, NULL},
+    {MC_OP_BARRIER, "linear", coll_barrier_linear, NULL, NULL},
 
-    {MC_OP_BCAST, "binomial", coll_bcast_binomial_fn},
-    {MC_OP_BCAST, "scatter_allgather", coll_bcast_scatter_allgather},
-    {MC_OP_BCAST, "linear", coll_bcast_linear},
+    {MC_OP_BCAST, "binomial", coll_bcast_binomial_fn, NULL, NULL},
+    {MC_OP_BCAST, "scatter_allgather", coll_bcast_scatter_allgather, NULL, NULL},
+    {MC_OP_BCAST, "linear", coll_bcast_linear, NULL, NULL},
 
-    {MC_OP_REDUCE, "binomial", coll_reduce_binomial_fn},
-    {MC_OP_REDUCE, "linear", coll_reduce_linear},
+    {MC_OP_REDUCE, "binomial", coll_reduce_binomial_fn, NULL, NULL},
+    {MC_OP_REDUCE, "linear", coll_reduce_linear, NULL, NULL},
 
-    {MC_OP_ALLREDUCE, "recursive_doubling", coll_allreduce_recursive_doubling},
-    {MC_OP_ALLREDUCE, "ring", coll_allreduce_ring},
-    {MC_OP_ALLREDUCE, "rabenseifner", coll_allreduce_rabenseifner},
-    {MC_OP_ALLREDUCE, "nonoverlapping", coll_allreduce_nonoverlapping},
+    {MC_OP_ALLREDUCE, "recursive_doubling", coll_allreduce_recursive_doubling, NULL, NULL},
+    {MC_OP_ALLREDUCE, "ring", NULL, coll_allreduce_ring_step, coll_steps_ring2},
+    {MC_OP_ALLREDUCE, "rabenseifner", coll_allreduce_rabenseifner, NULL, NULL},
+    {MC_OP_ALLREDUCE, "nonoverlapping", coll_allreduce_nonoverlapping, NULL, NULL},
 
-    {MC_OP_GATHER, "binomial", coll_gather_binomial},
-    {MC_OP_GATHER, "linear", coll_gather_linear},
-    {MC_OP_GATHERV, "linear", coll_gatherv_linear},
+    {MC_OP_GATHER, "binomial", coll_gather_binomial, NULL, NULL},
+    {MC_OP_GATHER, "linear", coll_gather_linear, NULL, NULL},
+    {MC_OP_GATHERV, "linear", coll_gatherv_linear, NULL, NULL},
 
-    {MC_OP_SCATTER, "binomial", coll_scatter_binomial},
-    {MC_OP_SCATTER, "linear", coll_scatter_linear},
-    {MC_OP_SCATTERV, "linear", coll_scatterv_linear_fn},
+    {MC_OP_SCATTER, "binomial", coll_scatter_binomial, NULL, NULL},
+    {MC_OP_SCATTER, "linear", coll_scatter_linear, NULL, NULL},
+    {MC_OP_SCATTERV, "linear", coll_scatterv_linear_fn, NULL, NULL},
 
-    {MC_OP_ALLGATHER, "ring", coll_allgather_ring},
-    {MC_OP_ALLGATHER, "recursive_doubling", coll_allgather_recursive_doubling},
-    {MC_OP_ALLGATHER, "bruck", coll_allgather_bruck},
-    {MC_OP_ALLGATHERV, "ring", coll_allgatherv_ring},
+    {MC_OP_ALLGATHER, "ring", NULL, coll_allgather_ring_step, coll_steps_ring},
+    {MC_OP_ALLGATHER, "recursive_doubling", coll_allgather_recursive_doubling, NULL, NULL},
+    {MC_OP_ALLGATHER, "bruck", coll_allgather_bruck, NULL, NULL},
+    {MC_OP_ALLGATHERV, "ring", NULL, coll_allgather_ring_step, coll_steps_ring},
 
-    {MC_OP_ALLTOALL, "pairwise", coll_alltoall_pairwise},
-    {MC_OP_ALLTOALL, "bruck", coll_alltoall_bruck},
-    {MC_OP_ALLTOALL, "linear", coll_alltoall_linear},
-    {MC_OP_ALLTOALLV, "pairwise", coll_alltoallv_pairwise},
-    {MC_OP_ALLTOALLV, "linear", coll_alltoallv_linear},
-    {MC_OP_ALLTOALLW, "pairwise", coll_alltoallv_pairwise},
-    {MC_OP_ALLTOALLW, "linear", coll_alltoallv_linear},
+    {MC_OP_ALLTOALL, "pairwise", NULL, coll_alltoall_pairwise_step, coll_steps_ring},
+    {MC_OP_ALLTOALL, "bruck", coll_alltoall_bruck, NULL, NULL},
+    {MC_OP_ALLTOALL, "linear", coll_alltoall_linear, NULL, NULL},
+    {MC_OP_ALLTOALLV, "pairwise", NULL, coll_alltoall_pairwise_step, coll_steps_ring},
+    {MC_OP_ALLTOALLV, "linear", coll_alltoallv_linear, NULL, NULL},
+    {MC_OP_ALLTOALLW, "pairwise", NULL, coll_alltoall_pairwise_step, coll_steps_ring},
+    {MC_OP_ALLTOALLW, "linear", coll_alltoallv_linear, NULL, NULL},
 
-    {MC_OP_REDUCE_SCATTER, "recursive_halving", coll_reduce_scatter_recursive_halving},
-    {MC_OP_REDUCE_SCATTER, "ring", coll_reduce_scatter_ring},
-    {MC_OP_REDUCE_SCATTER, "nonoverlapping", coll_reduce_scatter_nonoverlapping},
-    {MC_OP_REDUCE_SCATTER_BLOCK, "recursive_halving", coll_reduce_scatter_recursive_halving},
-    {MC_OP_REDUCE_SCATTER_BLOCK, "ring", coll_reduce_scatter_ring},
-    {MC_OP_REDUCE_SCATTER_BLOCK, "nonoverlapping", coll_reduce_scatter_nonoverlapping},
+    {MC_OP_REDUCE_SCATTER, "recursive_halving", coll_reduce_scatter_recursive_halving, NULL, NULL},
+    {MC_OP_REDUCE_SCATTER, "ring", NULL, coll_reduce_scatter_ring_step, coll_steps_ring},
+    {MC_OP_REDUCE_SCATTER, "nonoverlapping", coll_reduce_scatter_nonoverlapping, NULL, NULL},
+    {MC_OP_REDUCE_SCATTER_BLOCK, "recursive_halving", coll_reduce_scatter_recursive_halving, NULL, NULL},
+    {MC_OP_REDUCE_SCATTER_BLOCK, "ring", NULL, coll_reduce_scatter_ring_step, coll_steps_ring},
+    {MC_OP_REDUCE_SCATTER_BLOCK, "nonoverlapping", coll_reduce_scatter_nonoverlapping, NULL, NULL},
 
-    {MC_OP_SCAN, "linear", coll_scan_linear},
-    {MC_OP_SCAN, "recursive_doubling", coll_scan_recursive_doubling},
-    {MC_OP_EXSCAN, "linear", coll_scan_linear},
-    {MC_OP_EXSCAN, "recursive_doubling", coll_scan_recursive_doubling},
+    {MC_OP_SCAN, "linear", coll_scan_linear, NULL, NULL},
+    {MC_OP_SCAN, "recursive_doubling", coll_scan_recursive_doubling, NULL, NULL},
+    {MC_OP_EXSCAN, "linear", coll_scan_linear, NULL, NULL},
+    {MC_OP_EXSCAN, "recursive_doubling", coll_scan_recursive_doubling, NULL, NULL},
 };
 #define NALGS ((int)(sizeof algs / sizeof algs[0]))
 
@@ -477,8 +478,19 @@ static mc_err check_args(const mc_coll_args *a, int op, mc_error *err)
     return MC_OK;
 }
 
-mc_err mc_coll_build(const mc_coll_alg *alg, const mc_coll_args *a, mc_coll_sched *out,
-                     mc_error *err)
+int coll_run_steps(const mc_coll_args *a, mc_coll_sched *s, mc_coll_step_fn step, int first,
+                   int end)
+{
+    for (int k = first; k < end; k++) {
+        COLL_TRY(step(a, k, s));
+        COLL_TRY(mc_coll_next(s));
+    }
+    return 0;
+}
+
+/* Rounds [first, first + count) of the schedule (all of them: 0, INT_MAX). */
+static mc_err build(const mc_coll_alg *alg, const mc_coll_args *a, int first, int count,
+                    mc_coll_sched *out, mc_error *err)
 {
     int op = mc_coll_blocking_op(a->op);
     if (!alg || op != alg->op)
@@ -492,13 +504,39 @@ mc_err mc_coll_build(const mc_coll_alg *alg, const mc_coll_args *a, mc_coll_sche
     mc_coll_sched_reset(out);
     mc_coll_args b = *a;
     b.op = op;
-    int brc = alg->build(&b, out);
+    int brc = 0;
+    if (alg->step) {
+        int end = alg->nsteps(b.size);
+        brc = coll_run_steps(&b, out, alg->step, first, count < end - first ? first + count : end);
+    } else {
+        brc = alg->build(&b, out);
+    }
     if (!brc)
         brc = mc_coll_next(out);
     if (brc)
         return mc_error_set(err, brc == MC_ERR_NOMEM ? MC_ERR_NOMEM : MC_ERR_INTERNAL,
                             "coll:%s/%s: cannot build the schedule", mc_op_name(op), alg->name);
     return MC_OK;
+}
+
+mc_err mc_coll_build(const mc_coll_alg *alg, const mc_coll_args *a, mc_coll_sched *out,
+                     mc_error *err)
+{
+    return build(alg, a, 0, INT_MAX, out, err);
+}
+
+mc_err mc_coll_build_rounds(const mc_coll_alg *alg, const mc_coll_args *a, int first, int count,
+                            mc_coll_sched *out, mc_error *err)
+{
+    if (!alg || !alg->step || first < 0 || count < 1 || first >= alg->nsteps(a->size))
+        return mc_error_set(err, MC_ERR_INTERNAL, "coll:%s: no rounds %d+%d to build",
+                            alg ? alg->name : "(none)", first, count);
+    return build(alg, a, first, count, out, err);
+}
+
+int mc_coll_nrounds(const mc_coll_alg *alg, int size)
+{
+    return alg && alg->step ? alg->nsteps(size) : -1;
 }
 
 /* ------------------------------------------------------------ arithmetic */

@@ -51,11 +51,21 @@ typedef struct mc_coll_args {
 } mc_coll_args;
 
 typedef int (*mc_coll_fn)(const mc_coll_args *a, mc_coll_sched *out);
+/* Appends round k (0-based) of this rank's schedule to out, for algorithms
+ * whose every round is a function of its index (ring, pairwise): P - 1 or
+ * more rounds of two operations. Built a few rounds at a time
+ * (mc_coll_build_rounds), a P-rank all-to-all holds a handful of
+ * operations per rank instead of 2(P - 1): 32 B x P^2 in all otherwise,
+ * 0.5 GB at 4096 ranks, 8.6 GB at 16384. */
+typedef int (*mc_coll_step_fn)(const mc_coll_args *a, int k, mc_coll_sched *out);
 
 typedef struct mc_coll_alg {
     int op;            /* mc_op (blocking form) it implements */
     const char *name;  /* "binomial", "recursive_doubling", ... */
-    mc_coll_fn build;  /* appends this rank's rounds to out; 0 or MC_ERR_NOMEM */
+    mc_coll_fn build;  /* appends this rank's rounds to out; 0 or MC_ERR_NOMEM
+                          (NULL when step is given) */
+    mc_coll_step_fn step;     /* or NULL */
+    int (*nsteps)(int size);  /* step's rounds, each non-empty */
 } mc_coll_alg;
 
 /* Finds the algorithm for op: `name` is the platform's collectives.<op>
@@ -69,6 +79,14 @@ const mc_coll_alg *mc_coll_alg_at(int i);
 /* Builds this rank's schedule into `out` (reset first). */
 mc_err mc_coll_build(const mc_coll_alg *alg, const mc_coll_args *a, mc_coll_sched *out,
                      mc_error *err);
+/* Rounds [first, first + count) of a stepped algorithm (alg->step) into
+ * `out` (reset first, its round 0 is round `first`); count is cut at the
+ * last round. Its arguments (a's count arrays included) are only read
+ * during the call. */
+mc_err mc_coll_build_rounds(const mc_coll_alg *alg, const mc_coll_args *a, int first, int count,
+                            mc_coll_sched *out, mc_error *err);
+/* Rounds of a stepped algorithm on a communicator of `size`, else -1. */
+int mc_coll_nrounds(const mc_coll_alg *alg, int size);
 void mc_coll_sched_reset(mc_coll_sched *s);
 void mc_coll_sched_free(mc_coll_sched *s);
 

@@ -2,28 +2,14 @@
 #include "coll_impl.h"
 
 /* Ring: in step k rank r passes block (r - k) to the right and receives
- * block (r - k - 1) from the left; P - 1 steps. */
-static int ring(mc_coll_sched *s, int P, int r, const coll_counts *c)
+ * block (r - k - 1) from the left; P - 1 steps. Blocks of recvcounts for
+ * allgatherv, else one size. */
+int coll_allgather_ring_step(const mc_coll_args *a, int k, mc_coll_sched *s)
 {
-    int right = (r + 1) % P, left = coll_mod(r - 1, P);
-    for (int k = 0; k + 1 < P; k++) {
-        COLL_TRY(coll_send(s, right, coll_count(c, coll_mod(r - k, P))));
-        COLL_TRY(coll_recv(s, left, coll_count(c, coll_mod(r - k - 1, P))));
-        COLL_TRY(mc_coll_next(s));
-    }
-    return 0;
-}
-
-int coll_allgather_ring(const mc_coll_args *a, mc_coll_sched *s)
-{
-    coll_counts c = {NULL, coll_unit(a)};
-    return ring(s, a->size, a->rank, &c);
-}
-
-int coll_allgatherv_ring(const mc_coll_args *a, mc_coll_sched *s)
-{
-    coll_counts c = {a->recvcounts, 0};
-    return ring(s, a->size, a->rank, &c);
+    int P = a->size, r = a->rank;
+    coll_counts c = {a->recvcounts, coll_unit(a)};
+    COLL_TRY(coll_send(s, (r + 1) % P, coll_count(&c, coll_mod(r - k, P))));
+    return coll_recv(s, coll_mod(r - 1, P), coll_count(&c, coll_mod(r - k - 1, P)));
 }
 
 /* Recursive doubling: exchange everything gathered so far with r ^ 1,
@@ -35,7 +21,7 @@ int coll_allgather_recursive_doubling(const mc_coll_args *a, mc_coll_sched *s)
     int P = a->size, r = a->rank;
     int64_t blk = coll_unit(a);
     if (P & (P - 1))
-        return coll_allgather_ring(a, s);
+        return coll_run_steps(a, s, coll_allgather_ring_step, 0, coll_steps_ring(P));
     for (int mask = 1; mask < P; mask *= 2) {
         COLL_TRY(coll_send(s, r ^ mask, mask * blk));
         COLL_TRY(coll_recv(s, r ^ mask, mask * blk));

@@ -4,17 +4,14 @@
 
 /* Pairwise exchange (Open MPI's): in step k = 1 .. P-1 send to (r + k) mod P
  * and receive from (r - k) mod P. Shifts rather than XOR partners, so any P
- * works and every step is a permutation. */
-static int pairwise(mc_coll_sched *s, int P, int r, const coll_counts *snd,
-                    const coll_counts *rcv)
+ * works and every step is a permutation. Round k - 1 is step k; counts per
+ * peer for the v and w forms, else one block each. */
+int coll_alltoall_pairwise_step(const mc_coll_args *a, int k, mc_coll_sched *s)
 {
-    for (int k = 1; k < P; k++) {
-        int to = (r + k) % P, from = coll_mod(r - k, P);
-        COLL_TRY(coll_send(s, to, coll_count(snd, to)));
-        COLL_TRY(coll_recv(s, from, coll_count(rcv, from)));
-        COLL_TRY(mc_coll_next(s));
-    }
-    return 0;
+    int P = a->size, r = a->rank, to = (r + k + 1) % P, from = coll_mod(r - k - 1, P);
+    coll_counts snd = {a->sendcounts, coll_unit(a)}, rcv = {a->recvcounts, coll_unit(a)};
+    COLL_TRY(coll_send(s, to, coll_count(&snd, to)));
+    return coll_recv(s, from, coll_count(&rcv, from));
 }
 
 /* Linear (Open MPI's basic linear): all receives and sends posted at once,
@@ -29,22 +26,10 @@ static int linear(mc_coll_sched *s, int P, int r, const coll_counts *snd,
     return mc_coll_next(s);
 }
 
-int coll_alltoall_pairwise(const mc_coll_args *a, mc_coll_sched *s)
-{
-    coll_counts c = {NULL, coll_unit(a)};
-    return pairwise(s, a->size, a->rank, &c, &c);
-}
-
 int coll_alltoall_linear(const mc_coll_args *a, mc_coll_sched *s)
 {
     coll_counts c = {NULL, coll_unit(a)};
     return linear(s, a->size, a->rank, &c, &c);
-}
-
-int coll_alltoallv_pairwise(const mc_coll_args *a, mc_coll_sched *s)
-{
-    coll_counts snd = {a->sendcounts, 0}, rcv = {a->recvcounts, 0};
-    return pairwise(s, a->size, a->rank, &snd, &rcv);
 }
 
 int coll_alltoallv_linear(const mc_coll_args *a, mc_coll_sched *s)

@@ -25,6 +25,9 @@
 
 int mc_coll_add(mc_coll_sched *s, int kind, int peer, int64_t bytes);
 int mc_coll_next(mc_coll_sched *s);
+/* Rounds [first, end) of a stepped algorithm (coll.h), each closed. */
+int coll_run_steps(const mc_coll_args *a, mc_coll_sched *s, mc_coll_step_fn step, int first,
+                   int end);
 
 static inline int coll_send(mc_coll_sched *s, int peer, int64_t bytes)
 {
@@ -69,6 +72,11 @@ int coll_scatterv_linear(mc_coll_sched *s, int size, int rank, int root,
                          const coll_counts *c);
 
 /* ---- table entries ---- */
+/* Rounds of the stepped ones (coll.h, mc_coll_step_fn): P - 1 (rings,
+ * pairwise), 2(P - 1) (allreduce ring: reduce-scatter, then allgather). */
+static inline int coll_steps_ring(int P) { return P - 1; }
+static inline int coll_steps_ring2(int P) { return 2 * (P - 1); }
+
 int coll_barrier_dissemination(const mc_coll_args *a, mc_coll_sched *s);
 int coll_barrier_tree(const mc_coll_args *a, mc_coll_sched *s);
 int coll_barrier_linear(const mc_coll_args *a, mc_coll_sched *s);
@@ -81,12 +89,12 @@ int coll_reduce_binomial_fn(const mc_coll_args *a, mc_coll_sched *s);
 int coll_reduce_linear(const mc_coll_args *a, mc_coll_sched *s);
 
 int coll_allreduce_recursive_doubling(const mc_coll_args *a, mc_coll_sched *s);
-int coll_allreduce_ring(const mc_coll_args *a, mc_coll_sched *s);
+int coll_allreduce_ring_step(const mc_coll_args *a, int k, mc_coll_sched *s);
 int coll_allreduce_rabenseifner(const mc_coll_args *a, mc_coll_sched *s);
 int coll_allreduce_nonoverlapping(const mc_coll_args *a, mc_coll_sched *s);
 
 int coll_reduce_scatter_recursive_halving(const mc_coll_args *a, mc_coll_sched *s);
-int coll_reduce_scatter_ring(const mc_coll_args *a, mc_coll_sched *s);
+int coll_reduce_scatter_ring_step(const mc_coll_args *a, int k, mc_coll_sched *s);
 int coll_reduce_scatter_nonoverlapping(const mc_coll_args *a, mc_coll_sched *s);
 
 int coll_scan_linear(const mc_coll_args *a, mc_coll_sched *s);
@@ -99,15 +107,13 @@ int coll_scatter_binomial(const mc_coll_args *a, mc_coll_sched *s);
 int coll_scatter_linear(const mc_coll_args *a, mc_coll_sched *s);
 int coll_scatterv_linear_fn(const mc_coll_args *a, mc_coll_sched *s);
 
-int coll_allgather_ring(const mc_coll_args *a, mc_coll_sched *s);
+int coll_allgather_ring_step(const mc_coll_args *a, int k, mc_coll_sched *s);
 int coll_allgather_recursive_doubling(const mc_coll_args *a, mc_coll_sched *s);
 int coll_allgather_bruck(const mc_coll_args *a, mc_coll_sched *s);
-int coll_allgatherv_ring(const mc_coll_args *a, mc_coll_sched *s);
 
-int coll_alltoall_pairwise(const mc_coll_args *a, mc_coll_sched *s);
+int coll_alltoall_pairwise_step(const mc_coll_args *a, int k, mc_coll_sched *s);
 int coll_alltoall_bruck(const mc_coll_args *a, mc_coll_sched *s);
 int coll_alltoall_linear(const mc_coll_args *a, mc_coll_sched *s);
-int coll_alltoallv_pairwise(const mc_coll_args *a, mc_coll_sched *s);
 int coll_alltoallv_linear(const mc_coll_args *a, mc_coll_sched *s);
 
 /* The size of one unit of a non-v collective on this rank: the vector for

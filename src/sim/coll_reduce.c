@@ -183,26 +183,22 @@ int coll_allreduce_recursive_doubling(const mc_coll_args *a, mc_coll_sched *s)
  * P blocks of n/P bytes (the first n % P blocks one byte more). In
  * reduce-scatter step k rank r passes block (r - k) on and reduces block
  * (r - k - 1); it ends owning block r + 1, which the allgather circulates. */
-int coll_allreduce_ring(const mc_coll_args *a, mc_coll_sched *s)
+int coll_allreduce_ring_step(const mc_coll_args *a, int k, mc_coll_sched *s)
 {
     int P = a->size, r = a->rank;
     int64_t n = coll_unit(a);
     int right = (r + 1) % P, left = coll_mod(r - 1, P);
-    for (int k = 0; k + 1 < P; k++) {
+    if (k + 1 < P) {
         int sb = coll_mod(r - k, P), rb = coll_mod(r - k - 1, P);
         int64_t got = coll_split_bytes(n, P, rb, rb + 1);
         COLL_TRY(coll_send(s, right, coll_split_bytes(n, P, sb, sb + 1)));
         COLL_TRY(coll_recv(s, left, got));
-        COLL_TRY(coll_reduce(s, got));
-        COLL_TRY(mc_coll_next(s));
+        return coll_reduce(s, got);
     }
-    for (int k = 0; k + 1 < P; k++) {
-        int sb = coll_mod(r + 1 - k, P), rb = coll_mod(r - k, P);
-        COLL_TRY(coll_send(s, right, coll_split_bytes(n, P, sb, sb + 1)));
-        COLL_TRY(coll_recv(s, left, coll_split_bytes(n, P, rb, rb + 1)));
-        COLL_TRY(mc_coll_next(s));
-    }
-    return 0;
+    k -= P - 1;
+    int sb = coll_mod(r + 1 - k, P), rb = coll_mod(r - k, P);
+    COLL_TRY(coll_send(s, right, coll_split_bytes(n, P, sb, sb + 1)));
+    return coll_recv(s, left, coll_split_bytes(n, P, rb, rb + 1));
 }
 
 /* Rabenseifner: fold, recursive halving reduce-scatter over pof2 blocks,
@@ -271,19 +267,14 @@ int coll_reduce_scatter_recursive_halving(const mc_coll_args *a, mc_coll_sched *
 /* Ring: in step k rank r passes its partial block (r - k - 1) to the right
  * and reduces block (r - k - 2) from the left; after P - 1 steps it holds
  * the full block r. */
-int coll_reduce_scatter_ring(const mc_coll_args *a, mc_coll_sched *s)
+int coll_reduce_scatter_ring_step(const mc_coll_args *a, int k, mc_coll_sched *s)
 {
     int P = a->size, r = a->rank;
     coll_counts c = rs_counts(a);
-    int right = (r + 1) % P, left = coll_mod(r - 1, P);
-    for (int k = 0; k + 1 < P; k++) {
-        int64_t got = coll_count(&c, coll_mod(r - k - 2, P));
-        COLL_TRY(coll_send(s, right, coll_count(&c, coll_mod(r - k - 1, P))));
-        COLL_TRY(coll_recv(s, left, got));
-        COLL_TRY(coll_reduce(s, got));
-        COLL_TRY(mc_coll_next(s));
-    }
-    return 0;
+    int64_t got = coll_count(&c, coll_mod(r - k - 2, P));
+    COLL_TRY(coll_send(s, (r + 1) % P, coll_count(&c, coll_mod(r - k - 1, P))));
+    COLL_TRY(coll_recv(s, coll_mod(r - 1, P), got));
+    return coll_reduce(s, got);
 }
 
 /* Open MPI's non-overlapping: binomial reduce of the whole vector to rank 0,

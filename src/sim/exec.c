@@ -123,12 +123,29 @@ static void exec_done(sim *S, int32_t xi, int64_t t)
     }
 }
 
+/* The next EXEC_WINDOW rounds of a stepped algorithm, from the current one. */
+static int exec_window(sim *S, sim_exec *x)
+{
+    mc_error err;
+    err.code = MC_OK;
+    err.msg[0] = '\0';
+    if (mc_coll_build_rounds(x->alg, &x->args, x->round, EXEC_WINDOW, &x->sched, &err)) {
+        sim_fail(S, err.code, "%s", err.msg);
+        return -1;
+    }
+    x->r0 = x->round;
+    return 0;
+}
+
 /* Posts the current round at S->now. Returns 1 if it completed at once. */
 static int exec_post_round(sim *S, int32_t xi)
 {
     sim_exec *x = &S->execs[xi];
+    if (!exec_has_round(x) && (!x->alg || exec_window(S, x)))
+        return 0;
     const mc_coll_sched *s = &x->sched;
-    int lo = s->round_start[x->round], hi = s->round_start[x->round + 1];
+    int k = x->round - x->r0;
+    int lo = s->round_start[k], hi = s->round_start[k + 1];
     const sim_comm *c = &S->comms[x->comm];
     int n = 0;
     double red = 0; /* double: corrupt sizes must not overflow */
@@ -138,8 +155,8 @@ static int exec_post_round(sim *S, int32_t xi)
     }
     /* With a thousand executors interleaved, a schedule's next round is out
      * of cache by the time it starts: fetch it while this one runs. */
-    if (x->round + 1 < s->nrounds) {
-        __builtin_prefetch(&s->round_start[x->round + 2]);
+    if (k + 1 < s->nrounds) {
+        __builtin_prefetch(&s->round_start[k + 2]);
         __builtin_prefetch(&s->ops[hi]);
     }
     x->outstanding = n;
@@ -182,7 +199,6 @@ static void exec_advance(sim *S, int32_t xi)
 {
     while (!S->rc) {
         sim_exec *x = &S->execs[xi];
-        const mc_coll_sched *s = &x->sched;
         int64_t T = x->t_round;
         double red = x->red_bytes; /* summed when the round was posted */
         if (red > 0 && S->reduce_ps_per_byte > 0) {
@@ -193,7 +209,7 @@ static void exec_advance(sim *S, int32_t xi)
             T = start + cost;
         }
         x->round++;
-        if (x->round >= s->nrounds) {
+        if (x->round >= x->nrounds) {
             exec_done(S, xi, T);
             return;
         }
@@ -276,6 +292,8 @@ static int exec_start_measured(sim *S, int r, int32_t cidx, int32_t size, int op
         return -1;
     sim_exec *x = &S->execs[xi];
     mc_coll_sched_reset(&x->sched);
+    x->alg = NULL;
+    x->r0 = x->nrounds = 0;
     x->comm = cidx;
     x->owner = r;
     x->op = (int16_t)op;
@@ -457,7 +475,14 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
     if (xi < 0)
         return -1;
     sim_exec *x = &S->execs[xi];
-    if (mc_coll_build(alg, &a, &x->sched, &cerr)) {
+    /* a stepped algorithm without count arrays (those are the event's, gone
+     * after this call) is built a window at a time: O(1) memory per rank
+     * where a pairwise all-to-all's whole schedule is O(P) */
+    x->alg = alg->step && !a.sendcounts && !a.recvcounts ? alg : NULL;
+    x->args = a;
+    x->r0 = 0;
+    if (x->alg ? mc_coll_build_rounds(alg, &a, 0, EXEC_WINDOW, &x->sched, &cerr)
+               : mc_coll_build(alg, &a, &x->sched, &cerr)) {
         x->live = 0;
         pool_give(&S->free_execs, xi);
         coll_fail(S, r, e, cerr.msg[0] ? cerr.msg : "cannot build the schedule");
@@ -474,7 +499,8 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
     x->posting = 0;
     if (app_req < 0)
         S->r[r].exec = xi;
-    if (x->sched.nrounds <= 0) {
+    x->nrounds = x->alg ? mc_coll_nrounds(alg, size) : x->sched.nrounds;
+    if (x->nrounds <= 0) {
         exec_done(S, xi, S->now);
         return 0;
     }

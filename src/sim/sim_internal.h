@@ -220,7 +220,12 @@ typedef struct sim_comm {
 
 /* One executing collective schedule of one rank. */
 typedef struct sim_exec {
-    mc_coll_sched sched;
+    mc_coll_sched sched; /* rounds r0 .. r0 + sched.nrounds - 1 */
+    const mc_coll_alg *alg; /* built EXEC_WINDOW rounds at a time (a stepped
+                               algorithm, coll.h), or NULL: sched is all */
+    mc_coll_args args;  /* alg's arguments (no count arrays) */
+    int32_t r0;         /* the round that is sched's round 0 */
+    int32_t nrounds;    /* rounds in all */
     int32_t comm;     /* index in sim.comms */
     int64_t tag;      /* collective context: (1 << 40) | seq << 8 | op */
     int64_t t_round;  /* latest completion in the current round */
@@ -234,6 +239,17 @@ typedef struct sim_exec {
     uint8_t posting, live;
     double red_bytes; /* bytes reduced at the end of the current round */
 } sim_exec;
+
+/* Rounds of a stepped algorithm built at once: 16 operations of a
+ * pairwise all-to-all or a ring (an executor keeps arrays of 16). */
+#define EXEC_WINDOW 8
+
+/* Whether the executor's current round is in its schedule buffer (the
+ * prefetches ahead look only there). */
+static inline int exec_has_round(const sim_exec *x)
+{
+    return x->sched.round_start && x->round >= x->r0 && x->round - x->r0 < x->sched.nrounds;
+}
 
 enum { RS_READY, RS_BLOCKED, RS_DONE };
 enum { PH_FETCH, PH_EXEC };
@@ -413,8 +429,8 @@ static inline void sim_pf_named(const sim *S, hentry e)
             const sim_exec *x = &S->execs[idx];
             if (x->owner >= 0 && x->owner < S->n)
                 sim_prefetch_range(&S->r[x->owner], offsetof(sim_rank, ev));
-            if (x->sched.round_start && x->round < x->sched.nrounds)
-                __builtin_prefetch(&x->sched.round_start[x->round]);
+            if (exec_has_round(x))
+                __builtin_prefetch(&x->sched.round_start[x->round - x->r0]);
         }
         break;
     default:
@@ -460,8 +476,8 @@ static inline void sim_pf_after(const sim *S, hentry e)
             sim_prefetch_range(&S->reqs[k->rq_head], sizeof(sim_req));
     } else if (type == EV_ROUND && idx < S->nexecs) {
         const sim_exec *x = &S->execs[idx];
-        if (x->sched.round_start && x->round < x->sched.nrounds)
-            __builtin_prefetch(&x->sched.ops[x->sched.round_start[x->round]]);
+        if (exec_has_round(x))
+            __builtin_prefetch(&x->sched.ops[x->sched.round_start[x->round - x->r0]]);
     }
 }
 
@@ -475,10 +491,10 @@ static inline void sim_pf_round_slots(const sim *S, hentry e)
         return;
     const sim_exec *x = &S->execs[idx];
     const mc_coll_sched *s = &x->sched;
-    if (!s->round_start || x->round >= s->nrounds || x->comm < 0 || x->comm >= S->ncomms)
+    if (!exec_has_round(x) || x->comm < 0 || x->comm >= S->ncomms)
         return;
     const sim_comm *c = &S->comms[x->comm];
-    int lo = s->round_start[x->round], hi = s->round_start[x->round + 1];
+    int lo = s->round_start[x->round - x->r0], hi = s->round_start[x->round - x->r0 + 1];
     for (int i = lo; i < hi && i < lo + 4; i++) {
         const mc_coll_op *op = &s->ops[i];
         if (op->kind != MC_COLL_RECV || op->peer < 0 || op->peer >= c->size)

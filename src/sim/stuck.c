@@ -120,7 +120,7 @@ static void describe_exec(sim *S, const stuck_index *ix, sbuf *b, int32_t xi)
     char cb[48];
     sb_printf(b, "%s on comm %s (collective #%d, round %d of %d): ", mc_op_name(x->op),
               comm_name(S->comms[x->comm].id, cb, sizeof cb), x->seq, x->round + 1,
-              x->sched.nrounds);
+              x->nrounds);
     int32_t i = ix->exec_req ? ix->exec_req[xi] : -1;
     if (i < 0) {
         sb_printf(b, "waits");
