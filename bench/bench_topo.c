@@ -8,8 +8,10 @@
  *   alltoall  1024 ranks on an 8x8x16 torus3d, Alltoall of 4 KiB per peer
  *             (pairwise algorithm)
  * Links: 5 GB/s, 100 ns per hop, L = 1 us, o = 1 us. Prints trace events
- * per second, engine events per second and flows (messages) per second per
- * CPU second (the machine is shared), and the predicted time; then the end
+ * per second, engine events per second, flows (messages) per second and
+ * point-to-point operations (a send and a receive per message: the
+ * all-to-all's count) per second, per CPU second (the machine is shared),
+ * the predicted time and the process's peak RSS; then the end
  * in ps and a digest of every rank's end, communication and wait times and
  * every used link's statistics, to check that a change of the model moves
  * no result. BENCH_TOPO_SET="key=value;..." sets further platform keys
@@ -27,6 +29,15 @@ static double cpu_seconds(void)
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* Peak resident set of the process so far, MiB (monotonic: a case run
+ * after a bigger one shows the bigger one's). */
+static double peak_rss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
 }
 
 static const char *g_model = "topo";
@@ -56,13 +67,15 @@ static int run_case(const char *name, int kind, const int *d, uint32_t iters)
         size_t nl = mc_net_link_stats(c.net, hot, 1);
         printf("%-9s %s ranks %5d  trace events %9llu  engine events %9llu  flows %9llu\n"
                "          cpu %.3f s (wall %.3f s): trace events/s %.2f M, engine events/s "
-               "%.2f M, flows/s %.2f M; predicted %.6f s; %zu links used, hottest %s "
-               "(peak %d flows)\n",
+               "%.2f M, flows/s %.2f M (p2p ops/s %.2f M: a send and a receive per "
+               "message); predicted %.6f s; %zu links used, hottest %s (peak %d flows); "
+               "peak RSS %.1f MiB\n",
                name, g_model, P, (unsigned long long)res.events, (unsigned long long)res.sim_events,
                (unsigned long long)res.messages, cpu, res.wall_seconds,
                (double)res.events / cpu * 1e-6, (double)res.sim_events / cpu * 1e-6,
-               (double)res.messages / cpu * 1e-6, mc_sim_seconds(res.end), nl,
-               nl ? hot[0].name : "-", nl ? hot[0].peak_flows : 0);
+               (double)res.messages / cpu * 1e-6, 2.0 * (double)res.messages / cpu * 1e-6,
+               mc_sim_seconds(res.end), nl, nl ? hot[0].name : "-", nl ? hot[0].peak_flows : 0,
+               peak_rss_mib());
         printf("          end %lld ps, digest %016llx\n", (long long)res.end,
                (unsigned long long)topo_case_digest(&c, &res));
     }
