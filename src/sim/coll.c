@@ -504,13 +504,10 @@ static mc_err build(const mc_coll_alg *alg, const mc_coll_args *a, int first, in
     mc_coll_sched_reset(out);
     mc_coll_args b = *a;
     b.op = op;
-    int brc = 0;
-    if (alg->step) {
-        int end = alg->nsteps(b.size);
-        brc = coll_run_steps(&b, out, alg->step, first, count < end - first ? first + count : end);
-    } else {
-        brc = alg->build(&b, out);
-    }
+    int end = alg->step ? alg->nsteps(b.size) : 0;
+    int brc = alg->step ? coll_run_steps(&b, out, alg->step, first,
+                                         count < end - first ? first + count : end)
+                        : alg->build(&b, out);
     if (!brc)
         brc = mc_coll_next(out);
     if (brc)

@@ -141,7 +141,7 @@ static int exec_window(sim *S, sim_exec *x)
 static int exec_post_round(sim *S, int32_t xi)
 {
     sim_exec *x = &S->execs[xi];
-    if (!exec_has_round(x) && (!x->alg || exec_window(S, x)))
+    if (!exec_has_round(x) && exec_window(S, x)) /* (a whole schedule always has it) */
         return 0;
     const mc_coll_sched *s = &x->sched;
     int k = x->round - x->r0;

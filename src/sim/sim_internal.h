@@ -241,7 +241,8 @@ typedef struct sim_exec {
 } sim_exec;
 
 /* Rounds of a stepped algorithm built at once: 16 operations of a
- * pairwise all-to-all or a ring (an executor keeps arrays of 16). */
+ * pairwise all-to-all or a ring allgather, which a recycled executor keeps
+ * (a ring allreduce's 24 are freed at its end, as a tree root's are). */
 #define EXEC_WINDOW 8
 
 /* Whether the executor's current round is in its schedule buffer (the
