@@ -8,7 +8,8 @@ a 16-rank 2-D halo exchange and a 16-rank all-to-all.
 - efficiency with one process count is mean computation / predicted time;
 - the balance point (--target-efficiency 0.8 --solve KEY) for
   network.overhead and network.bandwidth: a replay at the returned value
-  gives an efficiency within 1 % of 0.8; an unreachable target gives null
+  gives an efficiency within 1 % of 0.8; where the predicted time is affine
+  in the key the solver needs 3 replays; an unreachable target gives null
   with a note;
 - usage errors exit 2, bad values exit 1.
 Usage: test_sweep_cli.py MPICAST [MPICAST_SWEEP_MPI MPIRUN]
@@ -18,6 +19,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -106,6 +108,15 @@ def balance(trace):
         out, _ = run(base + extra + ["--set", f"{key}={v!r}", "--json"])
         e = json.loads(out)["points"][0]["efficiency"]
         check(abs(e - 0.8) <= 0.008, f"{key}={v}: efficiency {e}, not within 1 % of 0.8")
+    # without contention the predicted time is affine in the overhead, so
+    # the solver's first secant step (Brent) lands on the balance point: the
+    # platform's own value, the range's end and that step, 3 replays (a
+    # bisection of the logarithm took 13)
+    table, _ = run(base + ["--set", "network.bandwidth=inf", "--target-efficiency", "0.8",
+                           "--solve", "network.overhead"])
+    m = re.search(r"efficiency ([0-9.]+), ([0-9]+) replays", table)
+    check(m and abs(float(m.group(1)) - 0.8) <= 0.0016 and int(m.group(2)) <= 3,
+          f"affine case: {table}")
     # unreachable: 99.99 % efficiency with a 1 ms latency floor
     out, _ = run(base + ["--set", "network.latency=1ms", "--target-efficiency", "0.9999",
                          "--solve", "network.overhead", "--json"])

@@ -1,6 +1,6 @@
 /* The what-if sweep (mpicast sweep, mpicast-sweep-mpi): one prediction per
  * point of the cross product of --vary values and --ranks, and balance
- * points by bisection (docs/json-sweep.md for the output contract).
+ * points (docs/json.md, "mpicast sweep --json", for the output contract).
  *
  * Efficiency: with one process count, the ranks' mean computation time c
  * over the predicted time T. With several, relative to the smallest count
@@ -14,6 +14,9 @@
 
 #include <jansson.h>
 #include <math.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -48,9 +51,10 @@ static const char usage_text[] =
     "                        also find, for each process count (and --vary\n"
     "                        combination), the value of KEY (network.overhead,\n"
     "                        network.bandwidth, network.latency, cpu.speed, ...)\n"
-    "                        at which efficiency crosses E, by bisection\n"
+    "                        at which efficiency crosses E (Brent's method,\n"
+    "                        from the platform's own value of KEY)\n"
     "  --json, --csv         one JSON document / CSV table on stdout\n"
-    "                        (keys: docs/json-sweep.md)\n"
+    "                        (keys: docs/json.md)\n"
     "  --quiet               no progress line on stderr (points done / total,\n"
     "                        shown only when stderr is a terminal)\n"
     "\n"
@@ -397,36 +401,141 @@ static mc_err predict_one(const sweep_cfg *c, int combo, int P, const char *xkey
 
 /* ------------------------------------------------------------ balance point */
 
+/* Most evaluations one balance point may take (Brent's 12, then 80
+ * bisections, and the bracket's three). */
+#define SOLVE_MAX 100
+
+/* The search. Each evaluation is one or two replays (at P, and at the
+ * reference count P0), seconds each at a thousand ranks, so the solver
+ * saves evaluations:
+ *  - it starts from the value the platform already has (v0), and looks
+ *    past the end of the range on v0's other side only when E is not
+ *    between v0 and this end: the range's ends are extreme machines (1 ps
+ *    of overhead: every message of a phase in flight at once), the
+ *    slowest replays of all;
+ *  - it finds the root of h = 1/e(P0) - E/e(P) (e = compute / predicted
+ *    time, h > 0 exactly where the efficiency e(P)/e(P0) is above E) by
+ *    Brent's method (GSL) in u = the key's value, or its inverse for a
+ *    bandwidth: predicted time is close to affine in the overhead, the
+ *    latency, the time per byte, and time over compute in the CPU speed,
+ *    so h is close to affine in u and the secant steps land near the root
+ *    at once;
+ *  - when h is not finite (no computation) or Brent stalls, it bisects the
+ *    logarithm of the value, keeping the bracket. */
+
 typedef struct solver {
     const sweep_cfg *c;
     int combo, P;
-    int evals;
+    int evals;          /* replays */
+    int recip;          /* u = 1 / value */
+    double best, beste; /* the value whose efficiency is closest to E so far */
+    int nlog;           /* evaluations so far: u, efficiency, h */
+    double lu[SOLVE_MAX], le[SOLVE_MAX], lh[SOLVE_MAX];
     mc_error err;
 } solver;
 
-/* Efficiency at KEY = v, or NAN (err filled). */
-static double eff_at(solver *s, double v)
+static double u_of(const solver *s, double v) { return s->recip ? 1 / v : v; }
+static double v_of(const solver *s, double u) { return s->recip ? 1 / u : u; }
+
+/* The evaluation at u already made, or -1. */
+static int logged(const solver *s, double u)
 {
-    point_time t, t0;
-    s->evals++;
-    if (predict_one(s->c, s->combo, s->P, s->c->solve, v, &t, &s->err))
-        return NAN;
-    if (s->c->nranks == 1)
-        return t.T > 0 ? t.compute / t.T : 1.0;
-    s->evals++;
-    if (predict_one(s->c, s->combo, s->c->ranks[0], s->c->solve, v, &t0, &s->err))
-        return NAN;
-    return t.T > 0 && t0.compute > 0 ? (t.compute / t.T) / (t0.compute / t0.T) : 1.0;
+    for (int k = s->nlog - 1; k >= 0; k--)
+        if (s->lu[k] == u)
+            return k;
+    return -1;
 }
 
-/* Search range by the key's unit (log-scale bisection between them). */
-static void bracket(const char *key, double *lo, double *hi)
+/* Replays at KEY = v_of(u) (once per u): the evaluation's index in the
+ * log, or -1 (err filled, or too many). */
+static int eval_at(solver *s, double u)
+{
+    int k = logged(s, u);
+    if (k >= 0)
+        return k;
+    if (s->nlog == SOLVE_MAX) {
+        mc_error_set(&s->err, MC_ERR_INTERNAL, "--solve: no balance point after %d replays",
+                     s->evals);
+        return -1;
+    }
+    const double v = v_of(s, u), E = s->c->target;
+    point_time t, t0 = {1, 1};
+    s->evals++;
+    if (predict_one(s->c, s->combo, s->P, s->c->solve, v, &t, &s->err))
+        return -1;
+    if (s->c->nranks > 1) {
+        s->evals++;
+        if (predict_one(s->c, s->combo, s->c->ranks[0], s->c->solve, v, &t0, &s->err))
+            return -1;
+    }
+    double ep = t.T > 0 ? t.compute / t.T : 1.0, e0 = t0.T > 0 ? t0.compute / t0.T : 1.0;
+    double eff = s->c->nranks == 1 ? ep : (t.T > 0 && t0.compute > 0 ? ep / e0 : 1.0);
+    if (isnan(s->beste) || fabs(eff - E) < fabs(s->beste - E)) {
+        s->best = v;
+        s->beste = eff;
+    }
+    k = s->nlog++;
+    s->lu[k] = u;
+    s->le[k] = eff;
+    s->lh[k] = ep > 0 && e0 > 0 ? 1 / e0 - E / ep : NAN;
+    return k;
+}
+
+static int close_enough(const solver *s)
+{
+    return fabs(s->beste - s->c->target) <= 0.002 * s->c->target;
+}
+
+/* Is E between the efficiencies of evaluations i and j? */
+static int brackets(const solver *s, int i, int j)
+{
+    return (s->c->target - s->le[i]) * (s->c->target - s->le[j]) <= 0;
+}
+
+/* h at u, for GSL; NAN (a failed replay, no computation) stops it. */
+static double h_of_u(double u, void *arg)
+{
+    solver *s = arg;
+    int k = eval_at(s, u);
+    return k < 0 ? NAN : s->lh[k];
+}
+
+/* Narrows the bracket [*a, *b] (u, evaluated) by Brent's method on h:
+ * 0 when the efficiency is close enough to E, 1 when Brent cannot go on
+ * (the bracket reached is left in *a, *b), -1 when a replay failed. */
+static int brent(solver *s, double *a, double *b)
+{
+    int ka = eval_at(s, *a), kb = eval_at(s, *b); /* logged: no replay */
+    if (ka < 0 || kb < 0)
+        return -1;
+    if (!isfinite(s->lh[ka]) || !isfinite(s->lh[kb]))
+        return 1;
+    gsl_root_fsolver *fs = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (!fs)
+        return 1;
+    gsl_function F = {h_of_u, s};
+    int rc = gsl_root_fsolver_set(fs, &F, *a, *b);
+    for (int it = 0; rc == GSL_SUCCESS && it < 12 && !close_enough(s) && !s->err.code; it++) {
+        rc = gsl_root_fsolver_iterate(fs);
+        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(fs), gsl_root_fsolver_x_upper(fs), 0,
+                                   1e-12) == GSL_SUCCESS)
+            break;
+    }
+    *a = gsl_root_fsolver_x_lower(fs);
+    *b = gsl_root_fsolver_x_upper(fs);
+    gsl_root_fsolver_free(fs);
+    return s->err.code ? -1 : !close_enough(s);
+}
+
+/* Search range by the key's unit; *recip: search in 1/value. */
+static void bracket(const char *key, double *lo, double *hi, int *recip)
 {
     mc_unit unit = MC_UNIT_NONE;
     const char *name;
     for (int i = 0; (name = mc_platform_key_at(i, &unit, NULL)); i++)
         if (strcmp(name, key) == 0)
             break;
+    *recip = unit == MC_UNIT_BANDWIDTH;
     if (unit == MC_UNIT_TIME) {
         *lo = 1e-12, *hi = 10;
     } else if (unit == MC_UNIT_BANDWIDTH) {
@@ -438,9 +547,39 @@ static void bracket(const char *key, double *lo, double *hi)
     }
 }
 
+/* The value the point's platform gives KEY, or NAN. */
+static double start_value(const sweep_cfg *c, int combo)
+{
+    mc_error err = {0};
+    mc_platform *p = point_platform(c, combo, NULL, 0, &err);
+    double v = p ? mc_platform_num(p, c->solve) : NAN;
+    mc_platform_destroy(p);
+    return v;
+}
+
+/* Finds evaluations i, j whose efficiencies E lies between: [v0, hi],
+ * else [lo, v0], else [lo, hi]. 1 found, 0 not (the target cannot be
+ * reached), -1 a replay failed. */
+static int find_bracket(solver *s, double v0, double lo, double hi, int *i, int *j)
+{
+    int k0 = -1, kh, kl;
+    if (isfinite(v0) && v0 > lo && v0 < hi && (k0 = eval_at(s, u_of(s, v0))) < 0)
+        return -1;
+    if ((kh = eval_at(s, u_of(s, hi))) < 0)
+        return -1;
+    if (k0 >= 0 && brackets(s, k0, kh)) {
+        *i = k0, *j = kh;
+        return 1;
+    }
+    if ((kl = eval_at(s, u_of(s, lo))) < 0)
+        return -1;
+    *i = kl, *j = k0 >= 0 ? k0 : kh;
+    return brackets(s, *i, *j);
+}
+
 static void solve_task(const sweep_cfg *c, int combo, int P, sweep_result *out)
 {
-    solver s = {c, combo, P, 0, {0}};
+    solver *s = calloc(1, sizeof *s);
     out->ranks = P;
     out->value = NAN;
     out->eff = NAN;
@@ -448,61 +587,65 @@ static void solve_task(const sweep_cfg *c, int combo, int P, sweep_result *out)
         out->done = 1;
         snprintf(out->note, sizeof out->note,
                  "reference process count: efficiency is 1 by definition");
+        free(s);
         return;
     }
+    if (!s) {
+        snprintf(out->note, sizeof out->note, "out of memory");
+        return;
+    }
+    *s = (solver){.c = c, .combo = combo, .P = P, .best = NAN, .beste = NAN};
+    const double E = c->target;
     double lo, hi;
-    bracket(c->solve, &lo, &hi);
-    double elo = eff_at(&s, lo), ehi = eff_at(&s, hi);
-    if (isnan(elo) || isnan(ehi)) {
-        snprintf(out->note, sizeof out->note, "%.230s", s.err.msg);
+    bracket(c->solve, &lo, &hi, &s->recip);
+    int i, j, rc = find_bracket(s, start_value(c, combo), lo, hi, &i, &j);
+    if (rc == 0) {
+        double emin = INFINITY, emax = -INFINITY;
+        for (int k = 0; k < s->nlog; k++)
+            emin = fmin(emin, s->le[k]), emax = fmax(emax, s->le[k]);
+        out->done = 1;
+        out->evals = s->evals;
+        snprintf(out->note, sizeof out->note,
+                 "efficiency stays between %.4g and %.4g for %s from %g to %g: the target %.4g "
+                 "cannot be reached", emin, emax, c->solve, lo, hi, E);
+        free(s);
+        return;
+    }
+    double a = s->lu[rc > 0 ? i : 0], b = s->lu[rc > 0 ? j : 0];
+    if (a > b) {
+        double x = a;
+        a = b, b = x;
+    }
+    if (rc > 0 && !close_enough(s))
+        rc = brent(s, &a, &b) < 0 ? -1 : 1;
+    /* Brent could not finish: bisect log(u), keeping E between a and b */
+    for (int it = 0; rc > 0 && it < 80 && !close_enough(s) && b / a >= 1 + 1e-12; it++) {
+        int ka = eval_at(s, a), km = ka < 0 ? -1 : eval_at(s, sqrt(a * b));
+        if (km < 0)
+            rc = -1;
+        else if (brackets(s, ka, km))
+            b = s->lu[km];
+        else
+            a = s->lu[km];
+    }
+    out->evals = s->evals;
+    if (rc < 0) {
+        snprintf(out->note, sizeof out->note, "%.230s", s->err.msg);
+        free(s);
         return;
     }
     out->done = 1;
-    double E = c->target;
-    if ((E - elo) * (E - ehi) > 0) {
-        snprintf(out->note, sizeof out->note,
-                 "efficiency stays between %.4g and %.4g for %s from %g to %g: the target %.4g "
-                 "cannot be reached", elo < ehi ? elo : ehi, elo < ehi ? ehi : elo, c->solve, lo,
-                 hi, E);
-        out->evals = s.evals;
-        return;
-    }
-    /* invariant: E lies between eff(lo) and eff(hi); bisect log(value) */
-    double best = fabs(elo - E) < fabs(ehi - E) ? lo : hi;
-    double beste = fabs(elo - E) < fabs(ehi - E) ? elo : ehi;
-    for (int it = 0; it < 80 && fabs(beste - E) > 0.002 * E; it++) {
-        double mid = sqrt(lo * hi);
-        double em = eff_at(&s, mid);
-        if (isnan(em)) {
-            out->done = 0;
-            snprintf(out->note, sizeof out->note, "%.230s", s.err.msg);
-            return;
-        }
-        if (fabs(em - E) < fabs(beste - E)) {
-            best = mid;
-            beste = em;
-        }
-        if ((E - elo) * (E - em) <= 0) {
-            hi = mid;
-            ehi = em;
-        } else {
-            lo = mid;
-            elo = em;
-        }
-        if (hi / lo < 1 + 1e-12)
-            break;
-    }
-    out->evals = s.evals;
-    out->eff = beste;
-    if (fabs(beste - E) <= 0.01 * E) {
-        out->value = best;
-        snprintf(out->note, sizeof out->note, "efficiency %.4f at %s = %.6g", beste, c->solve,
-                 best);
+    out->eff = s->beste;
+    if (fabs(s->beste - E) <= 0.01 * E) {
+        out->value = s->best;
+        snprintf(out->note, sizeof out->note, "efficiency %.4f at %s = %.6g", s->beste, c->solve,
+                 s->best);
     } else {
         snprintf(out->note, sizeof out->note,
                  "efficiency jumps across the target near %s = %.6g (%.4f there)", c->solve,
-                 best, beste);
+                 s->best, s->beste);
     }
+    free(s);
 }
 
 /* ------------------------------------------------------------ tasks */
@@ -558,6 +701,8 @@ static void *worker(void *arg)
 void sweep_run_tasks(const sweep_cfg *c, sweep_result *res, int jobs, int stride, int offset)
 {
     pool p = {c, res, 0, 0, stride, offset, sweep_ntasks(c)};
+    gsl_set_error_handler_off(); /* the solver's GSL errors come back as codes, once,
+                                    before the threads */
     int n = jobs > 1 ? jobs : 1;
     pthread_t *th = n > 1 ? calloc((size_t)n, sizeof *th) : NULL;
     int started = 0;
