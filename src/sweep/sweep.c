@@ -577,45 +577,25 @@ static int find_bracket(solver *s, double v0, double lo, double hi, int *i, int 
     return brackets(s, *i, *j);
 }
 
-static void solve_task(const sweep_cfg *c, int combo, int P, sweep_result *out)
+/* The balance point of s's combination and process count into out. */
+static void solve(solver *s, sweep_result *out)
 {
-    solver *s = calloc(1, sizeof *s);
-    out->ranks = P;
-    out->value = NAN;
-    out->eff = NAN;
-    if (c->nranks > 1 && P == c->ranks[0]) {
-        out->done = 1;
-        snprintf(out->note, sizeof out->note,
-                 "reference process count: efficiency is 1 by definition");
-        free(s);
-        return;
-    }
-    if (!s) {
-        snprintf(out->note, sizeof out->note, "out of memory");
-        return;
-    }
-    *s = (solver){.c = c, .combo = combo, .P = P, .best = NAN, .beste = NAN};
+    const sweep_cfg *c = s->c;
     const double E = c->target;
     double lo, hi;
     bracket(c->solve, &lo, &hi, &s->recip);
-    int i, j, rc = find_bracket(s, start_value(c, combo), lo, hi, &i, &j);
+    int i, j, rc = find_bracket(s, start_value(c, s->combo), lo, hi, &i, &j);
     if (rc == 0) {
         double emin = INFINITY, emax = -INFINITY;
         for (int k = 0; k < s->nlog; k++)
             emin = fmin(emin, s->le[k]), emax = fmax(emax, s->le[k]);
         out->done = 1;
-        out->evals = s->evals;
         snprintf(out->note, sizeof out->note,
                  "efficiency stays between %.4g and %.4g for %s from %g to %g: the target %.4g "
                  "cannot be reached", emin, emax, c->solve, lo, hi, E);
-        free(s);
         return;
     }
-    double a = s->lu[rc > 0 ? i : 0], b = s->lu[rc > 0 ? j : 0];
-    if (a > b) {
-        double x = a;
-        a = b, b = x;
-    }
+    double a = rc > 0 ? fmin(s->lu[i], s->lu[j]) : 0, b = rc > 0 ? fmax(s->lu[i], s->lu[j]) : 0;
     if (rc > 0 && !close_enough(s))
         rc = brent(s, &a, &b) < 0 ? -1 : 1;
     /* Brent could not finish: bisect log(u), keeping E between a and b */
@@ -628,10 +608,8 @@ static void solve_task(const sweep_cfg *c, int combo, int P, sweep_result *out)
         else
             a = s->lu[km];
     }
-    out->evals = s->evals;
     if (rc < 0) {
         snprintf(out->note, sizeof out->note, "%.230s", s->err.msg);
-        free(s);
         return;
     }
     out->done = 1;
@@ -645,6 +623,27 @@ static void solve_task(const sweep_cfg *c, int combo, int P, sweep_result *out)
                  "efficiency jumps across the target near %s = %.6g (%.4f there)", c->solve,
                  s->best, s->beste);
     }
+}
+
+static void solve_task(const sweep_cfg *c, int combo, int P, sweep_result *out)
+{
+    out->ranks = P;
+    out->value = NAN;
+    out->eff = NAN;
+    if (c->nranks > 1 && P == c->ranks[0]) {
+        out->done = 1;
+        snprintf(out->note, sizeof out->note,
+                 "reference process count: efficiency is 1 by definition");
+        return;
+    }
+    solver *s = malloc(sizeof *s); /* its log is a few KiB: not on a thread's stack */
+    if (!s) {
+        snprintf(out->note, sizeof out->note, "out of memory");
+        return;
+    }
+    *s = (solver){.c = c, .combo = combo, .P = P, .best = NAN, .beste = NAN};
+    solve(s, out);
+    out->evals = s->evals;
     free(s);
 }
 
