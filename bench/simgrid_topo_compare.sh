@@ -33,6 +33,8 @@ P=$((X * Y * Z))
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/smpi_replay.sh
 . "$HERE/smpi_replay.sh"
+# shellcheck source=bench/mc_torus.sh
+. "$HERE/mc_torus.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 "$HERE/tit_gen.py" "$P" "$ITERS" "$tmp" --bytes "$BYTES" --flops "$FLOPS" --pattern "$PATTERN" \
@@ -50,11 +52,7 @@ actions=$(cat "$tmp"/rank-*.txt | wc -l)
 cd "$tmp"
 smpi_replay torus.xml "$P" --cfg=network/crosstraffic:0 --cfg=smpi/async-small-thresh:65536
 t2=$(date +%s.%N)
-"$BUILD/bin/mpicast" predict trace.list --json --set network.model=topo \
-  --set network.topology=torus3d --set "network.dims=${X}x${Y}x${Z}" \
-  --set network.link_bandwidth=5GB/s --set network.nic_bandwidth=inf \
-  --set network.hop_latency=0.1us --set network.latency=0 --set network.overhead=0.2us \
-  --set "network.sharing=${MC_SHARING:-local}" > mc.json
+mc_torus_predict "$BUILD" "$X" "$Y" "$Z" "${MC_SHARING:-local}" trace.list > mc.json
 t3=$(date +%s.%N)
 python3 - "$PATTERN" "$DIMS" "$ITERS" "$BYTES" "$actions" "$sg_pred" "$sg_wall" "$t2" "$t3" <<'PY'
 import json, sys
