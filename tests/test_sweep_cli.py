@@ -10,7 +10,7 @@ a 16-rank 2-D halo exchange and a 16-rank all-to-all.
   network.overhead and network.bandwidth: a replay at the returned value
   gives an efficiency within 1 % of 0.8; where the predicted time is affine
   in the key the solver needs 3 replays; an unreachable target gives null
-  with a note;
+  with a note, which names a key the prediction ignores as such;
 - usage errors exit 2, bad values exit 1.
 Usage: test_sweep_cli.py MPICAST [MPICAST_SWEEP_MPI MPIRUN]
 With the last two arguments it instead checks that mpicast-sweep-mpi at 2
@@ -122,6 +122,13 @@ def balance(trace):
                          "--solve", "network.overhead", "--json"])
     s = json.loads(out)["solutions"][0]
     check(s["value"] is None and "cannot be reached" in s["note"], f"unreachable: {s}")
+    # a key the prediction ignores (topo's links follow network.bandwidth only
+    # while network.link_bandwidth is unset) is named as such, not as a limit
+    out, _ = run(base + ["--set", "network.link_bandwidth=1GB/s", "--target-efficiency", "0.8",
+                         "--solve", "network.bandwidth", "--json"])
+    s = json.loads(out)["solutions"][0]
+    check(s["value"] is None and "network.bandwidth does not change the prediction" in s["note"],
+          f"ignored key: {s}")
 
 
 def predict_links(trace):

@@ -590,9 +590,15 @@ static void solve(solver *s, sweep_result *out)
         for (int k = 0; k < s->nlog; k++)
             emin = fmin(emin, s->le[k]), emax = fmax(emax, s->le[k]);
         out->done = 1;
-        snprintf(out->note, sizeof out->note,
-                 "efficiency stays between %.4g and %.4g for %s from %g to %g: the target %.4g "
-                 "cannot be reached", emin, emax, c->solve, lo, hi, E);
+        if (emin == emax) /* not a limit of the machine: a key the prediction ignores */
+            snprintf(out->note, sizeof out->note,
+                     "%s does not change the prediction (efficiency %.4g from %g to %g): the "
+                     "network model ignores it or another key set overrides it "
+                     "(docs/platform.md)", c->solve, emin, lo, hi);
+        else
+            snprintf(out->note, sizeof out->note,
+                     "efficiency stays between %.4g and %.4g for %s from %g to %g: the target "
+                     "%.4g cannot be reached", emin, emax, c->solve, lo, hi, E);
         return;
     }
     double a = rc > 0 ? fmin(s->lu[i], s->lu[j]) : 0, b = rc > 0 ? fmax(s->lu[i], s->lu[j]) : 0;
