@@ -26,12 +26,14 @@ trap 'rm -rf "$tmp"' EXIT
 python3 "$HERE/tit_gen.py" 64 2 "$tmp/a64" --pattern alltoall --dims 4,4,4 --bytes 60000 >/dev/null
 python3 "$HERE/tit_gen.py" 256 2 "$tmp/a256" --pattern alltoall --dims 8,8,4 --bytes 8192 >/dev/null
 
+predicted() { # predicted_time of the `predict --json` document on stdin
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["predicted_time"])'
+}
+
 # predicted times (s) of the five cases with network.sharing=$1, one per line
 replay() {
-  mc_torus_predict "$BUILD" 4 4 4 "$1" "$tmp/a64/trace.list" | python3 -c \
-    'import json,sys; print(json.load(sys.stdin)["predicted_time"])'
-  mc_torus_predict "$BUILD" 8 8 4 "$1" "$tmp/a256/trace.list" | python3 -c \
-    'import json,sys; print(json.load(sys.stdin)["predicted_time"])'
+  mc_torus_predict "$BUILD" 4 4 4 "$1" "$tmp/a64/trace.list" | predicted
+  mc_torus_predict "$BUILD" 8 8 4 "$1" "$tmp/a256/trace.list" | predicted
   for c in "halo=8x8x4 1" "alltoall=8x4x4 1" "alltoall=8x8x4 0.5"; do
     # shellcheck disable=SC2086 # the case and its scale, two arguments
     BENCH_TOPO_SET="network.sharing=$1" "$BUILD/bench/bench_topo" $c |
