@@ -9,7 +9,7 @@
 #   a256   the same with 256 ranks, 8 KiB, 8x8x4;
 #   halo, a2a, a2a-big: bench_topo halo=8x8x4, alltoall=8x4x4 and
 #          alltoall=8x8x4 (half the iterations), its own platform.
-# Usage: bench/topo_sharing_accuracy.sh BUILD [MODE...]   (default: local bottleneck)
+# Usage: bench/topo_sharing_accuracy.sh BUILD [MODE...]   (default: local route bottleneck)
 # Prints a Markdown table: exact's predicted time per case, then per mode the
 # difference from it and the wall seconds of its five replays. Manual (about 15 s
 # for the two default modes), not part of `make check`.
@@ -17,7 +17,7 @@ set -euo pipefail
 BUILD=$(cd "$1" && pwd)
 shift
 modes=("$@")
-[ ${#modes[@]} -gt 0 ] || modes=(local bottleneck)
+[ ${#modes[@]} -gt 0 ] || modes=(local route bottleneck)
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/mc_torus.sh
 . "$HERE/mc_torus.sh"

@@ -11,6 +11,7 @@ a 16-rank 2-D halo exchange and a 16-rank all-to-all.
   gives an efficiency within 1 % of 0.8; where the predicted time is affine
   in the key the solver needs 3 replays; an unreachable target gives null
   with a note, which names a key the prediction ignores as such;
+- network.sharing local and route within 5 % of exact on a 2-D mesh;
 - usage errors exit 2, bad values exit 1.
 Usage: test_sweep_cli.py MPICAST [MPICAST_SWEEP_MPI MPIRUN]
 With the last two arguments it instead checks that mpicast-sweep-mpi at 2
@@ -93,6 +94,17 @@ def topology_order(trace, name):
     table, _ = run([trace] + TOPO + ["--vary", "network.topology=crossbar,mesh2d,ring"])
     check(len(table.strip().splitlines()) == 4 and "%.9f" % t[2] in table, "table")
     return t
+
+
+def sharing_modes(trace, name):
+    """network.sharing=route and local land within 5 % of exact on a 2-D mesh
+    (contended links); an unknown mode is a bad value."""
+    out, _ = run([trace] + TOPO + ["--set", "network.topology=mesh2d", "--vary",
+                                   "network.sharing=exact,local,route", "--json"])
+    t = {p["network.sharing"]: p["predicted_time"] for p in json.loads(out)["points"]}
+    for m in ("local", "route"):
+        check(abs(t[m] - t["exact"]) <= 0.05 * t["exact"], f"{name}: {m} vs exact: {t}")
+    run([trace] + TOPO + ["--vary", "network.sharing=local,fast"], 1)
 
 
 def balance(trace):
@@ -189,6 +201,8 @@ def main():
             return
         th = topology_order(halo, "halo")
         ta = topology_order(a2a, "alltoall")
+        sharing_modes(halo, "halo")
+        sharing_modes(a2a, "alltoall")
         balance(halo)
         predict_links(halo)
         errors(halo)
