@@ -811,8 +811,10 @@ static int refill_route(topo_net *n, size_t nd, size_t np, int64_t t)
         const int32_t *p = fpath(n, c);
         const int m = F[c].npath;
         double lam0 = INFINITY;
-        for (int j = 0; j < m && !ended; j++)
-            lam0 = fmin(lam0, cap_of(&C, p[j]) - L[p[j]].alloc); /* inf: infinite link */
+        for (int j = 0; j < m && !ended; j++) {
+            double room = cap_of(&C, p[j]) - L[p[j]].alloc; /* inf: infinite link */
+            lam0 = room < lam0 ? room : lam0;
+        }
         const double above = lam0 * (1 + 1e-9);
         for (int j = 0; j < m; j++) {
             int32_t id = p[j];
