@@ -54,6 +54,11 @@ typedef struct mc_net_hooks {
     /* The flow started with `cookie` is delivered: its message reaches the
      * receiver at t_ps (>= now). */
     void (*arrive)(void *ctx, int64_t cookie, int64_t t_ps);
+    /* Call advance(now) once every event of the current instant is done,
+     * before simulated time moves on (several calls in one instant make one
+     * advance): what starts in one instant can be rated together without a
+     * queued wake per instant. */
+    void (*flush)(void *ctx);
 } mc_net_hooks;
 
 /* Statistics of one link of a flow model, for reports. */

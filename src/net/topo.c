@@ -803,94 +803,91 @@ static int refill_route(topo_net *n, size_t nd, size_t np, int64_t t)
     tscr *S = n->scr;
     for (size_t i = oldcap; i < n->capscr; i++)
         S[i].id = -1;
-    /* the links to fill, and the flows to re-rate (set, marked gen) */
-    size_t nl = 0, ns = 0, npair = 0;
+    /* A started flow takes, without taking from anyone, the least room its
+     * route leaves; the flows above it are re-rated with it. With several
+     * started flows, those above the least of these (harmless: a flow at or
+     * below its start's room is fixed at its own rate before any link
+     * fills). Ended flows' links first, whose flows are all re-rated, so
+     * that whether a flow is in the set is known when it is first seen. */
+    double lam0 = INFINITY;
+    for (size_t i = nd; i < nd + np; i++) {
+        const int32_t c = n->pend[i - nd];
+        const int32_t *p = fpath(n, c);
+        for (int j = 0, m = F[c].npath; j < m; j++) {
+            double room = cap_of(&C, p[j]) - L[p[j]].alloc; /* inf: infinite link */
+            lam0 = room < lam0 ? room : lam0;
+        }
+    }
+    const double above = lam0 * (1 + 1e-9);
+    /* the links to fill; the flows to re-rate (set, marked gen), each with
+     * its slots among those links (sp[si * maxp ...], so[si] of them), and
+     * each link's count and capacity left with the held flows taken out */
+    const size_t mp = (size_t)n->maxp;
+    size_t nl = 0, ns = 0;
+    int32_t *sp = n->spath;
+    size_t *so = n->soff;
+    double *xc = n->xcap;
     for (size_t i = 0; i < nd + np; i++) {
         const int ended = i < nd;
         const int32_t c = ended ? n->done[i] : n->pend[i - nd];
         const int32_t *p = fpath(n, c);
-        const int m = F[c].npath;
-        double lam0 = INFINITY;
-        for (int j = 0; j < m && !ended; j++) {
-            double room = cap_of(&C, p[j]) - L[p[j]].alloc; /* inf: infinite link */
-            lam0 = room < lam0 ? room : lam0;
-        }
-        const double above = lam0 * (1 + 1e-9);
-        for (int j = 0; j < m; j++) {
+        for (int j = 0, m = F[c].npath; j < m; j++) {
             int32_t id = p[j];
             double cap = cap_of(&C, id);
             tlink *k = &L[id];
-            if (isinf(cap) || k->nfl == 0 ||
+            if (isinf(cap) || k->nfl == 0 || S[k->slot].id == id ||
                 (ended && k->alloc + F[c].rate < cap * (1 - 1e-9)))
-                continue; /* nothing held back by this link */
-            if (S[k->slot].id != id) {
-                k->slot = (int32_t)nl;
-                S[nl++] = (tscr){cap - k->alloc, 0, 0, 0, id};
-                npair += (size_t)k->nfl;
-            }
-            const int32_t *a = lfl(k);
-            if (ENSURE(&n->set, &n->capset, ns + (size_t)k->nfl, sizeof *n->set))
+                continue; /* listed already, or nothing held back by it */
+            size_t nf = (size_t)k->nfl;
+            if (ENSURE(&n->set, &n->capset, ns + nf, sizeof *n->set) ||
+                ENSURE(&n->spath, &n->capspath, (ns + nf) * mp, sizeof *n->spath) ||
+                ENSURE(&n->soff, &n->capsoff, ns + nf + 1, sizeof *n->soff) ||
+                ENSURE(&n->xcap, &n->capxcap, ns + nf, sizeof *n->xcap))
                 return -1;
-            for (int32_t q = 0; q < k->nfl; q++) {
-                int32_t x = a[q];
-                if (M[x].gen == g || (!ended && x != c && F[x].rate <= above))
-                    continue; /* in the set already, or held */
-                M[x].gen = g;
-                M[x].si = (int32_t)ns;
-                n->set[ns++] = x;
+            sp = n->spath;
+            so = n->soff;
+            xc = n->xcap;
+            k->slot = (int32_t)nl;
+            tscr *x = &S[nl];
+            *x = (tscr){cap - k->alloc, 0, 0, 0, id};
+            const int32_t *a = lfl(k);
+            for (size_t q = 0; q < nf; q++) {
+                int32_t fi = a[q];
+                const double r = F[fi].rate;
+                if (M[fi].gen != g) {
+                    if (!ended && r > 0 && r <= above)
+                        continue; /* held */
+                    M[fi].gen = g;
+                    M[fi].si = (int32_t)ns;
+                    n->set[ns] = fi;
+                    so[ns] = 0;
+                    xc[ns++] = r > 0 && !nd ? r : INFINITY; /* 0: started */
+                }
+                size_t si = (size_t)M[fi].si;
+                sp[si * mp + so[si]++] = (int32_t)nl;
+                x->cnt++;
+                x->resid += r;
             }
+            x->share = share_of(x);
+            nl++;
         }
     }
-    if (ENSURE(&n->spath, &n->capspath, npair, sizeof *n->spath) ||
-        ENSURE(&n->soff, &n->capsoff, ns + 1, sizeof *n->soff) ||
-        ENSURE(&n->xcap, &n->capxcap, ns, sizeof *n->xcap) ||
-        ENSURE(&n->chg, &n->capchg, ns, sizeof *n->chg))
+    if (ENSURE(&n->chg, &n->capchg, ns, sizeof *n->chg))
         return -1;
     const int32_t *set = n->set;
-    int32_t *sp = n->spath;
-    size_t *so = n->soff;
-    double *xc = n->xcap;
-    /* each flow's slots among the links to fill (grouped by flow: counted,
-     * then placed from the end of each group), and the links' counts and
-     * capacities left with the held flows' rates taken out */
-    memset(so, 0, (ns + 1) * sizeof *so);
-    for (size_t l = 0; l < nl; l++) {
-        tlink *k = &L[S[l].id];
-        const int32_t *a = lfl(k);
-        for (int32_t q = 0; q < k->nfl; q++)
-            if (M[a[q]].gen == g) {
-                so[M[a[q]].si]++;
-                S[l].cnt++;
-                S[l].resid += F[a[q]].rate;
-            }
-    }
-    for (size_t i = 1; i <= ns; i++)
-        so[i] += so[i - 1];
-    for (size_t l = 0; l < nl; l++) {
-        tlink *k = &L[S[l].id];
-        const int32_t *a = lfl(k);
-        for (int32_t q = 0; q < k->nfl; q++)
-            if (M[a[q]].gen == g)
-                sp[--so[M[a[q]].si]] = (int32_t)l;
-        S[l].share = share_of(&S[l]);
-    }
-    /* each flow's bound from its other links */
-    for (size_t i = 0; i < ns; i++) {
+    /* at an end, each flow's bound from its other links */
+    for (size_t i = 0; i < ns && nd; i++) {
         const tflow *f = &F[set[i]];
         const double r = f->rate;
-        double b = r > 0 && !nd ? r : INFINITY; /* 0: started, all its route is here */
-        if (r > 0 && nd) {
-            const int32_t *p = fpath(n, set[i]);
-            for (int j = 0, m = f->npath; j < m; j++) {
-                const tlink *k = &L[p[j]];
-                if (S[k->slot].id == p[j])
-                    continue;
-                double room = cap_of(&C, p[j]) - k->alloc; /* +inf: infinite link */
-                double q = r + (room > 0 ? room : 0) / k->nfl;
-                b = q < b ? q : b;
-            }
+        const int32_t *p = fpath(n, set[i]);
+        for (int j = 0, m = f->npath; j < m && r > 0; j++) {
+            const tlink *k = &L[p[j]];
+            if (S[k->slot].id == p[j])
+                continue;
+            double room = cap_of(&C, p[j]) - k->alloc; /* +inf: infinite link */
+            double q = r + (room > 0 ? room : 0) / k->nfl;
+            xc[i] = q < xc[i] ? q : xc[i];
         }
-        xc[i] = b;
     }
     /* Progressive filling. Flows bound below the least share of the links
      * are fixed at their bound (the shares only rise as flows leave them),
@@ -931,7 +928,7 @@ static int refill_route(topo_net *n, size_t nd, size_t np, int64_t t)
                 M[fi].gen = g + 1;
                 left--;
                 size_t si = (size_t)M[fi].si;
-                for (size_t e = so[si], ee = so[si + 1]; e < ee; e++) {
+                for (size_t e = si * mp, ee = e + so[si]; e < ee; e++) {
                     tscr *x2 = &S[sp[e]];
                     double rs = x2->resid -= share;
                     int32_t c = --x2->cnt;
@@ -1184,6 +1181,13 @@ static int topo_start_flow(mc_net *base, int64_t t, int src, int dst, int64_t by
      * of one per send. */
     if (list_add(&n->pend, &n->cappend, &n->npend, fi)) {
         n->failed = 1;
+        return 0;
+    }
+    if (n->sharing == TS_ROUTE && n->hooks.flush) {
+        /* at the end of the instant: no queued wake per start (a rank's
+         * sends are o apart, so nearly every start has an instant of its
+         * own; the local modes keep their wakes, and their results) */
+        n->hooks.flush(n->hooks.ctx);
         return 0;
     }
     if (n->armed > t) {

@@ -1047,7 +1047,8 @@ static void rank_step(sim *S, int r)
              * A rank this handler woke (npend, not queued yet) counts: the
              * last member of a grouped collective wakes the others at the
              * time it goes on from. */
-            if ((heap_empty(&S->h) || t < heap_min(&S->h)) && !(S->npend && S->pend_t <= t)) {
+            if ((heap_empty(&S->h) || t < heap_min(&S->h)) && !(S->npend && S->pend_t <= t) &&
+                !S->flush) {
                 S->now = t;
                 S->sim_events++;
             } else {
@@ -1078,6 +1079,11 @@ static void rank_step(sim *S, int r)
 static void net_wake(void *ctx, int64_t t)
 {
     push_event((sim *)ctx, t, EV_ARRIVE, NET_WAKE);
+}
+
+static void net_flush(void *ctx)
+{
+    ((sim *)ctx)->flush = 1;
 }
 
 static void net_arrive(void *ctx, int64_t cookie, int64_t t)
@@ -1146,7 +1152,7 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     if (!S->net)
         return -1;
     if (S->net->ops->flow)
-        S->net->ops->flow->set_hooks(S->net, &(mc_net_hooks){S, net_wake, net_arrive});
+        S->net->ops->flow->set_hooks(S->net, &(mc_net_hooks){S, net_wake, net_arrive, net_flush});
     /* On the free network with free reductions every cost inside a
      * collective is zero (exec.c's sync shortcut); a timeline would lose the
      * schedule's slices, so not with one. */
@@ -1222,7 +1228,15 @@ static int run_loop(sim *S, uint64_t stall, const volatile sig_atomic_t *stop)
     uint64_t seen_events = 0, since = 0;
     for (int i = 0; i < S->n; i++)
         push_step(S, i, 0);
-    while (!S->rc && !heap_empty(&S->h)) {
+    while (!S->rc) {
+        if (S->flush && (heap_empty(&S->h) || heap_min(&S->h) > S->now)) {
+            /* the instant is done: the flow model rates what started in it */
+            S->flush = 0;
+            S->net->ops->flow->advance(S->net, S->now);
+            continue;
+        }
+        if (heap_empty(&S->h))
+            break;
         hentry e;
         if (heap_pop(&S->h, &e)) {
             sim_fail(S, MC_ERR_NOMEM, "out of memory");
@@ -1258,7 +1272,8 @@ static int run_loop(sim *S, uint64_t stall, const volatile sig_atomic_t *stop)
         }
         while (S->npend && !S->rc) {
             S->npend = 0;
-            if (heap_empty(&S->h) || S->pend_t < heap_min(&S->h)) {
+            if ((heap_empty(&S->h) || S->pend_t < heap_min(&S->h)) &&
+                !(S->flush && S->pend_t > S->now)) {
                 if (S->pend_t > S->now)
                     S->now = S->pend_t;
                 S->sim_events++;

@@ -334,6 +334,8 @@ typedef struct sim {
     int32_t pend_r;  /* a rank woken by the current handler, not yet queued */
     int64_t pend_t;
     int npend;
+    int flush;       /* the flow model asked for advance(now) once the
+                        events of this instant are done (hooks.flush) */
     int ndone;
     uint64_t events, sim_events, messages, bytes, coll_messages, coll_bytes;
     mc_err rc;
