@@ -17,7 +17,7 @@
 # factors 1 and no cross traffic (acknowledgements taking reverse bandwidth).
 # Differences left: SimGrid solves max-min fairness over all flows at every
 # change (its LMM), mpicast re-rates the flows sharing a link with the
-# changed one (network.sharing local; rerun with MC_SHARING=exact for its
+# changed one (network.sharing route, the default; MC_SHARING=local or exact for
 # reference); SimGrid charges a route's latency before the transfer, mpicast
 # after it; at a distance of exactly half a ring SimGrid goes the - way from
 # the middle coordinate, mpicast always the + way. Eager up to 64 KiB in
@@ -52,7 +52,7 @@ actions=$(cat "$tmp"/rank-*.txt | wc -l)
 cd "$tmp"
 smpi_replay torus.xml "$P" --cfg=network/crosstraffic:0 --cfg=smpi/async-small-thresh:65536
 t2=$(date +%s.%N)
-mc_torus_predict "$BUILD" "$X" "$Y" "$Z" "${MC_SHARING:-local}" trace.list > mc.json
+mc_torus_predict "$BUILD" "$X" "$Y" "$Z" "${MC_SHARING:-route}" trace.list > mc.json
 t3=$(date +%s.%N)
 python3 - "$PATTERN" "$DIMS" "$ITERS" "$BYTES" "$actions" "$sg_pred" "$sg_wall" "$t2" "$t3" <<'PY'
 import json, sys

@@ -20,7 +20,8 @@
  * all flows. The result is feasible (no link above capacity) and max-min
  * fair within the re-rated set; a flow farther away keeps its rate until
  * something on its own links changes. Which flows of those links:
- *   network.sharing=local (default): every flow on them;
+ *   network.sharing=local: every flow on them (the default until
+ *     session 9);
  *   network.sharing=bottleneck: only those whose rate the change is meant
  *     to move. A flow that ends frees capacity for the flows bottlenecked on
  *     its links (each flow keeps the link that fixed its rate in its last
@@ -32,15 +33,16 @@
  *     stale waits longer for a re-rate: within 2 % of exact on bench_topo's
  *     cases, 16 % above it on a 64-rank all-to-all of 60 kB messages
  *     (docs/platform.md);
- *   network.sharing=route: progressive filling over the changed flows'
- *     routes only (at an end, the links of its route that were full; at a
- *     start, its route, with the flows there above the room it leaves),
- *     each re-rated flow bounded by its other links (refill_route): about
- *     local's accuracy against exact, bench_topo's halo 8-20 % and its
- *     all-to-all 37-40 % less CPU (docs/platform.md, docs/performance.md);
+ *   network.sharing=route (default): progressive filling over the
+ *     changed flows' routes only (at an end, the links of its route that
+ *     were full; at a start, its route, with the flows there above the
+ *     room it leaves), each re-rated flow bounded by its other links
+ *     (refill_route): local's accuracy against exact, about half its CPU
+ *     on bench_topo's all-to-all (docs/platform.md, docs/performance.md);
  *   network.sharing=exact: every flow in flight (the reference).
  * Flows started at one instant are rated together, in the advance() of the
- * wake they ask for at that instant; flow ends come from an indexed heap of
+ * wake they ask for at that instant (route: of the engine's flush once the
+ * instant's events are done, hooks.flush); flow ends come from an indexed heap of
  * predicted ends.
  *
  * Engine protocol (include/mpicast/net.h, mc_net_flow_ops): start_flow at
@@ -226,8 +228,9 @@ typedef struct topo_net {
     double *xcap;         /* network.sharing=route: per flow of the set, the
                              bound its links off the changed route put on it */
     size_t capxcap;
-    int32_t *chg;         /* network.sharing=route: the flows it re-rated */
-    size_t capchg;
+    int32_t *chg;         /* network.sharing=route: the flows whose rate it
+                             moved (nchg), for new ends */
+    size_t capchg, nchg;
     int32_t pf, pf_stage; /* prefetch_next: the next flow to end, and how far */
     int32_t pfl[8];       /* flows whose links prefetch_next fetches */
     int32_t npfl;
@@ -767,6 +770,84 @@ static int refill(topo_net *n, size_t ns, int64_t t)
     return set_ends(n, set, ns, t);
 }
 
+/* route: fixes flow fi of the set at rate `share` at t: its links among
+ * those filled give it up,
+ * and, when its rate moves, its progress is settled, every link of its
+ * route takes the difference, and it is listed in chg for a new end. */
+static void fix_flow(topo_net *n, int32_t fi, double share, int64_t t)
+{
+    tmark *M = n->fmark;
+    M[fi].gen = n->gen + 1;
+    const size_t si = (size_t)M[fi].si, mp = (size_t)n->maxp;
+    for (size_t e = si * mp, ee = e + n->soff[si]; e < ee; e++) {
+        int32_t sl = n->spath[e];
+        tscr *x = &n->scr[sl];
+        double rs = x->resid -= share;
+        int32_t c = --x->cnt;
+        x->share = rs > 0 && c > 0 ? rs / c : 0;
+    }
+    tflow *f = &n->fl[fi];
+    if (share == f->rate)
+        return;
+    settle(f, t);
+    const double dd = share - f->rate;
+    f->rate = share;
+    const int32_t *p = fpath(n, fi);
+    for (int j = 0, m = f->npath; j < m; j++)
+        n->links[p[j]].alloc += dd; /* an infinite link's is never read */
+    n->chg[n->nchg++] = fi;
+}
+
+/* A link's share to fix its flows at: never 0 (rounding can leave nothing:
+ * a trickle keeps every flow's end finite). */
+static inline double link_floor(const topo_net *n, const tscr *x)
+{
+    double cap = link_cap(n, x->id);
+    return x->share < cap * 1e-12 ? cap * 1e-12 : x->share;
+}
+
+/* route's progressive filling of set[0..ns) over the nl links of the
+ * scratch, each flow bounded by xcap: the level is the least share of the
+ * links; flows bound at or below it are fixed at their bound (the shares
+ * only rise as flows leave them), else every link at the level fixes its
+ * flows there. A scan of the links and flows per level: a heap of levels
+ * was tried, and was slower on every case measured (docs/performance.md). */
+static void fill_levels(topo_net *n, size_t ns, size_t nl, int64_t t)
+{
+    const uint32_t g = n->gen;
+    const tmark *M = n->fmark;
+    const int32_t *set = n->set;
+    const double *xc = n->xcap;
+    const tscr *S = n->scr;
+    for (size_t left = ns; left > 0;) {
+        double lvl = INFINITY;
+        for (size_t i = 0; i < nl; i++)
+            lvl = S[i].cnt > 0 && S[i].share < lvl ? S[i].share : lvl;
+        const double cut = lvl * (1 + 1e-9);
+        size_t first = left;
+        for (size_t i = 0; i < ns; i++) /* flows at their bound */
+            if (M[set[i]].gen == g && xc[i] <= cut) {
+                fix_flow(n, set[i], xc[i], t);
+                left--;
+            }
+        const int bounded = left < first; /* shares rose: a new level */
+        for (size_t i = 0; i < nl && !bounded; i++) { /* else the links at it */
+            if (S[i].cnt == 0 || S[i].share > cut)
+                continue;
+            double share = link_floor(n, &S[i]);
+            tlink *k = &n->links[S[i].id];
+            const int32_t *a = lfl(k);
+            for (int32_t q = 0, nf = k->nfl; q < nf; q++)
+                if (M[a[q]].gen == g) {
+                    fix_flow(n, a[q], share, t);
+                    left--;
+                }
+        }
+        if (left == first)
+            break; /* not reached: the least share's link has a flow to fix */
+    }
+}
+
 /* network.sharing=route: max-min progressive filling over the links where
  * the change can move a rate, each re-rated flow's other links only
  * bounding it. At instant t, with the nd flows of done[] ended and the np
@@ -889,70 +970,11 @@ static int refill_route(topo_net *n, size_t nd, size_t np, int64_t t)
             xc[i] = q < xc[i] ? q : xc[i];
         }
     }
-    /* Progressive filling. Flows bound below the least share of the links
-     * are fixed at their bound (the shares only rise as flows leave them),
-     * then the links at the least share fix their flows there. */
-    int32_t *chg = n->chg; /* the flows whose rate moved */
-    size_t nch = 0;
-    for (size_t left = ns; left > 0;) {
-        double lvl = INFINITY;
-        for (size_t i = 0; i < nl; i++)
-            lvl = S[i].cnt > 0 && S[i].share < lvl ? S[i].share : lvl;
-        const double cut = lvl * (1 + 1e-9);
-        size_t first = left;
-        for (size_t i = 0; i < ns + nl; i++) {
-            double share;
-            const int32_t *a;
-            int32_t nf;
-            if (i < ns) { /* a flow's own bound */
-                if (M[set[i]].gen != g || xc[i] > cut)
-                    continue;
-                share = xc[i];
-                a = &set[i];
-                nf = 1;
-            } else { /* a link at the level, once no bound is below it */
-                tscr *x = &S[i - ns];
-                if (left < first || x->cnt == 0 || x->share > cut)
-                    continue;
-                share = x->share;
-                double cap = cap_of(&C, x->id);
-                if (share < cap * 1e-12)
-                    share = cap * 1e-12; /* rounding left nothing: keep a trickle */
-                a = lfl(&L[x->id]);
-                nf = L[x->id].nfl;
-            }
-            for (int32_t q = 0; q < nf; q++) {
-                int32_t fi = a[q];
-                if (M[fi].gen != g)
-                    continue; /* held, or fixed already */
-                M[fi].gen = g + 1;
-                left--;
-                size_t si = (size_t)M[fi].si;
-                for (size_t e = si * mp, ee = e + so[si]; e < ee; e++) {
-                    tscr *x2 = &S[sp[e]];
-                    double rs = x2->resid -= share;
-                    int32_t c = --x2->cnt;
-                    double q2 = rs / (double)(c + (c == 0));
-                    x2->share = rs > 0 ? q2 : 0;
-                }
-                tflow *f = &F[fi];
-                if (share == f->rate)
-                    continue;
-                settle(f, t);
-                const double dd = share - f->rate;
-                f->rate = share;
-                const int32_t *p = fpath(n, fi);
-                for (int j = 0, m = f->npath; j < m; j++)
-                    L[p[j]].alloc += dd; /* an infinite link's is never read */
-                chg[nch++] = fi;
-            }
-        }
-        if (left == first)
-            break; /* not reached: the least share's link has a flow to fix */
-    }
+    n->nchg = 0;
+    fill_levels(n, ns, nl, t);
     for (size_t i = 0; i < nl; i++)
         S[i].id = -1;
-    return set_ends(n, chg, nch, t);
+    return set_ends(n, n->chg, n->nchg, t);
 }
 
 /* Bottleneck sharing, link l of flow fi: does flow x on it have to be re-rated?
@@ -1435,11 +1457,11 @@ static mc_net *topo_create(const mc_platform *p, int nranks, mc_error *err)
     n->pf = -1;
     n->hq = 3;
     n->armed = INT64_MAX;
-    const char *sharing = str_or(p, "network.sharing", "local");
+    const char *sharing = str_or(p, "network.sharing", "route");
     n->sharing = strcmp(sharing, "exact") == 0        ? TS_EXACT
                  : strcmp(sharing, "bottleneck") == 0 ? TS_BOTTLENECK
-                 : strcmp(sharing, "route") == 0      ? TS_ROUTE
-                                                      : TS_LOCAL;
+                 : strcmp(sharing, "local") == 0      ? TS_LOCAL
+                                                      : TS_ROUTE;
     n->node = malloc((size_t)n->nranks * sizeof *n->node);
     if (!n->node)
         return topo_fail(n, err, "the mapping");

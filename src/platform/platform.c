@@ -87,9 +87,9 @@ static const key_def keys[] = {
      "topo: file with the node of each rank, one whole number per line in rank order"},
     {"network.routing", MC_UNIT_STRING, "deterministic", 0, "deterministic|ecmp", NULL,
      "topo: deterministic routes, or ecmp (fattree: up port chosen per message by a hash)"},
-    {"network.sharing", MC_UNIT_STRING, "local", 0, "local|route|bottleneck|exact", NULL,
-     "topo: a start or end re-rates the flows on its links (local), those it can move, on "
-     "its route (route: faster), those it bottlenecks (bottleneck), or all (exact, slow)"},
+    {"network.sharing", MC_UNIT_STRING, "route", 0, "local|route|bottleneck|exact", NULL,
+     "topo: a start or end re-rates those flows it can move, on its route (route), all on its "
+     "links (local: slower), those it bottlenecks (bottleneck), or all (exact, slow)"},
     {"intranode.latency", MC_UNIT_TIME, "0.5us", K_NONNEG, NULL, NULL,
      "L between two ranks of the same node"},
     {"intranode.overhead", MC_UNIT_TIME, "0.2us", K_NONNEG, NULL, NULL,
