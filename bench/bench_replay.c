@@ -99,7 +99,7 @@ static int gen_next(mc_source *s, int r, mc_event *e, mc_error *err)
 }
 
 static void gen_close(mc_source *s) { (void)s; }
-static const mc_source_ops gen_ops = {gen_next, gen_close, NULL};
+static const mc_source_ops gen_ops = {.next = gen_next, .close = gen_close};
 
 static gen *gen_create(int kind, int nranks, uint32_t iters)
 {

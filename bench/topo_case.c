@@ -67,7 +67,7 @@ static int gen_next(mc_source *s, int r, mc_event *e, mc_error *err)
 }
 
 static void gen_close(mc_source *s) { (void)s; }
-static const mc_source_ops gen_ops = {gen_next, gen_close, NULL};
+static const mc_source_ops gen_ops = {.next = gen_next, .close = gen_close};
 
 mc_err topo_case_open(topo_case *c, int kind, const int d[3], uint32_t iters, const char *model,
                       const char *extra, mc_error *err)

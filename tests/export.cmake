@@ -27,3 +27,9 @@ add_test(NAME test_report_chromium
 # A test that finds a tool missing prints why and exits 77: skipped, not passed.
 set_tests_properties(test_export_tit_predict test_otf2_roundtrip test_export_plots
                      test_report_chromium test_export_progress PROPERTIES SKIP_RETURN_CODE 77)
+# Every subcommand reads every input kind (the input registry, input.h).
+add_test(NAME test_input_every_command
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_input_every_command.sh)
+# --opt=value is --opt value for every subcommand (src/cli/main.c).
+add_test(NAME test_cli_opt_equals
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_opt_equals.sh)

@@ -35,7 +35,7 @@ static void mem_close(mc_source *s)
     (void)s; /* owned by mem_source_destroy */
 }
 
-static const mc_source_ops mem_ops = {mem_next, mem_close, NULL};
+static const mc_source_ops mem_ops = {.next = mem_next, .close = mem_close};
 
 mem_source *mem_source_create(int nranks)
 {

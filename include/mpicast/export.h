@@ -81,6 +81,10 @@ mc_err mc_export_otf2(const char *trace, const char *outdir, mc_export_info *inf
 mc_err mc_import_otf2(const char *archive, const char *outdir, mc_export_info *info,
                       mc_progress *prog, mc_error *err);
 
+/* Registers the importers' rows in the input registry (input.h): OTF2.
+ * Programs call it once at start-up, before mc_input_open. */
+mc_err mc_import_register_inputs(void);
+
 /* True when path is an OTF2 anchor file or a directory holding traces.otf2. */
 int mc_otf2_is_archive(const char *path);
 /* The anchor file of an archive path (malloc'd), or NULL. */

@@ -109,6 +109,14 @@ mc_source *mc_extrap_source(const mc_extrap *x, int nranks, mc_error *err);
 /* Builds a model from one trace and returns its P-rank source (owning it). */
 mc_source *mc_extrap_open_source(const char *trace, int nranks, const mc_extrap_rules *rules,
                                  mc_error *err);
+/* The factor by which the source (made by mc_extrap_source or
+ * mc_extrap_open_source) scales every compute burst of the traced run: the
+ * compute law at its P over the law at the traced P (1 under weak scaling,
+ * P0/P under strong). A per-block compute table measured on the traced run
+ * is scaled by it too. Fails (MC_ERR_USAGE, a reason) when bursts do not
+ * scale by one factor: a law of the communicator size, or classes taken
+ * from traces at different P. */
+mc_err mc_extrap_source_burst_factor(const mc_source *s, double *f, mc_error *err);
 /* Writes the P-rank pseudo-trace as a trace directory (meta.json included). */
 mc_err mc_extrap_write(const mc_extrap *x, int nranks, const char *dir, mc_error *err);
 /* As mc_extrap_write, calling rank_done(ctx) after each rank's file is

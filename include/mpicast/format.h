@@ -204,6 +204,9 @@ typedef struct mc_source_ops {
      * rank's event, so that its state can be fetched into the cache ahead
      * (the simulator knows a few events in advance which ranks step). */
     void (*prefetch)(const mc_source *s, int rank);
+    /* Optional (NULL: none): the source's meta data (call sites,
+     * communicators), owned by the source. Wrappers pass their inner's on. */
+    const mc_meta *(*meta)(const mc_source *s);
 } mc_source_ops;
 struct mc_source {
     const mc_source_ops *ops;
@@ -214,6 +217,10 @@ static inline int mc_source_next(mc_source *s, int rank, mc_event *e, mc_error *
     return s->ops->next(s, rank, e, err);
 }
 static inline void mc_source_close(mc_source *s) { if (s) s->ops->close(s); }
+/* The meta data of a source (NULL when its kind has none). */
+static inline const mc_meta *mc_source_meta(const mc_source *s) {
+    return s && s->ops->meta ? s->ops->meta(s) : NULL;
+}
 static inline void mc_source_prefetch(const mc_source *s, int rank) {
     if (s->ops->prefetch)
         s->ops->prefetch(s, rank);
@@ -223,8 +230,8 @@ static inline void mc_source_prefetch(const mc_source *s, int rank) {
  * ranks found from the rank files. Wildcard receives are resolved to their
  * recorded matches (peer/tag never MC_ANY in delivered events). */
 mc_source *mc_trace_open(const char *dir, mc_error *err);
-/* The meta data of a source opened by mc_trace_open (NULL for other sources
- * or when the directory has no meta.json). Owned by the source. */
+/* The meta data of a source (NULL when it has none, e.g. a trace directory
+ * without meta.json): mc_source_meta() under its older name. */
 const mc_meta *mc_trace_meta(const mc_source *s);
 
 /* Opens the rank file of one rank directly (no wildcard resolution). */

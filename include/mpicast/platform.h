@@ -33,6 +33,10 @@ mc_platform *mc_platform_create(void);
  * are errors naming "FILE:LINE: section.key: what is wrong". */
 mc_platform *mc_platform_load(const char *path, mc_error *err);
 void mc_platform_destroy(mc_platform *p);
+/* The platform of FILE (NULL: the defaults) with each "section.key=value" of
+ * sets applied in order; an error names the file and line, or "--set A". */
+mc_platform *mc_platform_open(const char *file, const char *const *sets, int nsets,
+                              mc_error *err);
 
 /* Overrides one key from "section.key=value" (the --set syntax). */
 mc_err mc_platform_set(mc_platform *p, const char *assignment, mc_error *err);

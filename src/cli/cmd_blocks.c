@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "mpicast/blocks.h"
 #include "mpicast/format.h"
+#include "mpicast/input.h"
 
 static const char blocks_usage[] =
     "usage: mpicast blocks DIR [--json] [--cpu] [--table FILE [--per-rank]]\n"
@@ -218,7 +219,7 @@ int cmd_blocks(int argc, char **argv)
     if (parse_args(argc, argv, &a, &rc))
         return rc;
     mc_error err = {0};
-    mc_source *src = mc_trace_open(a.dir, &err);
+    mc_source *src = mc_input_open(a.dir, &err);
     if (!src)
         return cli_fail(&err);
     mc_blocks *b = mc_blocks_collect(src, a.cpu ? MC_BLOCK_CPU : MC_BLOCK_WALL, &err);

@@ -14,11 +14,14 @@
 
 #include "cli.h"
 #include "mpicast/format.h"
+#include "mpicast/input.h"
 
 static const char dump_usage[] =
-    "usage: mpicast dump DIR [--rank R] [--no-times]\n"
+    "usage: mpicast dump TRACE [--rank R] [--no-times]\n"
     "\n"
-    "Prints every event of the trace in DIR, one line per event, ranks in order.\n"
+    "Prints every event of TRACE, one line per event, ranks in order.\n"
+    "TRACE is any input kind: a trace directory, an OTF2 archive, a SimGrid\n"
+    "time-independent text trace (docs/formats.md, \"Inputs\").\n"
     "The line format is documented in docs/trace-format.md (\"Text form\").\n"
     "\n"
     "  --rank R     print only rank R\n"
@@ -102,7 +105,7 @@ int cmd_dump(int argc, char **argv)
     if (rc >= 0)
         return rc;
     mc_error err = {0};
-    mc_source *src = mc_trace_open(o.dir, &err);
+    mc_source *src = mc_input_open(o.dir, &err);
     if (!src)
         return cli_fail(&err);
     if (o.rank >= src->nranks) {

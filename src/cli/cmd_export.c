@@ -9,9 +9,10 @@
 #include "mpicast/export.h"
 
 static const char export_usage[] =
-    "usage: mpicast export otf2|tit|chrome DIR -o OUT [--flops RATE] [--quiet]\n"
+    "usage: mpicast export otf2|tit|chrome TRACE -o OUT [--flops RATE] [--quiet]\n"
     "\n"
-    "Writes the trace directory DIR in another tool's format:\n"
+    "Writes TRACE (any input kind: a trace directory, an OTF2 archive, a\n"
+    "time-independent text trace) in another tool's format:\n"
     "  otf2    OUT is a directory: an OTF2 archive OUT/traces.otf2 (Vampir,\n"
     "          otf2-print, Score-P tools); one location per rank\n"
     "  tit     OUT is a directory: SimGrid time-independent traces, one file per\n"
@@ -63,7 +64,7 @@ int cmd_export(int argc, char **argv)
         }
     }
     if (!fmt || !dir || !out)
-        return cli_usage_error("export: usage: mpicast export otf2|tit|chrome DIR -o OUT (see --help)");
+        return cli_usage_error("export: usage: mpicast export otf2|tit|chrome TRACE -o OUT (see --help)");
     mc_error err = {0};
     mc_export_info info;
     mc_progress prog = {.out = !quiet && isatty(2) ? stderr : NULL, .what = "export"};

@@ -22,6 +22,7 @@
 #include "predict_otf2.h"
 #include "progress_source.h"
 #include "predict_links.h"
+#include "mpicast/predict.h"
 #include "mpicast/blocks.h"
 #include "mpicast/extrap.h"
 #include "mpicast/format.h"
@@ -105,11 +106,9 @@ typedef struct predict_args {
     const char **sets;
     const char *compute_file; /* --compute */
     mc_ctable *compute;
-    predict_links *links;     /* topo: link statistics of the platform replay */
     int nsets, json;
     int ranks;                /* --ranks: extrapolate to this many ranks */
     mc_extrap_rules xrules;   /* --rules, --rule, --grid, ... */
-    const char *shown;        /* TRACE as given (an OTF2 archive is replayed from an import) */
     const char *timeline_otf2; /* --timeline-otf2 DIR */
     int quiet;                /* --quiet: no progress line */
     int jobs;                 /* --jobs: 2 runs both replays at once */
@@ -182,155 +181,17 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
     return 0;
 }
 
-static mc_platform *load_platform(const predict_args *a, mc_error *err)
+/* Progress lines through the session's wrap hook (progress_source.h). */
+static mc_source *wrap_progress(void *ctx, mc_source *src, const char *what)
 {
-    mc_platform *p = a->platform ? mc_platform_load(a->platform, err) : mc_platform_create();
-    if (!p) {
-        if (!a->platform)
-            mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-        return NULL;
-    }
-    for (int i = 0; i < a->nsets; i++) {
-        if (mc_platform_set(p, a->sets[i], err)) {
-            mc_error_prefix(err, "--set %s", a->sets[i]);
-            mc_platform_destroy(p);
-            return NULL;
-        }
-    }
-    return p;
+    const predict_args *a = ctx;
+    return progress_source_wrap(src, a->quiet ? NULL : stderr, what);
 }
 
-static mc_source *open_source(const char *path, mc_error *err)
+static void unwrap_progress(void *ctx, mc_source *wrapped, mc_source *src)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        mc_error_set(err, MC_ERR_IO, "%s: no such trace directory or file", path);
-        return NULL;
-    }
-    if (S_ISDIR(st.st_mode))
-        return mc_trace_open(path, err);
-    return mc_tit_open(path, err);
-}
-
-/* Communicators of meta.json, for sources that have one. */
-static mc_sim_comm *meta_comms(const mc_source *src, size_t *n)
-{
-    const mc_meta *m = mc_trace_meta(src);
-    *n = 0;
-    if (!m || mc_meta_ncomms(m) == 0)
-        return NULL;
-    size_t k = mc_meta_ncomms(m);
-    mc_sim_comm *c = calloc(k, sizeof *c);
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < k; i++) {
-        const mc_meta_comm *mc = mc_meta_comm_at(m, i);
-        if (!mc || mc->size != mc->local_size)
-            continue; /* intercommunicators: learnt from their events */
-        c[*n].id = mc->id;
-        c[*n].size = mc->size;
-        c[*n].members = mc->members;
-        (*n)++;
-    }
-    return c;
-}
-
-/* Replays the trace once. is_dir sources are re-opened for each replay. */
-/* --compute: the table learns the trace's sites (file:line keys) from its
- * meta.json — read from the directory for sources that do not carry it
- * (extrapolation keeps the traced sites). */
-static mc_err bind_compute(const predict_args *a, const mc_source *src, mc_error *err)
-{
-    const mc_meta *m = mc_trace_meta(src);
-    mc_meta *own = NULL;
-    struct stat st;
-    if (!m && stat(a->trace, &st) == 0 && S_ISDIR(st.st_mode)) {
-        mc_error ignored = {0}; /* no meta.json: sites are known by id only */
-        m = own = mc_meta_read(a->trace, &ignored);
-    }
-    mc_err rc = mc_ctable_bind(a->compute, m, err);
-    mc_meta_destroy(own);
-    mc_ctable_reset_counts(a->compute);
-    return rc;
-}
-
-static mc_err replay(const predict_args *a, const mc_platform *p, const char *net, FILE *tl,
-                     mc_sim_result *res, mc_error *err)
-{
-    struct stat st;
-    if (a->ranks && stat(a->trace, &st) == 0 && !S_ISDIR(st.st_mode))
-        return mc_error_set(err, MC_ERR_USAGE,
-                            "%s: --ranks needs a trace directory (extrapolation does not "
-                            "read text traces)", a->trace);
-    mc_source *src = a->ranks ? mc_extrap_open_source(a->trace, a->ranks, &a->xrules, err)
-                              : open_source(a->trace, err);
-    if (!src)
-        return err->code ? err->code : MC_ERR_IO;
-    size_t ncomms;
-    mc_sim_comm *comms = meta_comms(src, &ncomms);
-    mc_sim_options opt = {0};
-    opt.net_model = net;
-    opt.comms = comms;
-    opt.ncomms = ncomms;
-    opt.timeline = tl;
-    opt.interrupt = &interrupted;
-    if (a->compute) { /* each replay counts afresh: both count the same bursts */
-        if (bind_compute(a, src, err) != MC_OK) {
-            free(comms);
-            mc_source_close(src);
-            return err->code;
-        }
-        opt.compute = mc_ctable_hook;
-        opt.compute_ctx = a->compute;
-    }
-    opt.net = !net && a->links ? predict_links_net(p, src->nranks) : NULL;
-    /* a progress line on a terminal for long replays (not with --quiet) */
-    mc_source *run = progress_source_wrap(src, a->quiet || (net && a->jobs > 1) ? NULL : stderr,
-                                          net ? "predict (free network)" : "predict");
-    mc_err rc = mc_sim_run(run, p, &opt, res, err);
-    progress_source_end(run, src);
-    predict_links_take(a->links, opt.net);
-    free(comms);
-    mc_source_close(src);
-    return rc;
-}
-
-/* The free-network replay, on its own thread. */
-typedef struct free_job {
-    const predict_args *a;
-    const mc_platform *p;
-    mc_sim_result *res;
-    mc_error err;
-    mc_err rc;
-} free_job;
-
-static void *free_replay_thread(void *arg)
-{
-    free_job *j = arg;
-    j->rc = replay(j->a, j->p, "free", NULL, j->res, &j->err);
-    return NULL;
-}
-
-/* Both replays: with --jobs 2 at once (they share nothing but read-only
- * inputs; a --compute table counts its lookups, so it keeps them apart),
- * else one after the other, the free one only if the first succeeded.
- * *err gets the first replay's failure, else the second's. */
-static void replay_both(const predict_args *a, const mc_platform *p, FILE *tl,
-                        mc_sim_result *res, mc_sim_result *free_res, mc_err *r1, mc_err *r2,
-                        mc_error *err)
-{
-    free_job j = {a, p, free_res, {0}, MC_OK};
-    pthread_t th;
-    int threaded = a->jobs > 1 && !a->compute && !a->no_breakdown &&
-                   pthread_create(&th, NULL, free_replay_thread, &j) == 0;
-    *r1 = replay(a, p, NULL, tl, res, err);
-    if (threaded)
-        pthread_join(th, NULL);
-    else if (*r1 == MC_OK && !a->no_breakdown)
-        free_replay_thread(&j);
-    *r2 = j.rc;
-    if (*r1 == MC_OK && *r2 != MC_OK)
-        *err = j.err;
+    (void)ctx;
+    progress_source_end(wrapped, src);
 }
 
 typedef struct stat3 {
@@ -357,9 +218,10 @@ static json_t *stat_json(stat3 s)
     return json_pack("{s:f,s:f}", "max", s.max, "mean", s.mean);
 }
 
-static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_result *r,
+static int print_json(const predict_args *a, const mc_platform *p, const mc_predict_result *pr,
                       const mc_sim_result *f)
 {
+    const mc_sim_result *r = &pr->run;
     json_t *ranks = json_array();
     for (int i = 0; i < r->nranks; i++) {
         const mc_sim_rank *x = &r->ranks[i];
@@ -383,7 +245,7 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_
                              (json_int_t)r->coll_bytes);
     const char *model = mc_platform_str(p, "network.model");
     json_t *doc = json_pack(
-        "{s:s,s:i,s:s,s:f,s:o,s:o,s:o,s:o,s:o,s:I,s:f,s:f,s:o}", "trace", a->shown, "ranks",
+        "{s:s,s:i,s:s,s:f,s:o,s:o,s:o,s:o,s:o,s:I,s:f,s:f,s:o}", "trace", a->trace, "ranks",
         r->nranks, "network_model", model ? model : "loggp", "predicted_time", T,
         "compute_time", stat_json(over_ranks(r, offsetof(mc_sim_rank, compute))), "comm_time",
         stat_json(over_ranks(r, offsetof(mc_sim_rank, comm))), "wait_time",
@@ -397,15 +259,15 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_
                                       "simulated_time_reached", mc_sim_seconds(r->sim_time),
                                       "events_replayed", (json_int_t)r->events));
     if (doc && a->compute) {
-        mc_ctable_counts k = mc_ctable_get_counts(a->compute);
+        mc_ctable_counts k = pr->compute_counts;
         json_object_set_new(doc, "compute_table",
                             json_pack("{s:s,s:I,s:I,s:I}", "file", a->compute_file, "blocks",
                                       (json_int_t)mc_ctable_size(a->compute), "from_table",
                                       (json_int_t)k.from_table, "fell_back",
                                       (json_int_t)k.fell_back));
     }
-    if (doc && a->links)
-        json_object_set_new(doc, "links", predict_links_json(a->links, T));
+    if (doc)
+        json_object_set_new(doc, "links", predict_links_json(&pr->links, T));
     if (!doc) {
         fputs("mpicast: predict: out of memory\n", stderr);
         return CLI_BAD_INPUT;
@@ -416,16 +278,17 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_sim_
     return CLI_OK;
 }
 
-static void print_text(const predict_args *a, const mc_platform *p, const mc_sim_result *r,
+static void print_text(const predict_args *a, const mc_platform *p, const mc_predict_result *pr,
                        const mc_sim_result *f)
 {
+    const mc_sim_result *r = &pr->run;
     const char *model = mc_platform_str(p, "network.model");
     double T = mc_sim_seconds(r->end);
     if (r->interrupted)
         printf("PARTIAL RESULT   interrupted at simulated time %.9f s after %llu trace events;\n"
                "                 the figures below cover only what was simulated\n",
                mc_sim_seconds(r->sim_time), (unsigned long long)r->events);
-    printf("predicted time   %.9f s   (%s, %d ranks, network %s)\n", T, a->shown, r->nranks,
+    printf("predicted time   %.9f s   (%s, %d ranks, network %s)\n", T, a->trace, r->nranks,
            model ? model : "loggp");
     stat3 c = over_ranks(r, offsetof(mc_sim_rank, compute));
     stat3 m = over_ranks(r, offsetof(mc_sim_rank, comm));
@@ -448,12 +311,12 @@ static void print_text(const predict_args *a, const mc_platform *p, const mc_sim
            (unsigned long long)r->messages, (unsigned long long)r->bytes,
            (unsigned long long)r->coll_messages, (unsigned long long)r->coll_bytes);
     if (a->compute) {
-        mc_ctable_counts k = mc_ctable_get_counts(a->compute);
+        mc_ctable_counts k = pr->compute_counts;
         printf("compute table    %s: %llu bursts from the table, %llu fell back to the "
                "recorded burst / cpu.speed (block not in the table)\n", a->compute_file,
                (unsigned long long)k.from_table, (unsigned long long)k.fell_back);
     }
-    predict_links_print(a->links, T, stdout);
+    predict_links_print(&pr->links, T, stdout);
     printf("replayed         %llu events in %.3f s (%.3g events/s)\n",
            (unsigned long long)r->events, r->wall_seconds,
            r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0.0);
@@ -485,22 +348,12 @@ int cmd_predict(int argc, char **argv)
         return rc;
     }
     mc_error err = {0};
-    a.shown = a.trace;
-    char *otf2_dir = predict_otf2_import(a.trace, &err);
-    if (!otf2_dir && err.code) {
-        free(a.sets);
-        return cli_fail(&err);
-    }
-    if (otf2_dir)
-        a.trace = otf2_dir;
     if (a.compute_file && !(a.compute = mc_ctable_load(a.compute_file, &err))) {
-        predict_otf2_cleanup(otf2_dir);
         free(a.sets);
         return cli_fail(&err);
     }
-    mc_platform *p = load_platform(&a, &err);
+    mc_platform *p = mc_platform_open(a.platform, a.sets, a.nsets, &err);
     if (!p) {
-        predict_otf2_cleanup(otf2_dir);
         mc_ctable_destroy(a.compute);
         free(a.sets);
         return cli_fail(&err);
@@ -516,32 +369,35 @@ int cmd_predict(int argc, char **argv)
         rc = cli_fail(&err);
         goto out;
     }
-    mc_sim_result res = {0}, free_res = {0};
-    predict_links links = {0};
-    a.links = &links;
-    mc_err r1, r2;
-    replay_both(&a, p, tl, &res, &free_res, &r1, &r2, &err);
+    mc_predict_request rq = {
+        .trace = a.trace, .platform = p, .ranks = a.ranks, .rules = &a.xrules,
+        .compute = a.compute, .breakdown = !a.no_breakdown, .jobs = a.jobs, .links = 1,
+        .timeline = tl, .interrupt = &interrupted,
+        .wrap = wrap_progress, .unwrap = unwrap_progress, .wrap_ctx = &a,
+    };
+    mc_predict_result res;
+    mc_predict_run(&rq, &res, &err);
+    mc_err r1 = res.run_rc, r2 = res.free_rc;
+    /* the free replay's result, when it ran after (or beside) a complete one */
+    const mc_sim_result *f = r1 == MC_OK && !a.no_breakdown ? &res.free_run : NULL;
     if (r1 == MC_ERR_INTERRUPTED || r2 == MC_ERR_INTERRUPTED) {
         /* Ctrl-C: what was simulated, then 130 like a shell's interrupted job */
         cli_fail(&err);
-        const mc_sim_result *f = r1 == MC_OK && !a.no_breakdown ? &free_res : NULL;
         if (a.json)
             print_json(&a, p, &res, f);
         else
             print_text(&a, p, &res, f);
         rc = PREDICT_INTERRUPTED;
     } else if (r1) {
-        rc = fail_replay(&err, &res);
+        rc = fail_replay(&err, &res.run);
     } else if (r2) {
-        rc = fail_replay(&err, &free_res);
+        rc = fail_replay(&err, &res.free_run);
     } else if (a.json) {
-        rc = print_json(&a, p, &res, a.no_breakdown ? NULL : &free_res);
+        rc = print_json(&a, p, &res, f);
     } else {
-        print_text(&a, p, &res, a.no_breakdown ? NULL : &free_res);
+        print_text(&a, p, &res, f);
     }
-    mc_sim_result_free(&res);
-    mc_sim_result_free(&free_res);
-    predict_links_free(&links);
+    mc_predict_result_free(&res);
     if (tl && a.timeline_otf2 && rc == CLI_OK && predict_timeline_otf2(tl, a.timeline_otf2, &err))
         rc = cli_fail(&err);
     if (tl && fclose(tl) != 0 && rc == CLI_OK) {
@@ -549,7 +405,6 @@ int cmd_predict(int argc, char **argv)
         rc = cli_fail(&err);
     }
 out:
-    predict_otf2_cleanup(otf2_dir);
     mc_ctable_destroy(a.compute);
     mc_platform_destroy(p);
     free(a.sets);

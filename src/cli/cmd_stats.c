@@ -15,13 +15,15 @@
 
 #include "cli.h"
 #include "mpicast/format.h"
+#include "mpicast/input.h"
 
 enum { TOP_SITES = 20 };
 
 static const char stats_usage[] =
-    "usage: mpicast stats DIR [--json]\n"
+    "usage: mpicast stats TRACE [--json]\n"
     "\n"
-    "Statistics of the trace in DIR: per MPI function and per rank the calls,\n"
+    "Statistics of TRACE (any input kind: a trace directory, an OTF2 archive,\n"
+    "a time-independent text trace): per MPI function and per rank the calls,\n"
     "bytes and time inside MPI; per rank the application time, MPI time and\n"
     "MPI %; point-to-point message statistics (messages sent per rank, average\n"
     "length, total volume); the top call sites by MPI time.\n"
@@ -687,7 +689,7 @@ int cmd_stats(int argc, char **argv)
     if (rc >= 0)
         return rc;
     mc_error err = {0};
-    mc_source *src = mc_trace_open(dir, &err);
+    mc_source *src = mc_input_open(dir, &err);
     if (!src)
         return cli_fail(&err);
     stats s;

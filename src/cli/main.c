@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mpicast/export.h"
 #include "mpicast/model.h"
 
 static const cli_command commands[] = {
@@ -120,6 +121,30 @@ static int finish_stdout(int rc)
     return rc;
 }
 
+/* One option grammar for every subcommand: "--opt=value" is "--opt value".
+ * Options end at a bare "--" (after it comes the traced command line). */
+static char **split_opt_values(int argc, char **argv, int *out_argc)
+{
+    char **v = calloc((size_t)argc * 2 + 1, sizeof *v);
+    if (!v)
+        return NULL;
+    int n = 0, options = 1;
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i], *eq = strchr(a, '=');
+        if (options && strcmp(a, "--") == 0)
+            options = 0;
+        if (options && i > 1 && a[0] == '-' && a[1] == '-' && eq && eq > a + 2) {
+            *eq = '\0'; /* argv's strings are ours to modify */
+            v[n++] = a;
+            v[n++] = eq + 1;
+        } else {
+            v[n++] = a;
+        }
+    }
+    *out_argc = n;
+    return v;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -134,8 +159,17 @@ int main(int argc, char **argv)
         puts("mpicast " MPICAST_VERSION);
         return CLI_OK;
     }
+    mc_import_register_inputs();
+    int n;
+    char **args = split_opt_values(argc, argv, &n);
+    if (!args)
+        return cli_usage_error("out of memory");
     for (size_t i = 0; i < ncommands; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return finish_stdout(commands[i].run(argc - 1, argv + 1));
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            int rc = finish_stdout(commands[i].run(n - 1, args + 1));
+            free(args);
+            return rc;
+        }
+    free(args);
     return cli_usage_error("'%s' is not a command; see 'mpicast --help'", argv[1]);
 }

@@ -1,36 +1,9 @@
-/* Per-link statistics for mpicast predict (predict_links.h). */
+/* Rendering of per-link statistics for mpicast predict (predict_links.h). */
 #include "predict_links.h"
 
 #include <math.h>
-#include <stdlib.h>
 
-mc_net *predict_links_net(const mc_platform *p, int nranks)
-{
-    mc_error err = {0};
-    mc_net *n = mc_net_create(NULL, p, nranks, &err);
-    if (n && !n->ops->flow) {
-        mc_net_destroy(n);
-        n = NULL;
-    }
-    return n; /* on failure the replay reports the same error itself */
-}
-
-void predict_links_take(predict_links *l, mc_net *net)
-{
-    if (!l || !net) {
-        mc_net_destroy(net);
-        return;
-    }
-    free(l->v);
-    l->v = NULL;
-    l->n = 0;
-    size_t n = mc_net_link_stats(net, NULL, 0);
-    if (n && (l->v = calloc(n, sizeof *l->v)))
-        l->n = mc_net_link_stats(net, l->v, n);
-    mc_net_destroy(net);
-}
-
-json_t *predict_links_json(const predict_links *l, double T)
+json_t *predict_links_json(const mc_predict_links *l, double T)
 {
     json_t *a = json_array();
     for (size_t i = 0; l && i < l->n; i++) {
@@ -44,7 +17,7 @@ json_t *predict_links_json(const predict_links *l, double T)
     return a;
 }
 
-void predict_links_print(const predict_links *l, double T, FILE *out)
+void predict_links_print(const mc_predict_links *l, double T, FILE *out)
 {
     if (!l || !l->n)
         return;
@@ -56,13 +29,4 @@ void predict_links_print(const predict_links *l, double T, FILE *out)
         fprintf(out, "  %-24s busy %.9f s (%5.1f %%)  %.6g bytes  peak %d flows\n", s->name,
                 s->busy, T > 0 ? 100.0 * s->busy / T : 0.0, s->bytes, (int)s->peak_flows);
     }
-}
-
-void predict_links_free(predict_links *l)
-{
-    if (!l)
-        return;
-    free(l->v);
-    l->v = NULL;
-    l->n = 0;
 }

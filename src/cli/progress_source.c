@@ -36,7 +36,12 @@ static void ps_prefetch(const mc_source *s, int rank)
     mc_source_prefetch(((const progress_source *)s)->inner, rank);
 }
 
-static const mc_source_ops ps_ops = {ps_next, ps_close, ps_prefetch};
+static const mc_meta *ps_meta(const mc_source *s)
+{
+    return mc_source_meta(((const progress_source *)s)->inner);
+}
+
+static const mc_source_ops ps_ops = {.next = ps_next, .close = ps_close, .prefetch = ps_prefetch, .meta = ps_meta};
 
 mc_source *progress_source_wrap(mc_source *inner, FILE *out, const char *what)
 {

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "mpicast/input.h"
+
 double mc_now(void)
 {
     struct timespec ts;
@@ -150,7 +152,7 @@ loaded_trace *lt_load(const char *dir, mc_progress *prog, mc_error *err)
         mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", dir);
         return NULL;
     }
-    t->src = mc_trace_open(dir, err);
+    t->src = mc_input_open(dir, err);
     if (!t->src) {
         free(t);
         return NULL;

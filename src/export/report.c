@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mpicast/platform.h"
+#include "mpicast/predict.h"
 #include "mpicast/sim.h"
 
 typedef struct rep {
@@ -169,46 +170,6 @@ static void stats_section(rep *R, const loaded_trace *t, size_t nmsgs, int64_t m
     fputs("</table>\n", R->out);
 }
 
-static mc_platform *platform(rep *R)
-{
-    const mc_report_opts *o = R->o;
-    mc_platform *p = o->platform ? mc_platform_load(o->platform, R->err) : mc_platform_create();
-    for (int i = 0; p && i < o->nsets; i++)
-        if (mc_platform_set(p, o->sets[i], R->err)) {
-            mc_platform_destroy(p);
-            return NULL;
-        }
-    if (!p && !o->platform)
-        mc_error_set(R->err, MC_ERR_NOMEM, "out of memory");
-    return p;
-}
-
-static mc_err simulate(rep *R, const char *dir, const mc_platform *p, const char *net, FILE *tl,
-                       mc_sim_result *res)
-{
-    mc_source *src = mc_trace_open(dir, R->err);
-    if (!src)
-        return R->err->code ? R->err->code : MC_ERR_IO;
-    const mc_meta *m = mc_trace_meta(src);
-    size_t k = m ? mc_meta_ncomms(m) : 0, n = 0;
-    mc_sim_comm *c = calloc(k + 1, sizeof *c);
-    for (size_t i = 0; c && i < k; i++) {
-        const mc_meta_comm *mc = mc_meta_comm_at(m, i);
-        if (mc->size != mc->local_size)
-            continue;
-        c[n++] = (mc_sim_comm){mc->id, mc->size, mc->members};
-    }
-    mc_sim_options opt = {0};
-    opt.net_model = net;
-    opt.comms = c;
-    opt.ncomms = n;
-    opt.timeline = tl;
-    mc_err rc = mc_sim_run(src, p, &opt, res, R->err);
-    free(c);
-    mc_source_close(src);
-    return rc;
-}
-
 static const char *cat_color(const char *cat)
 {
     if (strcmp(cat, "compute") == 0) return "#4e9a06";
@@ -293,7 +254,8 @@ static void add_point(rep *R, double p, double t, double comp, double comm, cons
 
 static void prediction_section(rep *R, const char *dir, int idx, int nranks)
 {
-    mc_platform *p = platform(R);
+    const mc_report_opts *o = R->o;
+    mc_platform *p = mc_platform_open(o->platform, o->sets, o->nsets, R->err);
     if (!p) {
         fputs("<p class=\"note\">No prediction: ", R->out);
         esc(R->out, R->err->msg);
@@ -301,10 +263,10 @@ static void prediction_section(rep *R, const char *dir, int idx, int nranks)
         return;
     }
     FILE *tl = tmpfile();
-    mc_sim_result res = {0}, fr = {0};
-    mc_err rc = simulate(R, dir, p, NULL, tl, &res);
-    if (!rc)
-        rc = simulate(R, dir, p, "free", NULL, &fr);
+    mc_predict_request rq = {.trace = dir, .platform = p, .breakdown = 1, .timeline = tl};
+    mc_predict_result pr;
+    mc_err rc = mc_predict_run(&rq, &pr, R->err);
+    const mc_sim_result res = pr.run, fr = pr.free_run;
     if (rc) {
         fputs("<p class=\"note\">No prediction: ", R->out);
         esc(R->out, R->err->msg);
@@ -343,8 +305,7 @@ static void prediction_section(rep *R, const char *dir, int idx, int nranks)
     }
     if (tl)
         fclose(tl);
-    mc_sim_result_free(&res);
-    mc_sim_result_free(&fr);
+    mc_predict_result_free(&pr);
     mc_platform_destroy(p);
 }
 

@@ -499,7 +499,7 @@ static void xs_prefetch(const mc_source *s, int rank)
         __builtin_prefetch(&xs->st[rank]);
 }
 
-static const mc_source_ops xs_ops = {xs_next, xs_close, xs_prefetch};
+static const mc_source_ops xs_ops = {.next = xs_next, .close = xs_close, .prefetch = xs_prefetch};
 
 mc_source *mc_extrap_source(const mc_extrap *x, int nranks, mc_error *err)
 {
@@ -529,6 +529,45 @@ mc_source *mc_extrap_source(const mc_extrap *x, int nranks, mc_error *err)
     xs->base.nranks = nranks;
     xs->base.name = x->paths[0];
     return &xs->base;
+}
+
+/* Laws of a burst that do not depend on the communicator of its event. */
+static int law_needs_comm(int law)
+{
+    return law == MC_LAW_INV_COMM || law == MC_LAW_COMM || law == MC_LAW_P_PER_COMM ||
+           law == MC_LAW_VOLUME_PER_COMM;
+}
+
+mc_err mc_extrap_source_burst_factor(const mc_source *s, double *f, mc_error *err)
+{
+    if (!s || s->ops != &xs_ops)
+        return mc_error_set(err, MC_ERR_USAGE, "not an extrapolated source");
+    const xsource *xs = (const xsource *)s;
+    const mc_extrap *x = xs->x;
+    int law = -1, baseP = -1;
+    for (int c = 0; c < NCLASSES; c++) {
+        const xclass *C = &x->cls[c];
+        if (!C->present)
+            continue;
+        if ((law >= 0 && C->burst_law != law) || law_needs_comm(C->burst_law))
+            return mc_error_set(err, MC_ERR_USAGE, "%s: compute bursts follow %s, which "
+                                "depends on each event's communicator: not one factor per run",
+                                s->name, mc_extrap_law_name(C->burst_law));
+        law = C->burst_law;
+        for (uint32_t i = 0; i < C->n; i++) {
+            if (baseP >= 0 && C->ev[i].baseP != baseP)
+                return mc_error_set(err, MC_ERR_USAGE, "%s: event classes come from traces "
+                                    "at different process counts: not one factor per run",
+                                    s->name);
+            baseP = C->ev[i].baseP;
+        }
+    }
+    if (law < 0 || baseP <= 0) {
+        *f = 1.0;
+        return MC_OK;
+    }
+    *f = law_f(law, xs->g.P, 0, x->nd) / law_f(law, baseP, 0, x->nd);
+    return MC_OK;
 }
 
 mc_source *mc_extrap_open_source(const char *trace, int nranks, const mc_extrap_rules *rules,

@@ -18,6 +18,8 @@
 
 #include <math.h>
 #include <stdarg.h>
+
+#include "mpicast/input.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +166,7 @@ static int tev_copy(tev *d, const tev *s)
 static mc_err read_trace(build *b, int k, mc_error *err)
 {
     mc_extrap *x = b->x;
-    mc_source *s = mc_trace_open(x->paths[k], err);
+    mc_source *s = mc_input_open(x->paths[k], err);
     if (!s)
         return err->code ? err->code : MC_ERR_IO;
     int P = s->nranks;

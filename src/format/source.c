@@ -370,7 +370,12 @@ static void trace_close(mc_source *s)
     free(ts);
 }
 
-static const mc_source_ops trace_ops = {trace_next, trace_close, NULL};
+static const mc_meta *trace_meta(const mc_source *s)
+{
+    return ((const trace_source *)s)->meta;
+}
+
+static const mc_source_ops trace_ops = {.next = trace_next, .close = trace_close, .meta = trace_meta};
 
 /* Highest N among DIR/rank-N.mct, or -1 if none. */
 static int scan_max_rank(const char *dir, mc_error *err, int *max_rank)
@@ -452,5 +457,5 @@ mc_source *mc_trace_open(const char *dir, mc_error *err)
 
 const mc_meta *mc_trace_meta(const mc_source *s)
 {
-    return s && s->ops == &trace_ops ? ((const trace_source *)s)->meta : NULL;
+    return mc_source_meta(s);
 }

@@ -984,7 +984,7 @@ static void tit_close(mc_source *base)
     free(s);
 }
 
-static const mc_source_ops tit_ops = {tit_next, tit_close, NULL};
+static const mc_source_ops tit_ops = {.next = tit_next, .close = tit_close};
 
 /* ------------------------------------------------------------ opening */
 

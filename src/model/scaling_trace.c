@@ -18,6 +18,7 @@
 #define MPICAST_MODEL_INTERNAL
 #include "mpicast/model.h"
 #include "mpicast/format.h"
+#include "mpicast/input.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -82,7 +83,7 @@ mc_err mc_scaling_read_trace(const char *dir, const mc_run_label *label, mc_pcon
     if (!label || !label->have_n)
         return mc_error_set(err, MC_ERR_FORMAT,
                             "%s: no problem size: label the trace DIR:n=N or --label n=N", dir);
-    mc_source *src = mc_trace_open(dir, err);
+    mc_source *src = mc_input_open(dir, err);
     if (!src)
         return err->code ? err->code : MC_ERR_IO;
     int nranks = src->nranks;

@@ -21,13 +21,13 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "mpicast/extrap.h"
 #include "mpicast/format.h"
 #include "mpicast/platform.h"
 #include "mpicast/sim.h"
-#include "mpicast/tit.h"
+#include "mpicast/input.h"
+#include "mpicast/predict.h"
 
 static const char usage_text[] =
     "usage: mpicast %s TRACE [--platform FILE] [--set KEY=VALUE]...\n"
@@ -145,25 +145,14 @@ static int parse_ranks(sweep_cfg *c, const char *arg)
     return rc;
 }
 
-static mc_source *open_source(const char *path, int nranks, mc_error *err);
-
 /* Loads the platform with --set and one value per --vary key (combo), and
  * an optional extra KEY=value; NULL with err filled. */
 static mc_platform *point_platform(const sweep_cfg *c, int combo, const char *xkey, double xval,
                                    mc_error *err)
 {
-    mc_platform *p = c->platform ? mc_platform_load(c->platform, err) : mc_platform_create();
-    if (!p) {
-        if (!c->platform)
-            mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    mc_platform *p = mc_platform_open(c->platform, c->sets, c->nsets, err);
+    if (!p)
         return NULL;
-    }
-    for (int i = 0; i < c->nsets; i++)
-        if (mc_platform_set(p, c->sets[i], err)) {
-            mc_error_prefix(err, "--set %s", c->sets[i]);
-            mc_platform_destroy(p);
-            return NULL;
-        }
     for (int k = c->nvary - 1; k >= 0; k--) {
         const sweep_vary *v = &c->vary[k];
         const char *val = v->vals[combo % v->nvals];
@@ -209,7 +198,7 @@ static int check_inputs(sweep_cfg *c)
                                "network.overhead, network.bandwidth, network.latency, "
                                "cpu.speed)", c->solve);
     }
-    mc_source *src = open_source(c->trace, 0, &err);
+    mc_source *src = mc_input_open(c->trace, &err);
     if (!src) {
         fprintf(stderr, "mpicast: %s\n", err.msg);
         return SWEEP_BAD_INPUT;
@@ -223,13 +212,6 @@ static int check_inputs(sweep_cfg *c)
         c->ranks[0] = c->trace_ranks;
         c->nranks = 1;
     }
-    struct stat st;
-    for (int i = 0; i < c->nranks; i++)
-        if (c->ranks[i] != c->trace_ranks && (stat(c->trace, &st) != 0 || !S_ISDIR(st.st_mode))) {
-            fprintf(stderr, "mpicast: %s: --ranks %d: the trace has %d ranks and only trace "
-                    "directories can be extrapolated\n", c->prog, c->ranks[i], c->trace_ranks);
-            return SWEEP_USAGE;
-        }
     return SWEEP_OK;
 }
 
@@ -323,46 +305,6 @@ void sweep_cfg_free(sweep_cfg *c)
 
 /* ------------------------------------------------------------ one replay */
 
-static mc_source *open_source(const char *path, int nranks, mc_error *err)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        mc_error_set(err, MC_ERR_IO, "%s: no such trace directory or file", path);
-        return NULL;
-    }
-    if (!S_ISDIR(st.st_mode))
-        return mc_tit_open(path, err);
-    mc_source *src = mc_trace_open(path, err);
-    if (!src || nranks <= 0 || src->nranks == nranks)
-        return src;
-    mc_source_close(src);
-    mc_extrap_rules rules;
-    mc_extrap_rules_init(&rules);
-    return mc_extrap_open_source(path, nranks, &rules, err);
-}
-
-static mc_sim_comm *meta_comms(const mc_source *src, size_t *n)
-{
-    const mc_meta *m = mc_trace_meta(src);
-    *n = 0;
-    if (!m || mc_meta_ncomms(m) == 0)
-        return NULL;
-    size_t k = mc_meta_ncomms(m);
-    mc_sim_comm *c = calloc(k, sizeof *c);
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < k; i++) {
-        const mc_meta_comm *mc = mc_meta_comm_at(m, i);
-        if (!mc || mc->size != mc->local_size)
-            continue;
-        c[*n].id = mc->id;
-        c[*n].size = mc->size;
-        c[*n].members = mc->members;
-        (*n)++;
-    }
-    return c;
-}
-
 typedef struct point_time {
     double T, compute;
 } point_time;
@@ -373,28 +315,19 @@ static mc_err predict_one(const sweep_cfg *c, int combo, int P, const char *xkey
     mc_platform *p = point_platform(c, combo, xkey, xval, err);
     if (!p)
         return err->code ? err->code : MC_ERR_PLATFORM;
-    mc_source *src = open_source(c->trace, P, err);
-    if (!src) {
-        mc_platform_destroy(p);
-        return err->code ? err->code : MC_ERR_IO;
-    }
-    size_t ncomms;
-    mc_sim_comm *comms = meta_comms(src, &ncomms);
-    mc_sim_options opt = {0};
-    opt.comms = comms;
-    opt.ncomms = ncomms;
-    mc_sim_result r;
-    mc_err rc = mc_sim_run(src, p, &opt, &r, err);
+    /* the trace's own count replays the trace, others its pseudo-trace */
+    mc_predict_request rq = {.trace = c->trace, .platform = p,
+                             .ranks = P != c->trace_ranks ? P : 0};
+    mc_predict_result r;
+    mc_err rc = mc_predict_run(&rq, &r, err);
     if (rc == MC_OK) {
-        out->T = mc_sim_seconds(r.end);
+        out->T = mc_sim_seconds(r.run.end);
         double sum = 0;
-        for (int i = 0; i < r.nranks; i++)
-            sum += mc_sim_seconds(r.ranks[i].compute);
-        out->compute = r.nranks ? sum / r.nranks : 0;
+        for (int i = 0; i < r.run.nranks; i++)
+            sum += mc_sim_seconds(r.run.ranks[i].compute);
+        out->compute = r.run.nranks ? sum / r.run.nranks : 0;
     }
-    mc_sim_result_free(&r);
-    free(comms);
-    mc_source_close(src);
+    mc_predict_result_free(&r);
     mc_platform_destroy(p);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sweep.h"
+#include "mpicast/export.h"
 
 int main(int argc, char **argv)
 {
@@ -19,6 +20,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mc_import_register_inputs(); /* every input kind, as mpicast sweep */
     sweep_cfg c;
     int stop = 0;
     /* only rank 0 talks: the others parse with stdout/stderr as they are but

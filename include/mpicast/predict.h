@@ -1,0 +1,82 @@
+/* mpicast — the prediction session: one input, one platform, options in;
+ * one result out. `predict`, `sweep`, `mpicast-sweep-mpi` and `report` all
+ * predict through mc_predict_run, so they open, extrapolate, bind compute
+ * tables and replay the same way.
+ *
+ * A session replays the input (any kind the input registry reads, input.h;
+ * extrapolated to `ranks` when that differs from the input's count) on the
+ * platform, and, for the EXCIT/INSPIRE breakdown, a second time on a free
+ * network (zero latency, overhead and gap, infinite bandwidth): the
+ * communication time is the difference of the two predicted times.
+ *
+ * Ownership: the request's pointers are borrowed for the call; the result's
+ * arrays are freed by mc_predict_result_free (safe on a zeroed result).
+ */
+#ifndef MPICAST_PREDICT_H
+#define MPICAST_PREDICT_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include "mpicast/blocks.h"
+#include "mpicast/error.h"
+#include "mpicast/extrap.h"
+#include "mpicast/net.h"
+#include "mpicast/platform.h"
+#include "mpicast/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mc_predict_request {
+    const char *trace;             /* path of any input kind (input.h) */
+    const mc_platform *platform;   /* see mc_platform_open */
+    int ranks;                     /* 0: the input as it is; else its pseudo-trace
+                                      at this count (extrap.h) */
+    const mc_extrap_rules *rules;  /* extrapolation rules; NULL: the defaults */
+    mc_ctable *compute;            /* per-block compute table, or NULL */
+    int breakdown;                 /* 1: also replay on the free network */
+    int jobs;                      /* 2: both replays at once (not with a compute
+                                      table, whose counts are per replay) */
+    int links;                     /* 1: per-link statistics (flow models) */
+    FILE *timeline;                /* Chrome JSON of the platform replay, or NULL */
+    const volatile sig_atomic_t *interrupt; /* see mc_sim_options.interrupt */
+    /* Optional progress display: wrap(ctx, src, what) returns a source that
+     * passes src's events through (or src itself); unwrap ends it. Called
+     * for every replay except the free one when it runs concurrently. */
+    mc_source *(*wrap)(void *ctx, mc_source *src, const char *what);
+    void (*unwrap)(void *ctx, mc_source *wrapped, mc_source *src);
+    void *wrap_ctx;
+} mc_predict_request;
+
+typedef struct mc_predict_links {
+    mc_net_link_stat *v; /* every link that carried traffic, busiest first */
+    size_t n;
+} mc_predict_links;
+
+typedef struct mc_predict_result {
+    mc_sim_result run;           /* on the platform */
+    mc_sim_result free_run;      /* on the free network (breakdown only) */
+    mc_err run_rc, free_rc;      /* each replay's outcome (free: MC_OK if not run) */
+    int has_breakdown;           /* the free replay ran to its end */
+    mc_predict_links links;      /* request.links on a flow model */
+    mc_ctable_counts compute_counts; /* bursts from the table / fallen back */
+} mc_predict_result;
+
+/* Runs the session. Returns MC_OK when every replay asked for completed;
+ * else the first failing replay's code with err filled (MC_ERR_INTERRUPTED
+ * after an interrupt: the result holds what was simulated; MC_ERR_DEADLOCK:
+ * the failing replay's `report` lists the stuck ranks). */
+mc_err mc_predict_run(const mc_predict_request *rq, mc_predict_result *res, mc_error *err);
+void mc_predict_result_free(mc_predict_result *res);
+
+/* Communicators of the source's meta data as the simulator takes them
+ * (intercommunicators left out: learnt from their events); *n entries,
+ * borrowing the meta's member arrays. NULL with *n = 0 when there are none. */
+mc_sim_comm *mc_predict_comms(const mc_source *src, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

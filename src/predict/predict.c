@@ -1,0 +1,222 @@
+/* The prediction session (include/mpicast/predict.h). */
+#include "mpicast/predict.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpicast/input.h"
+
+mc_sim_comm *mc_predict_comms(const mc_source *src, size_t *n)
+{
+    const mc_meta *m = mc_source_meta(src);
+    *n = 0;
+    if (!m || mc_meta_ncomms(m) == 0)
+        return NULL;
+    size_t k = mc_meta_ncomms(m);
+    mc_sim_comm *c = calloc(k, sizeof *c);
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < k; i++) {
+        const mc_meta_comm *mc = mc_meta_comm_at(m, i);
+        if (!mc || mc->size != mc->local_size)
+            continue; /* intercommunicators: learnt from their events */
+        c[*n].id = mc->id;
+        c[*n].size = mc->size;
+        c[*n].members = mc->members;
+        (*n)++;
+    }
+    return c;
+}
+
+/* The input itself, or its pseudo-trace at rq->ranks (even at the input's
+ * own count: the rules may rescale, e.g. --scaling strong). */
+static mc_source *open_input(const mc_predict_request *rq, mc_error *err)
+{
+    if (rq->ranks <= 0)
+        return mc_input_open(rq->trace, err);
+    mc_extrap_rules defaults;
+    const mc_extrap_rules *rules = rq->rules;
+    if (!rules) {
+        mc_extrap_rules_init(&defaults);
+        rules = &defaults;
+    }
+    return mc_extrap_open_source(rq->trace, rq->ranks, rules, err);
+}
+
+/* The compute table learns the input's sites (file:line keys) from its meta
+ * data; a pseudo-trace carries none, so they come from the input itself. */
+static mc_err bind_compute(const mc_predict_request *rq, const mc_source *src, mc_error *err)
+{
+    const mc_meta *m = mc_source_meta(src);
+    mc_source *orig = NULL;
+    if (!m && rq->ranks > 0) {
+        mc_error ignored = {0}; /* no meta: sites are known by id only */
+        orig = mc_input_open(rq->trace, &ignored);
+        m = mc_source_meta(orig);
+    }
+    mc_err rc = mc_ctable_bind(rq->compute, m, err);
+    mc_source_close(orig);
+    mc_ctable_reset_counts(rq->compute);
+    return rc;
+}
+
+/* A compute table under extrapolation: the table was measured on the traced
+ * run, so its block times scale like the pseudo-trace's bursts (the compute
+ * law: P0/P under strong scaling), and the traced ranks' own rows (--per-rank)
+ * say nothing about the pseudo-trace's ranks: the all-ranks rows are used. */
+typedef struct table_hook {
+    mc_ctable *table;
+    double factor;  /* 1 without extrapolation */
+    int per_rank;   /* 0 under extrapolation */
+} table_hook;
+
+static int64_t table_hook_fn(void *ctx, int rank, int32_t prev_site, int32_t site,
+                             int64_t scaled_ps)
+{
+    const table_hook *h = ctx;
+    int64_t v = mc_ctable_hook(h->table, h->per_rank ? rank : -1, prev_site, site, scaled_ps);
+    if (v < 0 || h->factor == 1.0)
+        return v;
+    double ps = (double)v * h->factor;
+    return ps < 9e18 ? llround(ps) : INT64_MAX / 2;
+}
+
+static mc_err table_hook_init(const mc_predict_request *rq, const mc_source *src, table_hook *h,
+                              mc_error *err)
+{
+    h->table = rq->compute;
+    h->factor = 1.0;
+    h->per_rank = rq->ranks <= 0;
+    if (rq->ranks <= 0)
+        return MC_OK;
+    if (mc_extrap_source_burst_factor(src, &h->factor, err) != MC_OK) {
+        mc_error_prefix(err, "--compute with --ranks");
+        return err->code;
+    }
+    return MC_OK;
+}
+
+/* A flow model built here so that its link statistics can be read after the
+ * replay; NULL for other models (the replay builds its own). */
+static mc_net *links_net(const mc_platform *p, int nranks)
+{
+    mc_error ignored = {0}; /* on failure the replay reports the same error */
+    mc_net *n = mc_net_create(NULL, p, nranks, &ignored);
+    if (n && !n->ops->flow) {
+        mc_net_destroy(n);
+        n = NULL;
+    }
+    return n;
+}
+
+static void take_links(mc_predict_links *l, mc_net *net)
+{
+    if (!net)
+        return;
+    size_t n = mc_net_link_stats(net, NULL, 0);
+    if (n && (l->v = calloc(n, sizeof *l->v)))
+        l->n = mc_net_link_stats(net, l->v, n);
+    mc_net_destroy(net);
+}
+
+/* One replay: on the platform's network, or on the free one (is_free). */
+typedef struct replay_job {
+    const mc_predict_request *rq;
+    int is_free, show_progress;
+    mc_sim_result *res;
+    mc_predict_result *out;
+    mc_error err;
+    mc_err rc;
+} replay_job;
+
+static mc_err replay(replay_job *j)
+{
+    const mc_predict_request *rq = j->rq;
+    mc_source *src = open_input(rq, &j->err);
+    if (!src)
+        return j->err.code ? j->err.code : MC_ERR_IO;
+    size_t ncomms;
+    mc_sim_comm *comms = mc_predict_comms(src, &ncomms);
+    mc_sim_options opt = {0};
+    opt.net_model = j->is_free ? "free" : NULL;
+    opt.comms = comms;
+    opt.ncomms = ncomms;
+    opt.timeline = j->is_free ? NULL : rq->timeline;
+    opt.interrupt = rq->interrupt;
+    table_hook hook;
+    if (rq->compute) {
+        if (bind_compute(rq, src, &j->err) != MC_OK ||
+            table_hook_init(rq, src, &hook, &j->err) != MC_OK) {
+            free(comms);
+            mc_source_close(src);
+            return j->err.code;
+        }
+        opt.compute = table_hook_fn;
+        opt.compute_ctx = &hook;
+    }
+    opt.net = !j->is_free && rq->links ? links_net(rq->platform, src->nranks) : NULL;
+    mc_source *run = src;
+    if (j->show_progress && rq->wrap)
+        run = rq->wrap(rq->wrap_ctx, src, j->is_free ? "predict (free network)" : "predict");
+    mc_err rc = mc_sim_run(run, rq->platform, &opt, j->res, &j->err);
+    if (run != src && rq->unwrap)
+        rq->unwrap(rq->wrap_ctx, run, src);
+    if (!j->is_free) {
+        take_links(&j->out->links, opt.net);
+        if (rq->compute)
+            j->out->compute_counts = mc_ctable_get_counts(rq->compute);
+    }
+    free(comms);
+    mc_source_close(src);
+    return rc;
+}
+
+static void *replay_thread(void *arg)
+{
+    replay_job *j = arg;
+    j->rc = replay(j);
+    return NULL;
+}
+
+mc_err mc_predict_run(const mc_predict_request *rq, mc_predict_result *res, mc_error *err)
+{
+    memset(res, 0, sizeof *res);
+    replay_job run = {.rq = rq, .is_free = 0, .show_progress = 1, .res = &res->run, .out = res};
+    replay_job fr = {.rq = rq, .is_free = 1, .res = &res->free_run, .out = res};
+    /* With jobs > 1 both replays run at once: they share only read-only
+     * inputs (a compute table counts its lookups, so it keeps them apart). */
+    pthread_t th;
+    int threaded = rq->breakdown && rq->jobs > 1 && !rq->compute &&
+                   pthread_create(&th, NULL, replay_thread, &fr) == 0;
+    fr.show_progress = !threaded;
+    run.rc = replay(&run);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (rq->breakdown && run.rc == MC_OK)
+        replay_thread(&fr);
+    res->run_rc = run.rc;
+    res->free_rc = fr.rc;
+    res->has_breakdown = rq->breakdown && (threaded || run.rc == MC_OK) && fr.rc == MC_OK &&
+                         !res->free_run.interrupted;
+    if (run.rc != MC_OK) {
+        *err = run.err;
+        return run.rc;
+    }
+    if (fr.rc != MC_OK) {
+        *err = fr.err;
+        return fr.rc;
+    }
+    return MC_OK;
+}
+
+void mc_predict_result_free(mc_predict_result *res)
+{
+    if (!res)
+        return;
+    mc_sim_result_free(&res->run);
+    mc_sim_result_free(&res->free_run);
+    free(res->links.v);
+    memset(res, 0, sizeof *res);
+}
