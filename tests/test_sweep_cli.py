@@ -195,6 +195,40 @@ def same_as_mpi(halo, prog):
         check(a == b, f"sweep-mpi differs from sweep ({fmt}):\n{a}\n---\n{b}")
 
 
+def strong_scaling(d):
+    """sweep --ranks --scaling strong: the efficiencies are T(P0)P0/(T(P)P)
+    of per-P `predict --ranks P --scaling strong` runs, and the compute per
+    rank follows the strong law (x P0/P): issue 20."""
+    P0 = 4
+    lines = [f"{r} init" for r in range(P0)]
+    for _ in range(3):
+        for r in range(P0):
+            lines += [f"{r} sleep 0.004", f"{r} allreduce 8192 0"]
+    lines += [f"{r} finalize" for r in range(P0)]
+    path = os.path.join(d, "ep.tit")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    counts = [4, 16, 64]
+    out, _ = run([path, "--ranks", ",".join(map(str, counts)), "--scaling", "strong", "--json"])
+    pts = {p["ranks"]: p for p in json.loads(out)["points"]}
+    T, comp = {}, {}
+    for P in counts:
+        args = [MPICAST, "predict", path, "--json"] + ([] if P == P0 else ["--ranks", str(P), "--scaling", "strong"])
+        doc = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+        T[P], comp[P] = doc["predicted_time"], doc["compute_time"]["mean"]
+    for P in counts:
+        want = T[P0] * P0 / (T[P] * P)
+        check(abs(pts[P]["efficiency"] - want) <= 1e-9 * want,
+              f"strong efficiency at {P}: {pts[P]['efficiency']} vs T(P0)P0/(T(P)P) = {want}")
+        check(abs(comp[P] - comp[P0] * P0 / P) <= 1e-12, f"compute at {P} follows P0/P: {comp[P]}")
+    check(pts[64]["efficiency"] < pts[16]["efficiency"] < 1, "efficiency falls with P")
+    # the same points without --scaling are weak scaling: compute stays
+    out, _ = run([path, "--ranks", "4,16", "--json"])
+    weak = {p["ranks"]: p for p in json.loads(out)["points"]}
+    check(abs(weak[16]["compute_time"] - weak[4]["compute_time"]) <= 1e-12, "weak: compute stays")
+    return pts[64]["efficiency"]
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         halo, a2a = write_traces(d)
@@ -209,7 +243,8 @@ def main():
         balance(halo)
         predict_links(halo)
         errors(halo)
-        print("ok: halo", th, "alltoall", ta)
+        es = strong_scaling(d)
+        print("ok: halo", th, "alltoall", ta, "strong efficiency at 64:", es)
 
 
 main()

@@ -50,41 +50,11 @@ static const char extrapolate_usage[] =
  * (consumed, *i advanced), 0 if not, -1 on error (*rc set). */
 int cli_extrap_rule_option(int argc, char **argv, int *i, mc_extrap_rules *rules, int *rc)
 {
-    const char *s = argv[*i];
-    int has_next = *i + 1 < argc;
     mc_error err = {0};
-    mc_err e = MC_OK;
-    if (strcmp(s, "--rules") == 0 && has_next) {
-        e = mc_extrap_rules_load(rules, argv[++*i], &err);
-    } else if (strcmp(s, "--rule") == 0 && has_next) {
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", argv[++*i]);
-        char *eq = strchr(buf, '=');
-        if (!eq) {
-            *rc = cli_usage_error("--rule %s: expected KEY=VALUE", buf);
-            return -1;
-        }
-        *eq = '\0';
-        e = mc_extrap_rules_set(rules, buf, eq + 1, &err);
-    } else if (strcmp(s, "--grid") == 0 && has_next) {
-        e = mc_extrap_rules_set(rules, "grid", argv[++*i], &err);
-    } else if (strcmp(s, "--periodic") == 0 && has_next) {
-        e = mc_extrap_rules_set(rules, "periodic", argv[++*i], &err);
-    } else if (strcmp(s, "--scaling") == 0 && has_next) {
-        e = mc_extrap_rules_set(rules, "scaling", argv[++*i], &err);
-    } else if (strcmp(s, "--replicate") == 0) {
-        const char *v = "";
-        if (has_next && argv[*i + 1][0] >= '0' && argv[*i + 1][0] <= '9')
-            v = argv[++*i];
-        e = mc_extrap_rules_set(rules, "replicate", v, &err);
-    } else {
-        return 0;
-    }
-    if (e) {
-        *rc = e == MC_ERR_USAGE ? cli_usage_error("%s", err.msg) : cli_fail(&err);
-        return -1;
-    }
-    return 1;
+    int k = mc_extrap_rules_option(argc, argv, i, rules, &err);
+    if (k < 0)
+        *rc = err.code == MC_ERR_USAGE ? cli_usage_error("%s", err.msg) : cli_fail(&err);
+    return k;
 }
 
 /* Parses a positive rank count. */

@@ -4,11 +4,12 @@
  *
  * Efficiency: with one process count, the ranks' mean computation time c
  * over the predicted time T. With several, relative to the smallest count
- * P0 (same --vary values), normalised by the work done:
- *   E(P) = [c(P) P / (c(P0) P0)] * T(P0) P0 / (T(P) P) = (c(P)/T(P)) / (c(P0)/T(P0)),
- * which is T(P0) P0 / (T(P) P) when the work is fixed (strong scaling,
- * c ~ 1/P) and T(P0) / T(P) when it grows with P (weak scaling, the
- * extrapolation's default) — so it means the same thing for both.
+ * P0 (same --vary values):
+ *  - under --scaling strong (a fixed problem), the textbook strong-scaling
+ *    efficiency T(P0) P0 / (T(P) P);
+ *  - otherwise (weak scaling, the extrapolation's default) normalised by
+ *    the work done: (c(P)/T(P)) / (c(P0)/T(P0)), which is T(P0) / T(P) when
+ *    the work per rank stays the same.
  */
 #include "sweep.h"
 
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "mpicast/extrap.h"
+#include "mpicast/blocks.h"
 #include "mpicast/format.h"
 #include "mpicast/platform.h"
 #include "mpicast/sim.h"
@@ -37,15 +39,21 @@ static const char usage_text[] =
     "Predicts TRACE once per point of the cross product of the --vary values\n"
     "and the process counts, and prints one row per point: predicted time,\n"
     "computation (mean over ranks), communication (the rest) and parallel\n"
-    "efficiency: with one process count, mean computation / predicted time;\n"
-    "with several, relative to the smallest count P0 for the work done,\n"
-    "(c(P)/T(P)) / (c(P0)/T(P0)): T(P0)P0/(T(P)P) in strong scaling, T(P0)/T(P)\n"
-    "in weak scaling.\n"
+    "efficiency: with one process count, mean computation c / predicted time T;\n"
+    "with several, relative to the smallest count P0: T(P0)P0/(T(P)P) under\n"
+    "--scaling strong, else (weak scaling) for the work done,\n"
+    "(c(P)/T(P)) / (c(P0)/T(P0)), which is T(P0)/T(P) when c stays the same.\n"
     "\n"
     "  --platform FILE, --set KEY=VALUE   as for mpicast predict\n"
     "  --vary KEY=V1,V2,...  values of one platform key (repeatable: cross product)\n"
     "  --ranks P1,P2,...     process counts; others than the trace's are\n"
-    "                        extrapolated from the trace (trace directories only)\n"
+    "                        extrapolated from the trace (docs/extrapolation.md)\n"
+    "                        with the rules of 'mpicast extrapolate': --scaling\n"
+    "                        weak|strong, --rules FILE, --rule KEY=VALUE, --grid DxD,\n"
+    "                        --periodic 0,1, --replicate [R]\n"
+    "  --compute FILE        compute table (mpicast blocks --table): each burst takes\n"
+    "                        its block's time, scaled like the bursts by the\n"
+    "                        compute law at other process counts\n"
     "  --jobs N              points predicted in parallel (default: 1)\n"
     "  --target-efficiency E --solve KEY\n"
     "                        also find, for each process count (and --vary\n"
@@ -215,9 +223,22 @@ static int check_inputs(sweep_cfg *c)
     return SWEEP_OK;
 }
 
+/* An extrapolation rule option: 1 taken, 0 not one, -SWEEP_USAGE or
+ * -SWEEP_BAD_INPUT after printing the error. */
+static int rule_option(sweep_cfg *c, int argc, char **argv, int *i)
+{
+    mc_error err = {0};
+    int k = mc_extrap_rules_option(argc, argv, i, &c->rules, &err);
+    if (k >= 0)
+        return k;
+    fprintf(stderr, "mpicast: %s: %s\n", c->prog, err.msg);
+    return err.code == MC_ERR_USAGE ? -SWEEP_USAGE : -SWEEP_BAD_INPUT;
+}
+
 int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog)
 {
     memset(c, 0, sizeof *c);
+    mc_extrap_rules_init(&c->rules);
     c->prog = prog;
     c->jobs = 1;
     *stop = 0;
@@ -262,6 +283,11 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
                                    argv[i]);
         } else if (!strcmp(s, "--solve") && has) {
             c->solve = argv[++i];
+        } else if (!strcmp(s, "--compute") && has) {
+            c->compute_file = argv[++i];
+        } else if ((rc = rule_option(c, argc, argv, &i)) != 0) {
+            if (rc < 0)
+                return rc == -SWEEP_USAGE ? SWEEP_USAGE : SWEEP_BAD_INPUT;
         } else if (s[0] == '-' && s[1]) {
             return usage_error(prog, "unknown option or missing value: %s (see --help)", s);
         } else if (!c->trace) {
@@ -303,6 +329,28 @@ void sweep_cfg_free(sweep_cfg *c)
     memset(c, 0, sizeof *c);
 }
 
+/* What efficiency compares across process counts (see the top of this
+ * file): 1/(T P) under strong scaling (the work is fixed), the work done per
+ * unit of time c/T otherwise. */
+static double work_rate(const sweep_cfg *c, double T, double comp, int P)
+{
+    if (!(T > 0))
+        return NAN;
+    return c->rules.strong && c->nranks > 1 ? 1.0 / (T * (double)P) : comp / T;
+}
+
+/* Efficiency of a run (T predicted, comp mean compute, P ranks) against the
+ * reference run at P0; with one process count, comp / T. */
+static double efficiency(const sweep_cfg *c, double T, double comp, int P, double T0,
+                         double comp0, int P0)
+{
+    double e = work_rate(c, T, comp, P);
+    if (c->nranks == 1)
+        return isnan(e) ? 1.0 : e;
+    double e0 = work_rate(c, T0, comp0, P0);
+    return isnan(e) || !(e0 > 0) ? 1.0 : e / e0;
+}
+
 /* ------------------------------------------------------------ one replay */
 
 typedef struct point_time {
@@ -315,11 +363,18 @@ static mc_err predict_one(const sweep_cfg *c, int combo, int P, const char *xkey
     mc_platform *p = point_platform(c, combo, xkey, xval, err);
     if (!p)
         return err->code ? err->code : MC_ERR_PLATFORM;
+    /* a task's own table: a table counts its lookups, and tasks run at once */
+    mc_ctable *table = NULL;
+    if (c->compute_file && !(table = mc_ctable_load(c->compute_file, err))) {
+        mc_platform_destroy(p);
+        return err->code ? err->code : MC_ERR_IO;
+    }
     /* the trace's own count replays the trace, others its pseudo-trace */
-    mc_predict_request rq = {.trace = c->trace, .platform = p,
-                             .ranks = P != c->trace_ranks ? P : 0};
+    mc_predict_request rq = {.trace = c->trace, .platform = p, .rules = &c->rules,
+                             .compute = table, .ranks = P != c->trace_ranks ? P : 0};
     mc_predict_result r;
     mc_err rc = mc_predict_run(&rq, &r, err);
+    mc_ctable_destroy(table);
     if (rc == MC_OK) {
         out->T = mc_sim_seconds(r.run.end);
         double sum = 0;
@@ -401,8 +456,9 @@ static int eval_at(solver *s, double u)
         if (predict_one(s->c, s->combo, s->c->ranks[0], s->c->solve, v, &t0, &s->err))
             return -1;
     }
-    double ep = t.T > 0 ? t.compute / t.T : 1.0, e0 = t0.T > 0 ? t0.compute / t0.T : 1.0;
-    double eff = s->c->nranks == 1 ? ep : (t.T > 0 && t0.compute > 0 ? ep / e0 : 1.0);
+    double ep = work_rate(s->c, t.T, t.compute, s->P);
+    double e0 = s->c->nranks > 1 ? work_rate(s->c, t0.T, t0.compute, s->c->ranks[0]) : 1.0;
+    double eff = efficiency(s->c, t.T, t.compute, s->P, t0.T, t0.compute, s->c->ranks[0]);
     if (isnan(s->beste) || fabs(eff - E) < fabs(s->beste - E)) {
         s->best = v;
         s->beste = eff;
@@ -667,13 +723,9 @@ static const char *vary_val(const sweep_cfg *c, int combo, int k)
 
 static double point_eff(const sweep_cfg *c, const sweep_result *res, int i)
 {
-    const sweep_result *r = &res[i];
-    if (c->nranks == 1)
-        return r->predicted > 0 ? r->compute / r->predicted : 1.0;
-    const sweep_result *r0 = &res[i - i % c->nranks];
-    if (!(r->predicted > 0) || !(r0->compute > 0))
-        return 1.0;
-    return (r->compute / r->predicted) / (r0->compute / r0->predicted);
+    const sweep_result *r = &res[i], *r0 = &res[i - i % c->nranks];
+    return efficiency(c, r->predicted, r->compute, r->ranks, r0->predicted, r0->compute,
+                      r0->ranks);
 }
 
 static int print_json(const sweep_cfg *c, const sweep_result *res, FILE *out)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "mpicast/error.h"
+#include "mpicast/extrap.h"
 
 enum { SWEEP_OK = 0, SWEEP_BAD_INPUT = 1, SWEEP_USAGE = 2 };
 
@@ -36,6 +37,8 @@ typedef struct sweep_cfg {
     int ncombos;        /* product of the vary value counts (1 without --vary) */
     int npoints, nsolves;
     const char *prog;   /* "sweep" or "sweep-mpi", for messages */
+    mc_extrap_rules rules;    /* --scaling, --rule(s), --grid, ...: for --ranks */
+    const char *compute_file; /* --compute: per-block compute table, or NULL */
     /* Called after each task, from the thread that ran it (so it must be
      * thread-safe), with the number of tasks finished so far by this call's
      * sweep_run_tasks; NULL for none. Set after sweep_parse. */
