@@ -130,11 +130,20 @@ typedef enum mc_family {
 const char *mc_family_name(mc_family f);
 
 typedef enum mc_select {
-    MC_SELECT_AUTO, /* cv with at least 4 points, else mape */
-    MC_SELECT_MAPE,
-    MC_SELECT_CV,
-    MC_SELECT_AR2
+    MC_SELECT_AUTO, /* cv, AICc where no candidate has a leave-one-out error */
+    MC_SELECT_MAPE, /* the study's: error on the fitted points (can overfit) */
+    MC_SELECT_CV,   /* leave-one-out (as auto) */
+    MC_SELECT_AR2,
+    MC_SELECT_AICC, /* small-sample Akaike criterion */
+    MC_SELECT_EXACT /* (result only) too few points to judge any family: the
+                       simplest one that fits was taken */
 } mc_select;
+
+/* "auto", "mape", "cv", "ar2", "aicc", "exact". */
+const char *mc_select_name(mc_select s);
+
+/* Parses a family name (as mc_family_name gives); -1 when unknown. */
+int mc_family_parse(const char *name);
 
 /* One term x^i·log2(x)^j with i = num/den. */
 typedef struct mc_term {
@@ -151,7 +160,11 @@ typedef struct mc_fit {
     double xbreak;   /* saturation: the breakpoint x′ */
     mc_term tp, tn;  /* normal: tp is the term in x; pn: terms in p and n */
     int nparams;     /* coefficients fitted (breakpoint counted) */
+    int ncoef;       /* nparams + 1 for a chosen exponent pair or pn terms:
+                        a candidate needs more points than this */
+    int candidate;   /* set by mc_model_select: judged by its criterion */
     double rss, mape, cv, ar2; /* cv, ar2 NAN when not defined */
+    double aicc;     /* NAN when not defined (points <= ncoef + 1) */
 } mc_fit;
 
 typedef struct mc_fit_opts {
@@ -176,6 +189,10 @@ mc_err mc_fit_family(mc_family fam, mc_model_var var, const double *x, const dou
 mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, const double *y,
                        size_t npts, const mc_fit_opts *opts, mc_fit *best,
                        mc_fit all[MC_FAMILY_COUNT], mc_select *used, mc_error *err);
+
+/* The runner-up of a selection: the best other candidate of `all` under
+ * `used` (as mc_model_select filled them); -1 when there is none. */
+int mc_model_runner_up(const mc_fit all[MC_FAMILY_COUNT], mc_family best, mc_select used);
 
 /* The model's value at x (and x2 = n for the pn families). */
 double mc_fit_eval(const mc_fit *f, double x, double x2);

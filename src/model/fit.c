@@ -90,6 +90,24 @@ const char *mc_family_name(mc_family f)
     return (unsigned)f < MC_FAMILY_COUNT ? names[f] : "unknown";
 }
 
+const char *mc_select_name(mc_select s)
+{
+    static const char *const names[] = {"auto", "mape", "cv", "ar2", "aicc", "exact"};
+    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "unknown";
+}
+
+int mc_family_parse(const char *name)
+{
+    for (int f = 0; f < MC_FAMILY_COUNT; f++)
+        if (strcmp(name, mc_family_name((mc_family)f)) == 0)
+            return f;
+    if (strcmp(name, "log") == 0)
+        return MC_FAMILY_LOG;
+    if (strcmp(name, "saturation") == 0)
+        return MC_FAMILY_SATURATION;
+    return -1;
+}
+
 mc_fit_opts mc_fit_opts_default(void)
 {
     mc_fit_opts o;
@@ -504,6 +522,19 @@ static double loo_error(mc_family fam, mc_model_var var, const double *x, const 
     return out;
 }
 
+/* AICc = N·ln(RSS/N) + 2k + 2k(k+1)/(N−k−1); an exact fit's RSS is taken as
+ * 1e-20 of Σy², so exact fits tie and the penalty decides. */
+static double aicc(double rss, const double *y, size_t N, int k)
+{
+    if ((double)N <= k + 1)
+        return NAN;
+    double sy2 = 0;
+    for (size_t i = 0; i < N; i++)
+        sy2 += y[i] * y[i];
+    double r = fmax(rss, 1e-20 * sy2 + 1e-300), n = (double)N;
+    return n * log(r / n) + 2.0 * k + 2.0 * k * (k + 1) / (n - k - 1);
+}
+
 mc_err mc_fit_family(mc_family fam, mc_model_var var, const double *x, const double *x2,
                      const double *y, size_t npts, const mc_fit_opts *opts, int with_cv,
                      mc_fit *fit)
@@ -520,6 +551,8 @@ mc_err mc_fit_family(mc_family fam, mc_model_var var, const double *x, const dou
     fit->mape = mcm_mape(y, F, npts);
     free(F);
     fit->ar2 = mcm_adj_r2(fit->rss, mcm_sst(y, npts), npts, fit->nparams - 1);
+    fit->ncoef = fit->nparams + (fam >= MC_FAMILY_NORMAL);
+    fit->aicc = aicc(fit->rss, y, npts, fit->ncoef);
     fit->cv = with_cv ? loo_error(fam, var, x, x2, y, npts, o, fit) : NAN;
     return MC_OK;
 }
@@ -531,6 +564,7 @@ static double criterion(const mc_fit *f, mc_select s)
     switch (s) {
     case MC_SELECT_CV: return f->cv;
     case MC_SELECT_AR2: return -f->ar2; /* larger is better: negate */
+    case MC_SELECT_AICC: return f->aicc;
     default: return f->mape;
     }
 }
@@ -540,17 +574,54 @@ static double criterion(const mc_fit *f, mc_select s)
  * met first (the simpler one: linear first) stays. Parsimony: a family with
  * more coefficients must lower MAPE or CV by more than PARSIMONY (10 %) of
  * the simpler one's value, and a simpler one wins back within that margin
- * (adjusted R² already charges for coefficients). */
+ * (adjusted R² and AICc already charge for coefficients). */
 #define PARSIMONY 0.10
 static int beats(const mc_fit *b, const mc_fit *a, mc_select s)
 {
     double cb = criterion(b, s), ca = criterion(a, s);
     double tol = 1e-6 + 1e-6 * fabs(ca);
-    if (s == MC_SELECT_AR2 || b->nparams == a->nparams)
+    if (s == MC_SELECT_AR2 || s == MC_SELECT_AICC || b->nparams == a->nparams)
         return cb < ca - tol;
     if (b->nparams > a->nparams)
         return cb < ca * (1 - PARSIMONY) - tol;
     return cb < ca / (1 - PARSIMONY) + tol;
+}
+
+/* A family is judged only with more points than coefficients (one left
+ * over to judge it), except by the study's MAPE on the fitted points. */
+static int is_candidate(const mc_fit *f, mc_select s, size_t npts)
+{
+    if (!f->ok || !isfinite(criterion(f, s)))
+        return 0;
+    return s == MC_SELECT_MAPE || npts > (size_t)f->ncoef;
+}
+
+/* Marks the candidates under s; the index of the best or -1. */
+static int pick(mc_fit *fits, mc_select s, size_t npts, int skip)
+{
+    int bi = -1;
+    for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
+        fits[fam].candidate = is_candidate(&fits[fam], s, npts);
+        if (!fits[fam].candidate || fam == skip)
+            continue;
+        if (bi < 0 || beats(&fits[fam], &fits[bi], s))
+            bi = fam;
+    }
+    return bi;
+}
+
+int mc_model_runner_up(const mc_fit all[MC_FAMILY_COUNT], mc_family best, mc_select used)
+{
+    if (used == MC_SELECT_EXACT)
+        return -1;
+    int bi = -1;
+    for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
+        if (!all[fam].candidate || fam == (int)best)
+            continue;
+        if (bi < 0 || beats(&all[fam], &all[bi], used))
+            bi = fam;
+    }
+    return bi;
 }
 
 mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, const double *y,
@@ -559,13 +630,10 @@ mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, cons
 {
     mc_fit_opts def = mc_fit_opts_default();
     const mc_fit_opts *o = opts ? opts : &def;
-    mc_select sel = o->select;
-    if (sel == MC_SELECT_AUTO)
-        sel = npts >= 4 ? MC_SELECT_CV : MC_SELECT_MAPE;
+    mc_select sel = o->select == MC_SELECT_AUTO ? MC_SELECT_CV : o->select;
     mc_fit fits[MC_FAMILY_COUNT];
-    int any = 0;
     for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
-        fits[fam].ok = 0;
+        memset(&fits[fam], 0, sizeof fits[fam]);
         fits[fam].family = (mc_family)fam;
         if (o->have_families && !o->families[fam])
             continue;
@@ -573,15 +641,21 @@ mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, cons
                                   sel == MC_SELECT_CV, &fits[fam]);
         if (rc == MC_ERR_NOMEM)
             return mc_error_set(err, rc, "out of memory");
-        if (rc == MC_OK && isfinite(criterion(&fits[fam], sel)))
-            any = 1;
     }
-    if (!any && sel != MC_SELECT_MAPE && o->select == MC_SELECT_AUTO) {
-        sel = MC_SELECT_MAPE; /* too few points for folds: fall back */
+    int bi = pick(fits, sel, npts, -1);
+    /* leave-one-out undefined for every candidate: the small-sample
+     * criterion; too few points even for it: the simplest exact fit */
+    if (bi < 0 && sel == MC_SELECT_CV)
+        bi = pick(fits, sel = MC_SELECT_AICC, npts, -1);
+    if (bi < 0 && (o->select == MC_SELECT_AUTO || o->select == MC_SELECT_CV)) {
+        for (int fam = 0; fam < MC_FAMILY_COUNT && bi < 0; fam++)
+            if (fits[fam].ok && npts >= (size_t)fits[fam].nparams)
+                bi = fam;
+        sel = MC_SELECT_EXACT;
         for (int fam = 0; fam < MC_FAMILY_COUNT; fam++)
-            any |= fits[fam].ok;
+            fits[fam].candidate = fam == bi;
     }
-    if (!any) {
+    if (bi < 0) {
         size_t dx = mcm_distinct(x, npts), dx2 = x2 ? mcm_distinct(x2, npts) : 2;
         if (dx < 2 || dx2 < 2)
             return mc_error_set(err, MC_ERR_FORMAT,
@@ -590,14 +664,7 @@ mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, cons
         return mc_error_set(err, MC_ERR_FORMAT,
                             "no model can be fitted to these %zu points (values out of range for "
                             "least squares, or too few points for --select %s)",
-                            npts, sel == MC_SELECT_AR2 ? "ar2" : sel == MC_SELECT_CV ? "cv" : "mape");
-    }
-    int bi = -1;
-    for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
-        if (!fits[fam].ok || !isfinite(criterion(&fits[fam], sel)))
-            continue;
-        if (bi < 0 || beats(&fits[fam], &fits[bi], sel))
-            bi = fam;
+                            npts, mc_select_name(sel));
     }
     *best = fits[bi];
     if (all)
