@@ -86,6 +86,7 @@ typedef struct model_opts {
     const char *functions[MAX_FUNCS];
     int nfunctions;
     int json;
+    int per_iteration; /* --per-iteration */
     const char *plot; /* --plot FILE.svg|png, or NULL */
 } model_opts;
 
@@ -160,6 +161,8 @@ static int parse_args(int argc, char **argv, model_opts *o)
             return CLI_OK;
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
+        } else if (strcmp(a, "--per-iteration") == 0) {
+            o->per_iteration = 1;
         } else if (strcmp(a, "--no-negative") == 0) {
             o->fit.negative_p = 0;
         } else if (cli_is_opt(a, "--by")) {
@@ -270,7 +273,9 @@ typedef struct result {
     mc_fit fit;
     mc_fit runner; /* runner.ok 0: none */
     mc_select used;
-    double prediction, measured; /* NAN when none */
+    double prediction, measured; /* NAN when none; --per-iteration: totals
+                                    when the target's iters is known */
+    double pred_iter, meas_iter;  /* --per-iteration: per iteration */
     int npoints, repeats;
     double spread; /* largest relative sd of a point's repeats, % */
     json_t *warnings;
@@ -324,6 +329,8 @@ static int at_target(const model_opts *o, const mc_point *q)
         return 0;
     if (o->by == MC_VAR_N && o->target.have_p && q->p != o->target.p)
         return 0;
+    if (o->target.have_iters && q->iters != o->target.iters)
+        return 0;
     return 1;
 }
 
@@ -350,6 +357,9 @@ static void check_model(run_state *st, result *r, const double *x, const double 
 {
     const model_opts *o = st->o;
     const char *fn = r->s->function;
+    double scale = 0;
+    for (size_t i = 0; i < r->s->npts; i++)
+        scale = fmax(scale, fabs(r->s->pts[i].value));
     for (int v = 0; v < (o->by == MC_VAR_PN ? 2 : 1); v++) {
         const double *xs = v ? x2 : x;
         const char *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : xname(o->by);
@@ -382,7 +392,7 @@ static void check_model(run_state *st, result *r, const double *x, const double 
                 val = v ? mc_fit_eval(&r->fit, o->target.p, xv) : mc_fit_eval(&r->fit, xv, o->target.n);
             else
                 val = mc_fit_eval(&r->fit, xv, 0);
-            if (val < 0) {
+            if (val < -1e-9 * scale) { /* not rounding of an exact zero */
                 warn(r->warnings, st->warnings, o->json,
                      "%s %s: the model is negative (%g) at %s=%g, inside the range asked for",
                      fn, r->s->metric, val, name, xv);
@@ -398,7 +408,7 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
     const model_opts *o = st->o;
     memset(r, 0, sizeof *r);
     r->s = s;
-    r->prediction = r->measured = NAN;
+    r->prediction = r->measured = r->pred_iter = r->meas_iter = NAN;
     r->warnings = json_array();
     size_t m = 0;
     double *x = malloc((s->npts + 1) * sizeof *x), *x2 = malloc((s->npts + 1) * sizeof *x2),
@@ -413,6 +423,8 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
         const mc_point *q = &s->pts[i];
         if (at_target(o, q)) {
             r->measured = q->value;
+            if (o->per_iteration)
+                r->meas_iter = q->value, r->measured = q->value * q->iters;
             continue;
         }
         x[m] = o->by == MC_VAR_PN ? q->p : px(s, i, o->by);
@@ -450,6 +462,16 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
     if (o->have_target) {
         double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
         r->prediction = mc_fit_eval(&r->fit, tx, o->target.n);
+        if (o->per_iteration) {
+            /* per iteration × the iterations asked for; without them the
+             * prediction stays per iteration, compared with the measured
+             * value per iteration */
+            r->pred_iter = r->prediction;
+            if (o->target.have_iters)
+                r->prediction *= o->target.iters;
+            else
+                r->measured = r->meas_iter;
+        }
     }
     check_model(st, r, x, x2, m);
 out:
@@ -553,9 +575,10 @@ static json_t *result_json(const model_opts *o, const result *r)
         json_object_set_new(ru, "fit_error", num_or_null(r->runner.mape));
         json_object_set_new(ru, "aicc", num_or_null(r->runner.aicc));
         double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
-        json_object_set_new(ru, "prediction", o->have_target
-                                                  ? num_or_null(mc_fit_eval(&r->runner, tx, o->target.n))
-                                                  : json_null());
+        double rp = mc_fit_eval(&r->runner, tx, o->target.n);
+        if (o->per_iteration && o->target.have_iters)
+            rp *= o->target.iters;
+        json_object_set_new(ru, "prediction", o->have_target ? num_or_null(rp) : json_null());
         json_object_set_new(j, "runner_up", ru);
     } else {
         json_object_set_new(j, "runner_up", json_null());
@@ -564,6 +587,10 @@ static json_t *result_json(const model_opts *o, const result *r)
     json_object_set_new(j, "repeats", json_integer(r->repeats));
     json_object_set_new(j, "spread_percent", json_real(r->spread));
     json_object_set_new(j, "prediction", num_or_null(r->prediction));
+    if (o->per_iteration) {
+        json_object_set_new(j, "prediction_per_iteration", num_or_null(r->pred_iter));
+        json_object_set_new(j, "measured_per_iteration", num_or_null(r->meas_iter));
+    }
     if (!isnan(r->measured)) {
         json_object_set_new(j, "measured", json_real(r->measured));
         json_object_set_new(j, "error_percent", num_or_null(error_percent(r)));
@@ -686,8 +713,11 @@ static int print_json(const model_opts *o, const result *r, size_t n, const cost
         pred = json_object();
         json_object_set_new(pred, "p", o->target.have_p ? json_real(o->target.p) : json_null());
         json_object_set_new(pred, "n", o->target.have_n ? json_real(o->target.n) : json_null());
+        json_object_set_new(pred, "iters",
+                            o->target.have_iters ? json_real(o->target.iters) : json_null());
     }
     json_object_set_new(doc, "predict", pred);
+    json_object_set_new(doc, "per_iteration", json_boolean(o->per_iteration));
     json_object_set_new(doc, "functions", fns);
     json_object_set_new(doc, "summary", sum);
     json_object_set_new(doc, "mean_error_percent",
@@ -710,7 +740,10 @@ static int print_json(const model_opts *o, const result *r, size_t n, const cost
 static void print_text(const model_opts *o, const result *r, size_t n, const cost *c)
 {
     const char *x = o->by == MC_VAR_PN ? "p,n" : xname(o->by);
-    printf("Models per process by %s (%zu series)\n\n", x, n);
+    printf("Models per process%s by %s (%zu series)\n\n",
+           o->per_iteration ? " and main-loop iteration" : "", x, n);
+    if (o->per_iteration && o->have_target && o->target.have_iters)
+        printf("(predicted and measured: per iteration x iters=%g)\n\n", o->target.iters);
     printf("%-22s %-8s %-10s %-18s %9s %10s %14s %14s %8s  %-28s %s\n", "function", "metric",
            o->by == MC_VAR_P ? "n" : o->by == MC_VAR_N ? "p" : "", "family", "MAPE %",
            "held-out %", "predicted", "measured", "error %", "runner-up (held-out %)", "formula");
@@ -1018,7 +1051,7 @@ int cmd_model(int argc, char **argv)
     if (!d) {
         mc_error_set(&err, MC_ERR_NOMEM, "out of memory");
         rc = cli_fail(&err);
-    } else if (load_inputs(o, d, &err)) {
+    } else if (load_inputs(o, d, &err) || (o->per_iteration && mc_mdata_per_iteration(d, &err))) {
         rc = cli_fail(&err);
     } else {
         rc = run_model(o, d);
