@@ -3,6 +3,11 @@
 #define MPICAST_MODEL_IMPL_H
 #ifndef MPICAST_MODEL_INTERNAL
 #error "model_impl.h is internal to src/model"
+/* Leverages h_i (diagonal of the hat matrix) of X (row-major, N × k,
+ * k ≤ MCM_MAX_COLS): thin QR by modified Gram–Schmidt, twice, on columns
+ * scaled to unit maximum. -1 when X has a dependent column. */
+int mcm_leverage(const double *X, size_t N, size_t k, double *h);
+
 /* Leave-one-out of y ≈ b + a·z (N ≥ 3) from one fit: pred[i] is the fold
  * without point i's prediction of y[i], fold_rss[i] (may be NULL) that
  * fold's RSS; NAN for a fold whose z are all equal. -1 when the full fit has
@@ -45,6 +50,11 @@ double mcm_adj_r2(double rss, double sst, size_t N, int nregs);
 
 /* Number of distinct values in x (exact comparison). */
 size_t mcm_distinct(const double *x, size_t N);
+
+/* Leverages h_i (diagonal of the hat matrix) of X (row-major, N × k,
+ * k ≤ MCM_MAX_COLS): thin QR by modified Gram–Schmidt, twice, on columns
+ * scaled to unit maximum. -1 when X has a dependent column. */
+int mcm_leverage(const double *X, size_t N, size_t k, double *h);
 
 /* Leave-one-out of y ≈ b + a·z (N ≥ 3) from one fit: pred[i] is the fold
  * without point i's prediction of y[i], fold_rss[i] (may be NULL) that
