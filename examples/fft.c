@@ -7,7 +7,11 @@
  * an MPI_Alltoall in its row (SIZE*R doubles to each member), a local reordering and a
  * butterfly pass, then an MPI_Alltoall in its column (SIZE*C doubles to each member).
  *
- * usage: fft [-s SIZE] [-i ITERS]     (defaults 256, 10) */
+ * With -S (strong scaling) the total is fixed at SIZE*256 doubles, each rank holding
+ * SIZE*256/ranks, so the per-peer blocks are SIZE*256/(ranks*C) and SIZE*256/(ranks*R):
+ * the `volume/comm` law of docs/extrapolation.md (ranks must divide SIZE*256 evenly).
+ *
+ * usage: fft [-s SIZE] [-i ITERS] [-S]     (defaults 256, 10) */
 #include <math.h>
 
 #include "ex_common.h"
@@ -39,7 +43,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = 256, .iters = 10};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS]", 1 << 20, &args) != 0) {
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S]", 1 << 20, &args) != 0) {
         MPI_Finalize();
         return 2;
     }
@@ -53,16 +57,28 @@ int main(int argc, char **argv)
 
     int m = args.size;
     size_t len = (size_t)m * nranks;
+    int brow = m * nrows, bcol = m * ncols; /* per-peer blocks of the two transposes */
+    if (args.strong) {
+        long total = (long)m * 256;
+        if (total % ((long)nranks * ncols) || total % ((long)nranks * nrows)) {
+            if (rank == 0)
+                fprintf(stderr, "fft -S: %d ranks do not divide %ld doubles evenly\n", nranks, total);
+            MPI_Finalize();
+            return 2;
+        }
+        len = (size_t)(total / nranks);
+        brow = (int)(len / (size_t)ncols), bcol = (int)(len / (size_t)nrows);
+    }
     double *a = ex_alloc(len), *b = ex_alloc(len);
     for (size_t k = 0; k < len; k++)
         a[k] = sin(0.001 * (double)(k + 1) * (rank + 1));
 
     for (int it = 0; it < args.iters; it++) {
         butterfly(a, len, 0);
-        MPI_Alltoall(a, m * nrows, MPI_DOUBLE, b, m * nrows, MPI_DOUBLE, row_comm);
+        MPI_Alltoall(a, brow, MPI_DOUBLE, b, brow, MPI_DOUBLE, row_comm);
         reorder(b, a, len);
         butterfly(a, len, 1);
-        MPI_Alltoall(a, m * ncols, MPI_DOUBLE, b, m * ncols, MPI_DOUBLE, col_comm);
+        MPI_Alltoall(a, bcol, MPI_DOUBLE, b, bcol, MPI_DOUBLE, col_comm);
         reorder(b, a, len);
     }
 

@@ -29,3 +29,7 @@ if(MPICAST_MPI_TESTS AND OMPI_FOUND AND NOT MPICAST_SANITIZE)
             ${CMAKE_BINARY_DIR}/bin/mpicast $<TARGET_FILE:scaling_pcontrol_prog>)
   set_tests_properties(test_scaling_traced PROPERTIES LABELS mpi RESOURCE_LOCK mpi TIMEOUT 300)
 endif()
+# selection with few points, zero as a value, iters and --per-iteration (issue 27)
+add_test(NAME test_model_selection
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/selection_test.py
+          ${CMAKE_BINARY_DIR}/bin/mpicast)

@@ -44,6 +44,8 @@ CASES = [
     ("cg_inferred", "cg", ["-s", "16", "-i", "3"], [3, 5], 8, []),
     ("ring", "ring", ["-s", "64", "-i", "3"], [4], 8, []),
     ("fft_inferred", "fft", ["-s", "8", "-i", "2"], [4, 8, 16], 32, []),
+    # strong scaling: blocks follow volume/comm, inferred from two traces (issue 27)
+    ("fft_strong_two_counts", "fft", ["-s", "8", "-i", "2", "-S"], [4, 16], 32, []),
     ("allreduce_loop", "@loop", ["3"], [4], 8, []),
 ]
 

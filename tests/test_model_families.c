@@ -67,6 +67,101 @@ static void check_case(const truth *t, double amp, mc_select sel)
         CHECK(best.mape < 1e-6);
 }
 
+/* Selection with few points (issue 27): a family is judged only with more
+ * points than coefficients, on the points it was not fitted on. */
+static void check_few_points(void)
+{
+    mc_fit_opts o = mc_fit_opts_default();
+    mc_fit best, all[MC_FAMILY_COUNT];
+    mc_select used;
+    mc_error err = {0};
+    /* three points fitted exactly by a saturation (10, 20 then flat-ish) */
+    double x3[] = {1, 2, 4}, y3[] = {10, 20, 22};
+    CHECK(mc_model_select(MC_VAR_P, x3, NULL, y3, 3, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(best.ncoef < 3 && best.candidate);
+    CHECK(!all[MC_FAMILY_SATURATION].candidate && !all[MC_FAMILY_NORMAL].candidate);
+    CHECK(used == MC_SELECT_CV && isfinite(best.cv));
+    CHECK(mc_model_runner_up(all, best.family, used) >= 0);
+    /* the study's MAPE on the fitted points picks the exact three-coefficient fit */
+    o.select = MC_SELECT_MAPE;
+    CHECK(mc_model_select(MC_VAR_P, x3, NULL, y3, 3, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(best.family == MC_FAMILY_SATURATION && best.mape < 1e-9);
+    o = mc_fit_opts_default();
+
+    /* four points of an inverse law: inverse, held-out error 0 */
+    double x4[] = {1, 2, 4, 8}, y4[4];
+    for (int i = 0; i < 4; i++)
+        y4[i] = 1000 / x4[i] + 4;
+    CHECK(mc_model_select(MC_VAR_P, x4, NULL, y4, 4, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(best.family == MC_FAMILY_INVERSE && best.cv < 1e-6);
+    CHECK(all[MC_FAMILY_SATURATION].candidate); /* 4 points > 3 coefficients */
+
+    /* five points: the right family, each law's own, and a runner-up */
+    double x5[] = {1, 2, 4, 8, 16}, y5[5];
+    static const truth t5[] = {{MC_FAMILY_SATURATION, 5, 1, 6},
+                               {MC_FAMILY_LOG, 50, 7, 0},
+                               {MC_FAMILY_LINEAR, 3, 20, 0},
+                               {MC_FAMILY_INVERSE, 1000, 4, 0}};
+    for (size_t c = 0; c < sizeof t5 / sizeof *t5; c++) {
+        for (int i = 0; i < 5; i++)
+            y5[i] = truth_eval(&t5[c], x5[i]);
+        CHECK(mc_model_select(MC_VAR_P, x5, NULL, y5, 5, &o, &best, all, &used, &err) == MC_OK);
+        CHECK_EQ_STR(mc_family_name(best.family), mc_family_name(t5[c].family));
+        CHECK(best.cv < 1e-6);
+        int ru = mc_model_runner_up(all, best.family, used);
+        CHECK(ru >= 0 && ru != (int)best.family && all[ru].cv >= best.cv);
+    }
+
+    /* --families restricts the candidates */
+    o.have_families = 1;
+    o.families[MC_FAMILY_LINEAR] = o.families[MC_FAMILY_LOG] = 1;
+    for (int i = 0; i < 5; i++)
+        y5[i] = truth_eval(&t5[0], x5[i]);
+    CHECK(mc_model_select(MC_VAR_P, x5, NULL, y5, 5, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(best.family == MC_FAMILY_LINEAR || best.family == MC_FAMILY_LOG);
+    CHECK(!all[MC_FAMILY_SATURATION].ok);
+
+    /* two points: nothing can be judged; the simplest exact fit, said so */
+    o = mc_fit_opts_default();
+    double xx[] = {4, 16}, yy[] = {10, 22};
+    CHECK(mc_model_select(MC_VAR_P, xx, NULL, yy, 2, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(best.family == MC_FAMILY_LINEAR && used == MC_SELECT_EXACT);
+    CHECK(mc_model_runner_up(all, best.family, used) < 0);
+}
+
+/* The leave-one-out error from downdating (issue 26) equals the one from
+ * refitting every fold: each family, noisy data, 12 and 100 points (the
+ * latter beyond the saturation's full-scan limit of 64 distinct x). */
+static void check_loo_matches_refit(size_t N)
+{
+    double x[100], y[100], bx[100], by[100], F[100];
+    for (size_t i = 0; i < N; i++) {
+        x[i] = 1 + 3.0 * (double)i;
+        y[i] = (4 * (x[i] < 0.6 * x[N - 1] ? x[i] : 0.6 * x[N - 1]) + 50) * noise((int)i, 0.03);
+    }
+    mc_fit_opts o = mc_fit_opts_default();
+    for (int fam = MC_FAMILY_LINEAR; fam <= MC_FAMILY_NORMAL; fam++) {
+        mc_fit full, f;
+        CHECK(mc_fit_family((mc_family)fam, MC_VAR_P, x, NULL, y, N, &o, 1, &full) == MC_OK);
+        for (size_t i = 0; i < N; i++) {
+            size_t k = 0;
+            for (size_t j = 0; j < N; j++)
+                if (j != i)
+                    bx[k] = x[j], by[k] = y[j], k++;
+            CHECK(mc_fit_family((mc_family)fam, MC_VAR_P, bx, NULL, by, k, &o, 0, &f) == MC_OK);
+            F[i] = mc_fit_eval(&f, x[i], 0);
+        }
+        double mape = 0;
+        for (size_t i = 0; i < N; i++)
+            mape += fabs((y[i] - F[i]) / y[i]);
+        mape *= 100.0 / (double)N;
+        if (!close_rel(full.cv, mape, 1e-6))
+            fprintf(stderr, "%s N=%zu: loo %.12g, refit %.12g\n", mc_family_name((mc_family)fam), N,
+                    full.cv, mape);
+        CHECK(close_rel(full.cv, mape, 1e-6));
+    }
+}
+
 int main(void)
 {
     static const truth cases[] = {
@@ -101,6 +196,10 @@ int main(void)
     /* one point: no model, an error naming the count */
     CHECK(mc_model_select(MC_VAR_P, X, NULL, yc, 1, &o, &best, NULL, NULL, &err) == MC_ERR_FORMAT);
     CHECK(strstr(err.msg, "1 point") != NULL);
+
+    check_few_points();
+    check_loo_matches_refit(12);
+    check_loo_matches_refit(100);
 
     /* formulas are what the coefficients say */
     char f[256];

@@ -103,7 +103,7 @@ static void check_exact(void)
     put(&w1, MC_OP_BARRIER, MC_NONE, 11000000, 12000000);
     close_rank(&w1);
 
-    mc_run_label lab = {0, 1, 0, 64};
+    mc_run_label lab = {0, 1, 0, 64, 0, 0};
     mc_pcontrol_run run;
     mc_error err = {0};
     CHECK(mc_scaling_read_trace(dir, &lab, &run, &err) == MC_OK);
@@ -118,12 +118,12 @@ static void check_exact(void)
     CHECK_EQ_INT(run.unmarked_ranks, 0);
 
     /* p from the label wins over the rank count */
-    mc_run_label lab2 = {1, 1, 8, 64};
+    mc_run_label lab2 = {1, 1, 8, 64, 0, 0};
     CHECK(mc_scaling_read_trace(dir, &lab2, &run, &err) == MC_OK);
     CHECK(run.obs.p == 8);
 
     /* no n: an error naming the directory */
-    mc_run_label nolab = {0, 0, 0, 0};
+    mc_run_label nolab = {0, 0, 0, 0, 0, 0};
     CHECK(mc_scaling_read_trace(dir, &nolab, &run, &err) == MC_ERR_FORMAT);
     CHECK(strstr(err.msg, dir) && strstr(err.msg, "n=N"));
     rm_tree(dir);
@@ -139,7 +139,7 @@ static void check_unmarked(void)
     put(&w, MC_OP_PCONTROL, 0, 100, 200); /* closes nothing */
     put(&w, MC_OP_FINALIZE, MC_NONE, 5000, 6000);
     close_rank(&w);
-    mc_run_label lab = {0, 1, 0, 1};
+    mc_run_label lab = {0, 1, 0, 1, 0, 0};
     mc_pcontrol_run run;
     mc_error err = {0};
     CHECK(mc_scaling_read_trace(dir, &lab, &run, &err) == MC_ERR_FORMAT);
@@ -174,7 +174,7 @@ static void check_recover(void)
             char dir[400];
             snprintf(dir, sizeof dir, "%s/n%g-p%d", root, ns[i], p);
             write_model_run(dir, p, ns[i]);
-            mc_run_label lab = {0, 1, 0, ns[i]};
+            mc_run_label lab = {0, 1, 0, ns[i], 0, 0};
             mc_pcontrol_run run;
             mc_error err = {0};
             if (mc_scaling_read_trace(dir, &lab, &run, &err) != MC_OK) {

@@ -38,13 +38,17 @@ typedef enum mc_model_var { MC_VAR_P, MC_VAR_N, MC_VAR_PN } mc_model_var;
  * D=16C, extended). Returns 0, or -1 when `text` is neither. */
 int mc_parse_size(const char *text, double *out);
 
-/* A run's coordinates given on the command line: "p=64,n=B" (either part). */
+/* A run's coordinates given on the command line: "p=64,n=B,iters=20" (any
+ * part). iters is the run's main-loop iteration count (a second variable:
+ * runs with the same p and n but other iters are distinct points). */
 typedef struct mc_run_label {
     int have_p, have_n;
     double p, n;
+    int have_iters;
+    double iters;
 } mc_run_label;
 
-/* Parses "p=64", "n=B", "p=64,n=2.5e6" into `out`. */
+/* Parses "p=64", "n=B", "p=64,n=2.5e6,iters=20" into `out`. */
 mc_err mc_parse_label(const char *text, mc_run_label *out, mc_error *err);
 
 /* A set of measurements (p, n, function, metric, value) from any input. */
@@ -75,9 +79,16 @@ mc_err mc_mdata_read_extrap(mc_mdata *d, const char *path, mc_model_var by, mc_e
 mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *label,
                            mc_error *err);
 
+/* Divides every measurement of a run by its iteration count (the label's
+ * iters, else the run's MPI_Pcontrol calls per process / 2): models per
+ * iteration of the main loop. A measurement without an iteration count is
+ * an error naming its file. */
+mc_err mc_mdata_per_iteration(mc_mdata *d, mc_error *err);
+
 /* One measured point of a series: the mean of its repeats. */
 typedef struct mc_point {
     double p, n;
+    double iters;         /* main-loop iterations (NAN: unknown) */
     double value;         /* mean of the repeats */
     double sd, min, max;  /* spread of the repeats (sd 0 for one) */
     int repeats;
@@ -94,7 +105,8 @@ typedef struct mc_series {
 } mc_series;
 
 /* Groups the measurements of `metric` (NULL: every metric but "elapsed") into
- * series. *out gets a malloc'ed array freed by mc_series_free. */
+ * series. A function that a stats file lacks while others have it gets 0
+ * calls and 0 bytes in that run (zero is a value; time stays missing). *out gets a malloc'ed array freed by mc_series_free. */
 mc_err mc_mdata_series(const mc_mdata *d, mc_model_var by, const char *metric,
                        mc_series **out, size_t *count, mc_error *err);
 void mc_series_free(mc_series *s, size_t count);
@@ -130,11 +142,20 @@ typedef enum mc_family {
 const char *mc_family_name(mc_family f);
 
 typedef enum mc_select {
-    MC_SELECT_AUTO, /* cv with at least 4 points, else mape */
-    MC_SELECT_MAPE,
-    MC_SELECT_CV,
-    MC_SELECT_AR2
+    MC_SELECT_AUTO, /* cv, AICc where no candidate has a leave-one-out error */
+    MC_SELECT_MAPE, /* the study's: error on the fitted points (can overfit) */
+    MC_SELECT_CV,   /* leave-one-out (as auto) */
+    MC_SELECT_AR2,
+    MC_SELECT_AICC, /* small-sample Akaike criterion */
+    MC_SELECT_EXACT /* (result only) too few points to judge any family: the
+                       simplest one that fits was taken */
 } mc_select;
+
+/* "auto", "mape", "cv", "ar2", "aicc", "exact". */
+const char *mc_select_name(mc_select s);
+
+/* Parses a family name (as mc_family_name gives); -1 when unknown. */
+int mc_family_parse(const char *name);
 
 /* One term x^i·log2(x)^j with i = num/den. */
 typedef struct mc_term {
@@ -151,7 +172,11 @@ typedef struct mc_fit {
     double xbreak;   /* saturation: the breakpoint x′ */
     mc_term tp, tn;  /* normal: tp is the term in x; pn: terms in p and n */
     int nparams;     /* coefficients fitted (breakpoint counted) */
+    int ncoef;       /* nparams + 1 for a chosen exponent pair or pn terms:
+                        a candidate needs more points than this */
+    int candidate;   /* set by mc_model_select: judged by its criterion */
     double rss, mape, cv, ar2; /* cv, ar2 NAN when not defined */
+    double aicc;     /* NAN when not defined (points <= ncoef + 1) */
 } mc_fit;
 
 typedef struct mc_fit_opts {
@@ -176,6 +201,10 @@ mc_err mc_fit_family(mc_family fam, mc_model_var var, const double *x, const dou
 mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, const double *y,
                        size_t npts, const mc_fit_opts *opts, mc_fit *best,
                        mc_fit all[MC_FAMILY_COUNT], mc_select *used, mc_error *err);
+
+/* The runner-up of a selection: the best other candidate of `all` under
+ * `used` (as mc_model_select filled them); -1 when there is none. */
+int mc_model_runner_up(const mc_fit all[MC_FAMILY_COUNT], mc_family best, mc_select used);
 
 /* The model's value at x (and x2 = n for the pn families). */
 double mc_fit_eval(const mc_fit *f, double x, double x2);

@@ -17,9 +17,10 @@
 #include "mpicast/model.h"
 
 static const char model_usage[] =
-    "usage: mpicast model FILE[:p=P,n=N] [--label p=P,n=N]... --by p|n|pn\n"
-    "                     [--metric calls|time|bytes|NAME] [--predict p=P[,n=N]]\n"
-    "                     [--select cv|mape|ar2] [--function NAME] [--no-negative] [--json]\n"
+    "usage: mpicast model FILE[:p=P,n=N,iters=K] [--label p=P,n=N,iters=K]... --by p|n|pn\n"
+    "                     [--metric calls|time|bytes|NAME] [--predict p=P[,n=N][,iters=K]]\n"
+    "                     [--select auto|cv|aicc|mape|ar2] [--families LIST]\n"
+    "                     [--per-iteration] [--function NAME] [--no-negative] [--json]\n"
     "                     [--plot FILE.svg|FILE.png]\n"
     "\n"
     "Fits, per MPI function, a model of a metric per process over the process\n"
@@ -41,8 +42,21 @@ static const char model_usage[] =
     "                    Extra-P metric name\n"
     "  --predict V=X     where to predict; a measurement there is held out of the\n"
     "                    fit and compared with the prediction\n"
-    "  --select C        cv (leave-one-out, default with >= 4 points), mape\n"
-    "                    (default with fewer), ar2 (adjusted R^2)\n"
+    "  a function missing from a stats file that other runs have counts 0\n"
+    "  calls and 0 bytes there (its time stays unknown); inputs that differ\n"
+    "  only by iters=K are distinct points\n"
+    "  --select C        auto (default): leave-one-out, AICc where no family\n"
+    "                    has a leave-one-out error; a family is a candidate\n"
+    "                    only with more points than coefficients; cv (same),\n"
+    "                    aicc, ar2 (adjusted R^2), mape (the study's: error on\n"
+    "                    the fitted points, every family that fits)\n"
+    "  --families LIST   candidates, comma-separated family names; 'study' is\n"
+    "                    linear,logarithmic,inverse,linear-saturation (the\n"
+    "                    study's procedure: --select mape --families study)\n"
+    "  --per-iteration   model counts per main-loop iteration: each run's\n"
+    "                    calls and bytes divided by its iters (label iters=K,\n"
+    "                    else MPI_Pcontrol calls per process / 2); predictions\n"
+    "                    are per iteration x the --predict iters=K\n"
     "  --function NAME   only this function (repeatable)\n"
     "  --no-negative     no negative exponents of p in the normal form\n"
     "  --json            one JSON document on stdout (docs/json.md)\n"
@@ -72,6 +86,7 @@ typedef struct model_opts {
     const char *functions[MAX_FUNCS];
     int nfunctions;
     int json;
+    int per_iteration; /* --per-iteration */
     const char *plot; /* --plot FILE.svg|png, or NULL */
 } model_opts;
 
@@ -100,9 +115,37 @@ static int parse_select(const char *s, mc_select *sel)
         *sel = MC_SELECT_AR2;
     else if (strcmp(s, "auto") == 0)
         *sel = MC_SELECT_AUTO;
+    else if (strcmp(s, "aicc") == 0)
+        *sel = MC_SELECT_AICC;
     else
         return -1;
     return 0;
+}
+
+/* "linear,inverse" or "study" (the call-count study's four families). */
+static int parse_families(const char *s, mc_fit_opts *o)
+{
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    memset(o->families, 0, sizeof o->families);
+    o->have_families = 1;
+    char *save = NULL;
+    int any = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (strcmp(t, "study") == 0) {
+            for (int f = MC_FAMILY_LINEAR; f <= MC_FAMILY_SATURATION; f++)
+                o->families[f] = 1;
+        } else {
+            int f = mc_family_parse(t);
+            if (f < 0)
+                return -1;
+            o->families[f] = 1;
+        }
+        any = 1;
+    }
+    return any ? 0 : -1;
 }
 
 static int parse_args(int argc, char **argv, model_opts *o)
@@ -118,6 +161,8 @@ static int parse_args(int argc, char **argv, model_opts *o)
             return CLI_OK;
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
+        } else if (strcmp(a, "--per-iteration") == 0) {
+            o->per_iteration = 1;
         } else if (strcmp(a, "--no-negative") == 0) {
             o->fit.negative_p = 0;
         } else if (cli_is_opt(a, "--by")) {
@@ -129,7 +174,12 @@ static int parse_args(int argc, char **argv, model_opts *o)
             o->metric = v;
         } else if (cli_is_opt(a, "--select")) {
             if (!(v = cli_opt_value(argc, argv, &i, "--select")) || parse_select(v, &o->fit.select))
-                return cli_usage_error("--select takes cv, mape or ar2");
+                return cli_usage_error("--select takes auto, cv, aicc, mape or ar2");
+        } else if (cli_is_opt(a, "--families")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--families")) || parse_families(v, &o->fit))
+                return cli_usage_error("--families takes a comma-separated list of linear, "
+                                       "logarithmic, inverse, linear-saturation, normal-form, "
+                                       "pn-product, pn-sum, pn-full, or study");
         } else if (cli_is_opt(a, "--function")) {
             if (!(v = cli_opt_value(argc, argv, &i, "--function")) || o->nfunctions == MAX_FUNCS)
                 return cli_usage_error("--function takes a function name");
@@ -221,8 +271,11 @@ static mc_err load_inputs(const model_opts *o, mc_mdata *d, mc_error *err)
 typedef struct result {
     const mc_series *s;
     mc_fit fit;
+    mc_fit runner; /* runner.ok 0: none */
     mc_select used;
-    double prediction, measured; /* NAN when none */
+    double prediction, measured; /* NAN when none; --per-iteration: totals
+                                    when the target's iters is known */
+    double pred_iter, meas_iter;  /* --per-iteration: per iteration */
     int npoints, repeats;
     double spread; /* largest relative sd of a point's repeats, % */
     json_t *warnings;
@@ -276,6 +329,8 @@ static int at_target(const model_opts *o, const mc_point *q)
         return 0;
     if (o->by == MC_VAR_N && o->target.have_p && q->p != o->target.p)
         return 0;
+    if (o->target.have_iters && q->iters != o->target.iters)
+        return 0;
     return 1;
 }
 
@@ -302,6 +357,9 @@ static void check_model(run_state *st, result *r, const double *x, const double 
 {
     const model_opts *o = st->o;
     const char *fn = r->s->function;
+    double scale = 0;
+    for (size_t i = 0; i < r->s->npts; i++)
+        scale = fmax(scale, fabs(r->s->pts[i].value));
     for (int v = 0; v < (o->by == MC_VAR_PN ? 2 : 1); v++) {
         const double *xs = v ? x2 : x;
         const char *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : xname(o->by);
@@ -334,7 +392,7 @@ static void check_model(run_state *st, result *r, const double *x, const double 
                 val = v ? mc_fit_eval(&r->fit, o->target.p, xv) : mc_fit_eval(&r->fit, xv, o->target.n);
             else
                 val = mc_fit_eval(&r->fit, xv, 0);
-            if (val < 0) {
+            if (val < -1e-9 * scale) { /* not rounding of an exact zero */
                 warn(r->warnings, st->warnings, o->json,
                      "%s %s: the model is negative (%g) at %s=%g, inside the range asked for",
                      fn, r->s->metric, val, name, xv);
@@ -350,7 +408,7 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
     const model_opts *o = st->o;
     memset(r, 0, sizeof *r);
     r->s = s;
-    r->prediction = r->measured = NAN;
+    r->prediction = r->measured = r->pred_iter = r->meas_iter = NAN;
     r->warnings = json_array();
     size_t m = 0;
     double *x = malloc((s->npts + 1) * sizeof *x), *x2 = malloc((s->npts + 1) * sizeof *x2),
@@ -365,6 +423,8 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
         const mc_point *q = &s->pts[i];
         if (at_target(o, q)) {
             r->measured = q->value;
+            if (o->per_iteration)
+                r->meas_iter = q->value, r->measured = q->value * q->iters;
             continue;
         }
         x[m] = o->by == MC_VAR_PN ? q->p : px(s, i, o->by);
@@ -378,7 +438,8 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
     }
     r->npoints = (int)m;
     mc_error e = {0};
-    if (mc_model_select(o->by, x, o->by == MC_VAR_PN ? x2 : NULL, y, m, &o->fit, &r->fit, NULL,
+    mc_fit all[MC_FAMILY_COUNT];
+    if (mc_model_select(o->by, x, o->by == MC_VAR_PN ? x2 : NULL, y, m, &o->fit, &r->fit, all,
                         &r->used, &e)) {
         if (e.code == MC_ERR_NOMEM) {
             *err = e;
@@ -391,9 +452,26 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
         goto out;
     }
     ok = 1;
+    int ru = mc_model_runner_up(all, r->fit.family, r->used);
+    if (ru >= 0)
+        r->runner = all[ru];
+    if (r->used == MC_SELECT_EXACT)
+        warn(r->warnings, st->warnings, o->json,
+             "%s %s: %zu points fit every family exactly; %s taken without a held-out check",
+             s->function, s->metric, m, mc_family_name(r->fit.family));
     if (o->have_target) {
         double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
         r->prediction = mc_fit_eval(&r->fit, tx, o->target.n);
+        if (o->per_iteration) {
+            /* per iteration × the iterations asked for; without them the
+             * prediction stays per iteration, compared with the measured
+             * value per iteration */
+            r->pred_iter = r->prediction;
+            if (o->target.have_iters)
+                r->prediction *= o->target.iters;
+            else
+                r->measured = r->meas_iter;
+        }
     }
     check_model(st, r, x, x2, m);
 out:
@@ -460,7 +538,13 @@ static json_t *coefficients_json(const mc_fit *f)
 
 static const char *select_name(mc_select s)
 {
-    return s == MC_SELECT_CV ? "cv" : s == MC_SELECT_AR2 ? "ar2" : "mape";
+    return mc_select_name(s);
+}
+
+/* The error on points the model was not fitted on: leave-one-out. */
+static double held_out(const mc_fit *f)
+{
+    return f->cv;
 }
 
 static json_t *result_json(const model_opts *o, const result *r)
@@ -478,11 +562,35 @@ static json_t *result_json(const model_opts *o, const result *r)
     json_object_set_new(j, "fit_error", num_or_null(r->fit.mape));
     json_object_set_new(j, "cv_error", num_or_null(r->fit.cv));
     json_object_set_new(j, "adjusted_r2", num_or_null(r->fit.ar2));
+    json_object_set_new(j, "aicc", num_or_null(r->fit.aicc));
     json_object_set_new(j, "selected_by", json_string(select_name(r->used)));
+    json_object_set_new(j, "held_out_error", num_or_null(held_out(&r->fit)));
+    if (r->runner.ok) {
+        char rf[512];
+        mc_fit_formula(&r->runner, xname(o->by), rf, sizeof rf);
+        json_t *ru = json_object();
+        json_object_set_new(ru, "family", json_string(mc_family_name(r->runner.family)));
+        json_object_set_new(ru, "formula", json_string(rf));
+        json_object_set_new(ru, "held_out_error", num_or_null(held_out(&r->runner)));
+        json_object_set_new(ru, "fit_error", num_or_null(r->runner.mape));
+        json_object_set_new(ru, "aicc", num_or_null(r->runner.aicc));
+        double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
+        double rp = mc_fit_eval(&r->runner, tx, o->target.n);
+        if (o->per_iteration && o->target.have_iters)
+            rp *= o->target.iters;
+        json_object_set_new(ru, "prediction", o->have_target ? num_or_null(rp) : json_null());
+        json_object_set_new(j, "runner_up", ru);
+    } else {
+        json_object_set_new(j, "runner_up", json_null());
+    }
     json_object_set_new(j, "points", json_integer(r->npoints));
     json_object_set_new(j, "repeats", json_integer(r->repeats));
     json_object_set_new(j, "spread_percent", json_real(r->spread));
     json_object_set_new(j, "prediction", num_or_null(r->prediction));
+    if (o->per_iteration) {
+        json_object_set_new(j, "prediction_per_iteration", num_or_null(r->pred_iter));
+        json_object_set_new(j, "measured_per_iteration", num_or_null(r->meas_iter));
+    }
     if (!isnan(r->measured)) {
         json_object_set_new(j, "measured", json_real(r->measured));
         json_object_set_new(j, "error_percent", num_or_null(error_percent(r)));
@@ -605,8 +713,11 @@ static int print_json(const model_opts *o, const result *r, size_t n, const cost
         pred = json_object();
         json_object_set_new(pred, "p", o->target.have_p ? json_real(o->target.p) : json_null());
         json_object_set_new(pred, "n", o->target.have_n ? json_real(o->target.n) : json_null());
+        json_object_set_new(pred, "iters",
+                            o->target.have_iters ? json_real(o->target.iters) : json_null());
     }
     json_object_set_new(doc, "predict", pred);
+    json_object_set_new(doc, "per_iteration", json_boolean(o->per_iteration));
     json_object_set_new(doc, "functions", fns);
     json_object_set_new(doc, "summary", sum);
     json_object_set_new(doc, "mean_error_percent",
@@ -629,26 +740,35 @@ static int print_json(const model_opts *o, const result *r, size_t n, const cost
 static void print_text(const model_opts *o, const result *r, size_t n, const cost *c)
 {
     const char *x = o->by == MC_VAR_PN ? "p,n" : xname(o->by);
-    printf("Models per process by %s (%zu series)\n\n", x, n);
-    printf("%-22s %-8s %-10s %-18s %9s %9s %14s %14s %8s  %s\n", "function", "metric",
-           o->by == MC_VAR_P ? "n" : o->by == MC_VAR_N ? "p" : "", "family", "MAPE %", "CV %",
-           "predicted", "measured", "error %", "formula");
+    printf("Models per process%s by %s (%zu series)\n\n",
+           o->per_iteration ? " and main-loop iteration" : "", x, n);
+    if (o->per_iteration && o->have_target && o->target.have_iters)
+        printf("(predicted and measured: per iteration x iters=%g)\n\n", o->target.iters);
+    printf("%-22s %-8s %-10s %-18s %9s %10s %14s %14s %8s  %-28s %s\n", "function", "metric",
+           o->by == MC_VAR_P ? "n" : o->by == MC_VAR_N ? "p" : "", "family", "MAPE %",
+           "held-out %", "predicted", "measured", "error %", "runner-up (held-out %)", "formula");
     for (size_t i = 0; i < n; i++) {
         char formula[512], fixed[32] = "", cv[32] = "-", pr[32] = "-", me[32] = "-", er[32] = "-";
         mc_fit_formula(&r[i].fit, xname(o->by), formula, sizeof formula);
         if (o->by != MC_VAR_PN && !isnan(r[i].s->fixed))
             snprintf(fixed, sizeof fixed, "%g", r[i].s->fixed);
-        if (!isnan(r[i].fit.cv))
-            snprintf(cv, sizeof cv, "%.3f", r[i].fit.cv);
+        if (!isnan(held_out(&r[i].fit)))
+            snprintf(cv, sizeof cv, "%.3f", held_out(&r[i].fit));
+        char ru[64] = "-";
+        if (r[i].runner.ok && !isnan(held_out(&r[i].runner)))
+            snprintf(ru, sizeof ru, "%s (%.3f)", mc_family_name(r[i].runner.family),
+                     held_out(&r[i].runner));
+        else if (r[i].runner.ok)
+            snprintf(ru, sizeof ru, "%s", mc_family_name(r[i].runner.family));
         if (!isnan(r[i].prediction))
             snprintf(pr, sizeof pr, "%.6g", r[i].prediction);
         if (!isnan(r[i].measured))
             snprintf(me, sizeof me, "%.6g", r[i].measured);
         if (!isnan(error_percent(&r[i])))
             snprintf(er, sizeof er, "%.2f", error_percent(&r[i]));
-        printf("%-22s %-8s %-10s %-18s %9.3f %9s %14s %14s %8s  %s\n", r[i].s->function,
+        printf("%-22s %-8s %-10s %-18s %9.3f %10s %14s %14s %8s  %-28s %s\n", r[i].s->function,
                r[i].s->metric, fixed, mc_family_name(r[i].fit.family), r[i].fit.mape, cv, pr,
-               me, er, formula);
+               me, er, ru, formula);
     }
     summary s = summarise(r, n);
     printf("\nSelected families          share %%   count   MAPE min %%   MAPE max %%\n");
@@ -931,7 +1051,7 @@ int cmd_model(int argc, char **argv)
     if (!d) {
         mc_error_set(&err, MC_ERR_NOMEM, "out of memory");
         rc = cli_fail(&err);
-    } else if (load_inputs(o, d, &err)) {
+    } else if (load_inputs(o, d, &err) || (o->per_iteration && mc_mdata_per_iteration(d, &err))) {
         rc = cli_fail(&err);
     } else {
         rc = run_model(o, d);

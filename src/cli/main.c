@@ -92,8 +92,10 @@ FILE *cli_plot_data_file(char *path_template, const char *plot)
 int cli_split_label(char *arg, struct mc_run_label *label)
 {
     char *colon = strrchr(arg, ':');
-    if (!colon || access(arg, F_OK) == 0 || (colon[1] != 'p' && colon[1] != 'n') ||
-        colon[2] != '=')
+    if (!colon || access(arg, F_OK) == 0)
+        return 0;
+    int coord = (colon[1] == 'p' || colon[1] == 'n') && colon[2] == '=';
+    if (!coord && strncmp(colon + 1, "iters=", 6) != 0)
         return 0;
     mc_error e = {0};
     if (mc_parse_label(colon + 1, label, &e))

@@ -812,9 +812,12 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
                     c[n] = (double)per[k].ev[i].csize;
                     n++;
                 }
+            /* every law of docs/extrapolation.md; each is scaled on the
+             * first trace and must reproduce every other one, which it was
+             * not fitted on */
             static const int order[] = {MC_LAW_CONST, MC_LAW_P_PER_COMM, MC_LAW_INV_COMM,
                                         MC_LAW_COMM, MC_LAW_P, MC_LAW_INV_P, MC_LAW_SURFACE,
-                                        MC_LAW_VOLUME, MC_LAW_LOG2P};
+                                        MC_LAW_VOLUME, MC_LAW_VOLUME_PER_COMM, MC_LAW_LOG2P};
             int law = -1;
             for (size_t o = 0; o < sizeof order / sizeof *order; o++)
                 if (law_fits(order[o], v, P, c, n, x->nd)) {
@@ -824,7 +827,7 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
                 }
             if (law < 0)
                 FAIL("%s, event %u (%s): %s %g at P=%g, %g at P=%g: no law (const, p/comm, "
-                     "1/comm, comm, p, 1/p, surface, volume, log2p) fits: not explained",
+                     "1/comm, comm, p, 1/p, surface, volume, volume/comm, log2p) fits: not explained",
                      cname, i, mc_op_name(t->e.op), s == 0 ? "size" : "received size", v[0],
                      P[0], v[n - 1], P[n - 1]);
             t->law[s] = (uint8_t)law;

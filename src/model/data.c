@@ -15,9 +15,17 @@
 
 typedef struct obs {
     double p, n, value;
+    double iters;   /* NAN: unknown */
     int fn, metric; /* indexes into names */
     int where;      /* index into wheres */
+    int run;        /* stats file it came from (index into sruns), -1: other */
 } obs;
+
+/* A stats file: a run whose function list is complete (absent = 0 calls). */
+typedef struct srun {
+    double p, n, iters;
+    int where;
+} srun;
 
 typedef struct run {
     double p, n, elapsed;
@@ -32,6 +40,8 @@ struct mc_mdata {
     size_t nwheres, wheres_cap;
     run *runs;
     size_t nruns, runs_cap;
+    srun *sruns;
+    size_t nsruns, sruns_cap;
 };
 
 mc_mdata *mc_mdata_create(void)
@@ -51,6 +61,7 @@ void mc_mdata_destroy(mc_mdata *d)
     free(d->wheres);
     free(d->obs);
     free(d->runs);
+    free(d->sruns);
     free(d);
 }
 
@@ -98,14 +109,21 @@ static int add_where(mc_mdata *d, const char *w)
     return (int)d->nwheres++;
 }
 
-mc_err mc_mdata_add(mc_mdata *d, double p, double n, const char *function, const char *metric,
-                    double value, const char *where, mc_error *err)
+static mc_err add_obs(mc_mdata *d, double p, double n, double iters, int run,
+                      const char *function, const char *metric, double value, const char *where,
+                      mc_error *err)
 {
     int fn = intern(d, function), me = intern(d, metric), wh = add_where(d, where ? where : "?");
     if (fn < 0 || me < 0 || wh < 0 || grow((void **)&d->obs, &d->obs_cap, d->nobs, sizeof *d->obs))
         return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", where ? where : "model");
-    d->obs[d->nobs++] = (obs){p, n, value, fn, me, wh};
+    d->obs[d->nobs++] = (obs){p, n, value, iters, fn, me, wh, run};
     return MC_OK;
+}
+
+mc_err mc_mdata_add(mc_mdata *d, double p, double n, const char *function, const char *metric,
+                    double value, const char *where, mc_error *err)
+{
+    return add_obs(d, p, n, NAN, -1, function, metric, value, where, err);
 }
 
 mc_err mc_mdata_add_run(mc_mdata *d, double p, double n, double elapsed, mc_error *err)
@@ -166,10 +184,16 @@ mc_err mc_parse_label(const char *text, mc_run_label *out, mc_error *err)
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
+        double v;
+        if (eq && eq - tok == 5 && strncmp(tok, "iters", 5) == 0) {
+            if (parse_number(eq + 1, &v) || !(v > 0))
+                return mc_error_set(err, MC_ERR_USAGE, "bad label '%s': iters must be > 0", tok);
+            out->have_iters = 1, out->iters = v;
+            continue;
+        }
         if (!eq || eq - tok != 1 || (tok[0] != 'p' && tok[0] != 'n'))
             return mc_error_set(err, MC_ERR_USAGE,
-                                "bad label '%s': expected p=NUMBER and/or n=SIZE", tok);
-        double v;
+                                "bad label '%s': expected p=NUMBER, n=SIZE and/or iters=K", tok);
         if (tok[0] == 'p') {
             if (parse_number(eq + 1, &v) || !(v > 0))
                 return mc_error_set(err, MC_ERR_USAGE, "bad label '%s': p must be > 0", tok);
@@ -578,6 +602,26 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
     json_t *fo;
     char where[512];
     snprintf(where, sizeof where, "%s", path);
+    /* iterations: the label's, a top-level "iters", else the MPI_Pcontrol
+     * marks (one opening and one closing per iteration) */
+    double iters = NAN;
+    json_t *ji = json_object_get(doc, "iters");
+    if (json_is_number(ji) && json_number_value(ji) > 0)
+        iters = json_number_value(ji);
+    json_t *pc = json_is_object(fns) ? json_object_get(json_object_get(fns, "MPI_Pcontrol"), "calls")
+                                     : NULL;
+    if (isnan(iters) && json_is_number(pc) && nranks >= 1 && json_number_value(pc) / nranks >= 2)
+        iters = floor(json_number_value(pc) / nranks / 2);
+    if (label && label->have_iters)
+        iters = label->iters;
+    int runid = (int)d->nsruns;
+    if (rc == MC_OK) {
+        int wh = add_where(d, where);
+        if (wh < 0 || grow((void **)&d->sruns, &d->sruns_cap, d->nsruns, sizeof *d->sruns))
+            rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        else
+            d->sruns[d->nsruns++] = (srun){p, n, iters, wh};
+    }
     if (rc == MC_OK)
         json_object_foreach(fns, name, fo) {
             static const char *const metrics[] = {"calls", "bytes", "time"};
@@ -590,8 +634,8 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
                                       path, name, metrics[m]);
                     break;
                 }
-                rc = mc_mdata_add(d, p, n, name, metrics[m], json_number_value(v) / nranks,
-                                  where, err);
+                rc = add_obs(d, p, n, iters, runid, name, metrics[m],
+                             json_number_value(v) / nranks, where, err);
             }
             if (rc)
                 break;
@@ -605,33 +649,12 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
 
 /* ------------------------------------------------------------ series */
 
-static int point_cmp(const void *a, const void *b)
+/* NAN-aware order: unknown coordinates last, equal to each other. */
+static int cmp_coord(double a, double b)
 {
-    const mc_point *x = a, *y = b;
-    if (x->p != y->p)
-        return x->p < y->p ? -1 : 1;
-    return x->n < y->n ? -1 : x->n > y->n;
-}
-
-/* Adds obs value v at (p, n) to the series, merging repeats (Welford). */
-static int series_add(mc_series *s, size_t *cap, double p, double n, double v)
-{
-    for (size_t i = 0; i < s->npts; i++) {
-        mc_point *q = &s->pts[i];
-        if (same(q->p, p) && same(q->n, n)) {
-            q->repeats++;
-            double delta = v - q->value;
-            q->value += delta / q->repeats;
-            q->sd += delta * (v - q->value); /* M2 until finalised */
-            q->min = fmin(q->min, v);
-            q->max = fmax(q->max, v);
-            return 0;
-        }
-    }
-    if (grow((void **)&s->pts, cap, s->npts, sizeof *s->pts))
-        return -1;
-    s->pts[s->npts++] = (mc_point){p, n, v, 0, v, v, 1};
-    return 0;
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return a < b ? -1 : a > b;
 }
 
 static int want_obs(const mc_mdata *d, const obs *o, const char *metric)
@@ -640,64 +663,122 @@ static int want_obs(const mc_mdata *d, const obs *o, const char *metric)
     return metric ? strcmp(m, metric) == 0 : strcmp(m, "elapsed") != 0;
 }
 
-/* Groups (p, n, key, value) tuples into series; the key is (fn, metric,
- * fixed coordinate). `get` yields tuple i. */
+/* (p, n, iters, value) tuples keyed by (fn, metric, fixed coordinate);
+ * idx is the input order (repeats are averaged in it, series listed in it). */
 typedef struct tuple {
-    double p, n, value;
+    double p, n, iters, value, fixed;
     int fn, metric, where;
+    size_t idx;
 } tuple;
 
-static mc_err group(const mc_mdata *d, const tuple *t, size_t nt, mc_model_var by,
+static int tuple_cmp(const void *a, const void *b)
+{
+    const tuple *x = a, *y = b;
+    int c;
+    if (x->fn != y->fn)
+        return x->fn < y->fn ? -1 : 1;
+    if (x->metric != y->metric)
+        return x->metric < y->metric ? -1 : 1;
+    if ((c = cmp_coord(x->fixed, y->fixed)) || (c = cmp_coord(x->p, y->p)) ||
+        (c = cmp_coord(x->n, y->n)) || (c = cmp_coord(x->iters, y->iters)))
+        return c;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int same_key(const tuple *x, const tuple *y)
+{
+    return x->fn == y->fn && x->metric == y->metric && same(x->fixed, y->fixed);
+}
+
+static int same_point(const tuple *x, const tuple *y)
+{
+    return same(x->p, y->p) && same(x->n, y->n) && same(x->iters, y->iters);
+}
+
+typedef struct ser_order {
+    size_t first, k;
+} ser_order;
+
+static int order_cmp(const void *a, const void *b)
+{
+    const ser_order *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Groups the tuples into series by sorting: O(n log n) (issue 26). Points
+ * are sorted by p, n, iters; repeats merged (Welford) in input order. */
+static mc_err group(const mc_mdata *d, tuple *t, size_t nt, mc_model_var by,
                     const char *fn_override, mc_series **out, size_t *count, mc_error *err)
 {
-    mc_series *ser = NULL;
-    size_t nser = 0, cap = 0, *pcap = NULL;
-    mc_err rc = MC_OK;
-    for (size_t i = 0; i < nt && rc == MC_OK; i++) {
-        double fixed = by == MC_VAR_P ? t[i].n : by == MC_VAR_N ? t[i].p : NAN;
-        const char *fn = fn_override ? fn_override : d->names[t[i].fn];
-        const char *me = fn_override ? "elapsed" : d->names[t[i].metric];
-        size_t k;
-        for (k = 0; k < nser; k++)
-            if (ser[k].function == fn && ser[k].metric == me && same(ser[k].fixed, fixed))
-                break;
-        if (k == nser) {
-            size_t old = cap;
-            if (grow((void **)&ser, &cap, nser, sizeof *ser)) {
-                rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-                break;
-            }
-            if (cap != old) {
-                size_t *np = realloc(pcap, cap * sizeof *pcap);
-                if (!np) {
-                    rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                pcap = np;
-            }
-            memset(&ser[k], 0, sizeof ser[k]);
-            ser[k].function = fn, ser[k].metric = me, ser[k].fixed = fixed;
-            snprintf(ser[k].where, sizeof ser[k].where, "%s",
-                     t[i].where >= 0 ? d->wheres[t[i].where] : "runs");
-            pcap[k] = 0;
-            nser++;
-        }
-        if (series_add(&ser[k], &pcap[k], t[i].p, t[i].n, t[i].value))
-            rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < nt; i++)
+        t[i].fixed = by == MC_VAR_P ? t[i].n : by == MC_VAR_N ? t[i].p : NAN;
+    qsort(t, nt, sizeof *t, tuple_cmp);
+    size_t nser = 0;
+    for (size_t i = 0; i < nt; i++)
+        nser += i == 0 || !same_key(&t[i], &t[i - 1]);
+    mc_series *ser = calloc(nser ? nser : 1, sizeof *ser);
+    ser_order *ord = malloc((nser ? nser : 1) * sizeof *ord);
+    mc_point *pts = NULL;
+    if (!ser || !ord) {
+        free(ser);
+        free(ord);
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     }
-    free(pcap);
-    if (rc) {
+    size_t k = 0;
+    for (size_t i = 0; i < nt;) {
+        size_t j = i, first = t[i].idx, npts = 0;
+        for (; j < nt && same_key(&t[j], &t[i]); j++) {
+            first = t[j].idx < first ? t[j].idx : first;
+            npts += j == i || !same_point(&t[j], &t[j - 1]);
+        }
+        mc_series *s = &ser[k];
+        s->function = fn_override ? fn_override : d->names[t[i].fn];
+        s->metric = fn_override ? "elapsed" : d->names[t[i].metric];
+        s->fixed = t[i].fixed;
+        s->pts = pts = malloc(npts * sizeof *pts);
+        if (!pts) {
+            mc_series_free(ser, nser);
+            free(ord);
+            return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        }
+        size_t wmin = i;
+        for (size_t q = i; q < j; q++) {
+            if (t[q].idx < t[wmin].idx)
+                wmin = q;
+            if (q == i || !same_point(&t[q], &t[q - 1])) {
+                pts[s->npts++] = (mc_point){t[q].p, t[q].n, t[q].iters, t[q].value, 0,
+                                            t[q].value, t[q].value, 1};
+                continue;
+            }
+            mc_point *p = &pts[s->npts - 1];
+            double v = t[q].value, delta = v - p->value;
+            p->repeats++;
+            p->value += delta / p->repeats;
+            p->sd += delta * (v - p->value); /* M2 until finalised */
+            p->min = fmin(p->min, v);
+            p->max = fmax(p->max, v);
+        }
+        for (size_t q = 0; q < s->npts; q++)
+            pts[q].sd = pts[q].repeats > 1 ? sqrt(pts[q].sd / (pts[q].repeats - 1)) : 0;
+        snprintf(s->where, sizeof s->where, "%s",
+                 t[wmin].where >= 0 ? d->wheres[t[wmin].where] : "runs");
+        ord[k] = (ser_order){first, k};
+        k++;
+        i = j;
+    }
+    /* series in the order their first measurement came */
+    qsort(ord, nser, sizeof *ord, order_cmp);
+    mc_series *sorted = malloc((nser ? nser : 1) * sizeof *sorted);
+    if (!sorted) {
         mc_series_free(ser, nser);
-        return rc;
+        free(ord);
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     }
-    for (size_t k = 0; k < nser; k++) {
-        for (size_t i = 0; i < ser[k].npts; i++) {
-            mc_point *q = &ser[k].pts[i];
-            q->sd = q->repeats > 1 ? sqrt(q->sd / (q->repeats - 1)) : 0;
-        }
-        qsort(ser[k].pts, ser[k].npts, sizeof *ser[k].pts, point_cmp);
-    }
-    *out = ser;
+    for (size_t q = 0; q < nser; q++)
+        sorted[q] = ser[ord[q].k];
+    free(ser);
+    free(ord);
+    *out = sorted;
     *count = nser;
     return MC_OK;
 }
@@ -718,22 +799,87 @@ static mc_err check_coords(const mc_mdata *d, const tuple *t, size_t nt, mc_mode
     return MC_OK;
 }
 
+/* Zero is a value (issue 27): a stats file lists every function its run
+ * called, so a function that other stats files have and this one lacks was
+ * called 0 times there, with 0 bytes. Times stay missing: a time of a
+ * function never called is not 0 s of something measured. Appends the
+ * zeros to t (room for nsruns × pairs more must be there). */
+static size_t zero_fill(const mc_mdata *d, const char *metric, tuple *t, size_t nt)
+{
+    if (d->nsruns < 2)
+        return nt;
+    int mcalls = -1, mbytes = -1;
+    for (size_t i = 0; i < d->nnames; i++) {
+        if (strcmp(d->names[i], "calls") == 0)
+            mcalls = (int)i;
+        if (strcmp(d->names[i], "bytes") == 0)
+            mbytes = (int)i;
+    }
+    size_t npairs = 2 * d->nnames;
+    unsigned char *have = calloc(npairs * d->nsruns, 1), *any = calloc(npairs, 1);
+    size_t out = nt;
+    if (have && any) {
+        for (size_t i = 0; i < d->nobs; i++) {
+            const obs *o = &d->obs[i];
+            if (o->run < 0 || (o->metric != mcalls && o->metric != mbytes))
+                continue;
+            size_t pair = 2 * (size_t)o->fn + (o->metric == mbytes);
+            have[pair * d->nsruns + (size_t)o->run] = 1;
+            any[pair] = 1;
+        }
+        for (size_t pair = 0; pair < npairs; pair++) {
+            int me = pair % 2 ? mbytes : mcalls;
+            if (!any[pair] || (metric && strcmp(metric, d->names[me]) != 0))
+                continue;
+            for (size_t r = 0; r < d->nsruns; r++)
+                if (!have[pair * d->nsruns + r]) {
+                    const srun *sr = &d->sruns[r];
+                    t[out] = (tuple){sr->p, sr->n, sr->iters, 0, NAN, (int)(pair / 2), me,
+                                     sr->where, out};
+                    out++;
+                }
+        }
+    }
+    free(have);
+    free(any);
+    return out;
+}
+
 mc_err mc_mdata_series(const mc_mdata *d, mc_model_var by, const char *metric,
                        mc_series **out, size_t *count, mc_error *err)
 {
-    tuple *t = malloc((d->nobs ? d->nobs : 1) * sizeof *t);
+    /* room for the zeros: at most (functions × 2 metrics) per stats run */
+    size_t room = d->nobs + (d->nsruns >= 2 ? 2 * d->nnames * d->nsruns : 0);
+    tuple *t = malloc((room ? room : 1) * sizeof *t);
     if (!t)
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     size_t nt = 0;
     for (size_t i = 0; i < d->nobs; i++)
-        if (want_obs(d, &d->obs[i], metric))
-            t[nt++] = (tuple){d->obs[i].p, d->obs[i].n, d->obs[i].value, d->obs[i].fn,
-                              d->obs[i].metric, d->obs[i].where};
+        if (want_obs(d, &d->obs[i], metric)) {
+            const obs *o = &d->obs[i];
+            t[nt] = (tuple){o->p, o->n, o->iters, o->value, NAN, o->fn, o->metric, o->where, nt};
+            nt++;
+        }
+    nt = zero_fill(d, metric, t, nt);
     mc_err rc = check_coords(d, t, nt, by, err);
     if (rc == MC_OK)
         rc = group(d, t, nt, by, NULL, out, count, err);
     free(t);
     return rc;
+}
+
+mc_err mc_mdata_per_iteration(mc_mdata *d, mc_error *err)
+{
+    for (size_t i = 0; i < d->nobs; i++) {
+        obs *o = &d->obs[i];
+        if (!(o->iters > 0))
+            return mc_error_set(err, MC_ERR_FORMAT,
+                                "%s: no iteration count for --per-iteration (label the run "
+                                "iters=K, or mark each iteration with MPI_Pcontrol(1) ... "
+                                "MPI_Pcontrol(0))", d->wheres[o->where]);
+        o->value /= o->iters;
+    }
+    return MC_OK;
 }
 
 mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out, size_t *count,
@@ -744,8 +890,10 @@ mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out, 
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     size_t nt = 0;
     for (size_t i = 0; i < d->nruns; i++)
-        if (!(by != MC_VAR_N && isnan(d->runs[i].p)) && !(by != MC_VAR_P && isnan(d->runs[i].n)))
-            t[nt++] = (tuple){d->runs[i].p, d->runs[i].n, d->runs[i].elapsed, -1, -1, -1};
+        if (!(by != MC_VAR_N && isnan(d->runs[i].p)) && !(by != MC_VAR_P && isnan(d->runs[i].n))) {
+            t[nt] = (tuple){d->runs[i].p, d->runs[i].n, NAN, d->runs[i].elapsed, NAN, -1, -1, -1, nt};
+            nt++;
+        }
     mc_err rc = group(d, t, nt, by, "(run)", out, count, err);
     free(t);
     return rc;

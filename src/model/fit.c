@@ -19,6 +19,14 @@
 
 /* ------------------------------------------------------------ terms */
 
+static int all_positive_x(const double *x, size_t N)
+{
+    for (size_t i = 0; i < N; i++)
+        if (!(x[i] > 0))
+            return 0;
+    return 1;
+}
+
 /* The exponents i of Extra-P's normal form, as fractions. */
 static const int EXPONENTS[][2] = {
     {0, 1}, {1, 4}, {1, 3}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {1, 1}, {5, 4}, {4, 3},
@@ -80,6 +88,24 @@ const char *mc_family_name(mc_family f)
         "linear", "logarithmic", "inverse", "linear-saturation",
         "normal-form", "pn-product", "pn-sum", "pn-full"};
     return (unsigned)f < MC_FAMILY_COUNT ? names[f] : "unknown";
+}
+
+const char *mc_select_name(mc_select s)
+{
+    static const char *const names[] = {"auto", "mape", "cv", "ar2", "aicc", "exact"};
+    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "unknown";
+}
+
+int mc_family_parse(const char *name)
+{
+    for (int f = 0; f < MC_FAMILY_COUNT; f++)
+        if (strcmp(name, mc_family_name((mc_family)f)) == 0)
+            return f;
+    if (strcmp(name, "log") == 0)
+        return MC_FAMILY_LOG;
+    if (strcmp(name, "saturation") == 0)
+        return MC_FAMILY_SATURATION;
+    return -1;
 }
 
 mc_fit_opts mc_fit_opts_default(void)
@@ -196,92 +222,15 @@ static int fit_normal(mc_fit *f, mc_model_var var, const double *x, const double
     return 0;
 }
 
-/* Saturation: scans the breakpoint x′ over [u1, u_{m-1}) (at least two
- * distinct x below it, so that the slope is defined, and one above); in each
- * interval between measured points it tries where the two sides' separate
- * fits (line left, constant right) meet, a grid, then refines the best by
- * golden section. For fixed x′ the model b + a·min(x, x′) is linear. */
+/* Saturation: the breakpoint x′ is searched over prefix sums (loo.c; the
+ * search is docs/models.md's), then the coefficients are fitted by SVD at
+ * that x′. For fixed x′ the model b + a·min(x, x′) is linear. */
 static int fit_saturation(mc_fit *f, const double *x, const double *y, size_t N)
 {
-    size_t m = mcm_distinct(x, N);
-    if (m < 3)
-        return -1;
-    double *u = malloc(N * sizeof *u);
-    if (!u)
-        return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < N; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < k; j++)
-            seen |= u[j] == x[i];
-        if (!seen)
-            u[k++] = x[i];
-    }
-    for (size_t i = 1; i < k; i++) /* insertion sort: m is small */
-        for (size_t j = i; j > 0 && u[j] < u[j - 1]; j--) {
-            double t = u[j];
-            u[j] = u[j - 1];
-            u[j - 1] = t;
-        }
-    mc_fit best = *f, cur = *f;
-    best.ok = 0;
-    double tol = rss_tol(y, N);
-#define TRY(xb)                                                                \
-    do {                                                                       \
-        cur.xbreak = (xb);                                                     \
-        if (fit_column(&cur, x, y, N) == 0 && (!best.ok || cur.rss < best.rss - tol)) { \
-            best = cur;                                                        \
-            best.ok = 1;                                                       \
-        }                                                                      \
-    } while (0)
-    for (size_t iv = 1; iv + 1 < m; iv++) {
-        double lo = u[iv], hi = u[iv + 1];
-        /* the two sides' own fits */
-        double sl = 0, sr = 0, nl = 0, nr = 0, sx = 0, sxx = 0, sxy = 0;
-        for (size_t i = 0; i < N; i++) {
-            if (x[i] <= lo) {
-                nl++, sl += y[i], sx += x[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
-            } else {
-                nr++, sr += y[i];
-            }
-        }
-        double den = nl * sxx - sx * sx;
-        if (den != 0 && nr > 0) {
-            double a = (nl * sxy - sx * sl) / den, b = (sl - a * sx) / nl, c = sr / nr;
-            if (a != 0) {
-                double xs = (c - b) / a;
-                TRY(xs < lo ? lo : xs > hi ? hi : xs);
-            }
-        }
-        for (int g = 0; g < 16; g++)
-            TRY(lo + (hi - lo) * g / 16.0);
-    }
-    if (best.ok) { /* golden-section refinement around the best breakpoint */
-        size_t iv = 1;
-        while (iv + 2 < m && best.xbreak >= u[iv + 1])
-            iv++;
-        double step = (u[iv + 1] - u[iv]) / 16.0;
-        double a = fmax(u[iv], best.xbreak - step), b = fmin(u[iv + 1], best.xbreak + step);
-        const double gr = 0.6180339887498949;
-        for (int it = 0; it < 60 && b - a > 1e-12 * fabs(b); it++) {
-            double c1 = b - gr * (b - a), c2 = a + gr * (b - a);
-            mc_fit t1 = *f, t2 = *f;
-            t1.xbreak = c1, t2.xbreak = c2;
-            if (fit_column(&t1, x, y, N) || fit_column(&t2, x, y, N))
-                break;
-            if (t1.rss < t2.rss)
-                b = c2;
-            else
-                a = c1;
-        }
-        TRY(0.5 * (a + b));
-    }
-#undef TRY
-    free(u);
-    if (!best.ok)
-        return -1;
-    *f = best;
-    return 0;
+    mcm_sat *s = mcm_sat_create(x, y, N);
+    int rc = s ? mcm_sat_fit(s, &f->xbreak) : -1;
+    mcm_sat_free(s);
+    return rc ? -1 : fit_column(f, x, y, N);
 }
 
 /* ------------------------------------------------------------ two parameters */
@@ -410,13 +359,6 @@ static int nparams_of(mc_family fam)
     return fam == MC_FAMILY_SATURATION ? 3 : 2;
 }
 
-static int all_positive(const double *x, size_t N)
-{
-    for (size_t i = 0; i < N; i++)
-        if (!(x[i] > 0))
-            return 0;
-    return 1;
-}
 
 /* Fits the family's coefficients (no quality measures). */
 static int fit_core(mc_family fam, mc_model_var var, const double *x, const double *x2,
@@ -435,14 +377,14 @@ static int fit_core(mc_family fam, mc_model_var var, const double *x, const doub
         break;
     case MC_FAMILY_LOG:
     case MC_FAMILY_INVERSE:
-        rc = mcm_distinct(x, N) >= 2 && all_positive(x, N) ? fit_column(f, x, y, N) : -1;
+        rc = mcm_distinct(x, N) >= 2 && all_positive_x(x, N) ? fit_column(f, x, y, N) : -1;
         break;
     case MC_FAMILY_SATURATION: rc = fit_saturation(f, x, y, N); break;
     case MC_FAMILY_NORMAL:
-        rc = all_positive(x, N) ? fit_normal(f, var, x, y, N, o) : -1;
+        rc = all_positive_x(x, N) ? fit_normal(f, var, x, y, N, o) : -1;
         break;
     default:
-        rc = all_positive(x, N) && all_positive(x2, N) && mcm_distinct(x, N) >= 2 &&
+        rc = all_positive_x(x, N) && all_positive_x(x2, N) && mcm_distinct(x, N) >= 2 &&
                      mcm_distinct(x2, N) >= 2
                  ? fit_pn(f, x, x2, y, N, o)
                  : -1;
@@ -452,19 +394,15 @@ static int fit_core(mc_family fam, mc_model_var var, const double *x, const doub
     return rc;
 }
 
-/* Leave-one-out: each point predicted by the family refitted without it;
- * the mean absolute percentage error of those predictions. NAN when a fold
- * cannot be fitted. */
-static double loo_error(mc_family fam, mc_model_var var, const double *x, const double *x2,
-                        const double *y, size_t N, const mc_fit_opts *o)
+/* Leave-one-out by refitting each fold (the pn families, whose candidate
+ * terms are chosen from the fold's own lines). */
+static int loo_refit(mc_family fam, mc_model_var var, const double *x, const double *x2,
+                     const double *y, size_t N, const mc_fit_opts *o, double *F)
 {
-    if (N < 3)
-        return NAN;
     double *bx = malloc(N * sizeof *bx), *bx2 = malloc(N * sizeof *bx2),
-           *by = malloc(N * sizeof *by), *F = malloc(N * sizeof *F);
-    double out = NAN;
-    if (bx && bx2 && by && F) {
-        size_t i;
+           *by = malloc(N * sizeof *by);
+    size_t i = 0;
+    if (bx && bx2 && by)
         for (i = 0; i < N; i++) {
             size_t k = 0;
             for (size_t j = 0; j < N; j++)
@@ -476,17 +414,125 @@ static double loo_error(mc_family fam, mc_model_var var, const double *x, const 
             if (fit_core(fam, var, bx, x2 ? bx2 : NULL, by, k, o, &f))
                 break;
             F[i] = mc_fit_eval(&f, x[i], x2 ? x2[i] : 0);
-            if (!isfinite(F[i]))
-                break;
         }
-        if (i == N)
-            out = mcm_mape(y, F, N);
-    }
     free(bx);
     free(bx2);
     free(by);
+    return i == N ? 0 : -1;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double u = *(const double *)a, v = *(const double *)b;
+    return u < v ? -1 : u > v;
+}
+
+/* The fewest distinct values of x left when one point is removed. */
+static size_t fold_distinct(const double *x, size_t N)
+{
+    double *s = malloc(N * sizeof *s);
+    if (!s)
+        return 0;
+    memcpy(s, x, N * sizeof *s);
+    qsort(s, N, sizeof *s, cmp_dbl);
+    size_t d = 0, single = 0;
+    for (size_t i = 0; i < N;) {
+        size_t j = i;
+        while (j < N && s[j] == s[i])
+            j++;
+        d++, single |= j - i == 1;
+        i = j;
+    }
+    free(s);
+    return d - single;
+}
+
+/* Normal form: each fold takes the exponent pair with the least fold RSS
+ * (ties to 1e-10 of the fold's Σy² going to the simpler pair), its RSS and
+ * prediction downdated from the full fit of that pair: O(N) per pair. */
+static int loo_normal(mc_model_var var, const double *x, const double *y, size_t N,
+                      const mc_fit_opts *o, double *F)
+{
+    if (mcm_distinct(x, N) < 5 || !all_positive_x(x, N))
+        return -1; /* folds need 4 distinct x */
+    mc_term terms[MAX_TERMS];
+    size_t nt = normal_terms(var == MC_VAR_P && o->negative_p, terms);
+    double *z = malloc(N * sizeof *z), *pr = malloc(N * sizeof *pr),
+           *fr = malloc(N * sizeof *fr), *best = malloc(N * sizeof *best);
+    int rc = z && pr && fr && best ? 0 : -1;
+    double sy2 = 0;
+    for (size_t i = 0; i < N; i++)
+        sy2 += y[i] * y[i];
+    for (size_t i = 0; rc == 0 && i < N; i++)
+        best[i] = INFINITY, F[i] = NAN;
+    for (size_t t = 0; rc == 0 && t < nt; t++) {
+        for (size_t i = 0; i < N; i++)
+            z[i] = mc_term_eval(terms[t], x[i]);
+        if (mcm_loo_column(z, y, N, pr, fr))
+            continue;
+        for (size_t i = 0; i < N; i++) {
+            double tol = 1e-10 * (sy2 - y[i] * y[i]) + 1e-300;
+            if (isfinite(fr[i]) && (isinf(best[i]) || fr[i] < best[i] - tol))
+                best[i] = fr[i], F[i] = pr[i];
+        }
+    }
+    free(z);
+    free(pr);
+    free(fr);
+    free(best);
+    return rc;
+}
+
+/* Leave-one-out: each point predicted by the family fitted without it (the
+ * nonlinear part chosen again in each fold); the mean absolute percentage
+ * error of those predictions. NAN when a fold cannot be fitted. */
+static double loo_error(mc_family fam, mc_model_var var, const double *x, const double *x2,
+                        const double *y, size_t N, const mc_fit_opts *o, const mc_fit *full)
+{
+    if (N < 3)
+        return NAN;
+    double *F = malloc(N * sizeof *F), *z = malloc(N * sizeof *z);
+    /* every fold must keep two distinct x (pn: its own checks) */
+    int rc = F && z && (x2 || fold_distinct(x, N) >= 2) ? 0 : -1;
+    if (rc == 0) {
+        switch (fam) {
+        case MC_FAMILY_LINEAR:
+        case MC_FAMILY_LOG:
+        case MC_FAMILY_INVERSE:
+            for (size_t i = 0; i < N; i++)
+                z[i] = family_column(full, x[i]);
+            rc = mcm_loo_column(z, y, N, F, NULL);
+            break;
+        case MC_FAMILY_SATURATION: {
+            mcm_sat *s = mcm_sat_create(x, y, N);
+            rc = s ? mcm_sat_loo(s, x, y, full->xbreak, F) : -1;
+            mcm_sat_free(s);
+            break;
+        }
+        case MC_FAMILY_NORMAL: rc = loo_normal(var, x, y, N, o, F); break;
+        default: rc = loo_refit(fam, var, x, x2, y, N, o, F); break;
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < N; i++)
+        if (!isfinite(F[i]))
+            rc = -1;
+    double out = rc == 0 ? mcm_mape(y, F, N) : NAN;
     free(F);
+    free(z);
     return out;
+}
+
+/* AICc = N·ln(RSS/N) + 2k + 2k(k+1)/(N−k−1); an exact fit's RSS is taken as
+ * 1e-20 of Σy², so exact fits tie and the penalty decides. */
+static double aicc(double rss, const double *y, size_t N, int k)
+{
+    if ((double)N <= k + 1)
+        return NAN;
+    double sy2 = 0;
+    for (size_t i = 0; i < N; i++)
+        sy2 += y[i] * y[i];
+    double r = fmax(rss, 1e-20 * sy2 + 1e-300), n = (double)N;
+    return n * log(r / n) + 2.0 * k + 2.0 * k * (k + 1) / (n - k - 1);
 }
 
 mc_err mc_fit_family(mc_family fam, mc_model_var var, const double *x, const double *x2,
@@ -505,7 +551,9 @@ mc_err mc_fit_family(mc_family fam, mc_model_var var, const double *x, const dou
     fit->mape = mcm_mape(y, F, npts);
     free(F);
     fit->ar2 = mcm_adj_r2(fit->rss, mcm_sst(y, npts), npts, fit->nparams - 1);
-    fit->cv = with_cv ? loo_error(fam, var, x, x2, y, npts, o) : NAN;
+    fit->ncoef = fit->nparams + (fam >= MC_FAMILY_NORMAL);
+    fit->aicc = aicc(fit->rss, y, npts, fit->ncoef);
+    fit->cv = with_cv ? loo_error(fam, var, x, x2, y, npts, o, fit) : NAN;
     return MC_OK;
 }
 
@@ -516,6 +564,7 @@ static double criterion(const mc_fit *f, mc_select s)
     switch (s) {
     case MC_SELECT_CV: return f->cv;
     case MC_SELECT_AR2: return -f->ar2; /* larger is better: negate */
+    case MC_SELECT_AICC: return f->aicc;
     default: return f->mape;
     }
 }
@@ -525,17 +574,54 @@ static double criterion(const mc_fit *f, mc_select s)
  * met first (the simpler one: linear first) stays. Parsimony: a family with
  * more coefficients must lower MAPE or CV by more than PARSIMONY (10 %) of
  * the simpler one's value, and a simpler one wins back within that margin
- * (adjusted R² already charges for coefficients). */
+ * (adjusted R² and AICc already charge for coefficients). */
 #define PARSIMONY 0.10
 static int beats(const mc_fit *b, const mc_fit *a, mc_select s)
 {
     double cb = criterion(b, s), ca = criterion(a, s);
     double tol = 1e-6 + 1e-6 * fabs(ca);
-    if (s == MC_SELECT_AR2 || b->nparams == a->nparams)
+    if (s == MC_SELECT_AR2 || s == MC_SELECT_AICC || b->nparams == a->nparams)
         return cb < ca - tol;
     if (b->nparams > a->nparams)
         return cb < ca * (1 - PARSIMONY) - tol;
     return cb < ca / (1 - PARSIMONY) + tol;
+}
+
+/* A family is judged only with more points than coefficients (one left
+ * over to judge it), except by the study's MAPE on the fitted points. */
+static int is_candidate(const mc_fit *f, mc_select s, size_t npts)
+{
+    if (!f->ok || !isfinite(criterion(f, s)))
+        return 0;
+    return s == MC_SELECT_MAPE || npts > (size_t)f->ncoef;
+}
+
+/* Marks the candidates under s; the index of the best or -1. */
+static int pick(mc_fit *fits, mc_select s, size_t npts, int skip)
+{
+    int bi = -1;
+    for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
+        fits[fam].candidate = is_candidate(&fits[fam], s, npts);
+        if (!fits[fam].candidate || fam == skip)
+            continue;
+        if (bi < 0 || beats(&fits[fam], &fits[bi], s))
+            bi = fam;
+    }
+    return bi;
+}
+
+int mc_model_runner_up(const mc_fit all[MC_FAMILY_COUNT], mc_family best, mc_select used)
+{
+    if (used == MC_SELECT_EXACT)
+        return -1;
+    int bi = -1;
+    for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
+        if (!all[fam].candidate || fam == (int)best)
+            continue;
+        if (bi < 0 || beats(&all[fam], &all[bi], used))
+            bi = fam;
+    }
+    return bi;
 }
 
 mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, const double *y,
@@ -544,13 +630,10 @@ mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, cons
 {
     mc_fit_opts def = mc_fit_opts_default();
     const mc_fit_opts *o = opts ? opts : &def;
-    mc_select sel = o->select;
-    if (sel == MC_SELECT_AUTO)
-        sel = npts >= 4 ? MC_SELECT_CV : MC_SELECT_MAPE;
+    mc_select sel = o->select == MC_SELECT_AUTO ? MC_SELECT_CV : o->select;
     mc_fit fits[MC_FAMILY_COUNT];
-    int any = 0;
     for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
-        fits[fam].ok = 0;
+        memset(&fits[fam], 0, sizeof fits[fam]);
         fits[fam].family = (mc_family)fam;
         if (o->have_families && !o->families[fam])
             continue;
@@ -558,15 +641,21 @@ mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, cons
                                   sel == MC_SELECT_CV, &fits[fam]);
         if (rc == MC_ERR_NOMEM)
             return mc_error_set(err, rc, "out of memory");
-        if (rc == MC_OK && isfinite(criterion(&fits[fam], sel)))
-            any = 1;
     }
-    if (!any && sel != MC_SELECT_MAPE && o->select == MC_SELECT_AUTO) {
-        sel = MC_SELECT_MAPE; /* too few points for folds: fall back */
+    int bi = pick(fits, sel, npts, -1);
+    /* leave-one-out undefined for every candidate: the small-sample
+     * criterion; too few points even for it: the simplest exact fit */
+    if (bi < 0 && sel == MC_SELECT_CV)
+        bi = pick(fits, sel = MC_SELECT_AICC, npts, -1);
+    if (bi < 0 && (o->select == MC_SELECT_AUTO || o->select == MC_SELECT_CV)) {
+        for (int fam = 0; fam < MC_FAMILY_COUNT && bi < 0; fam++)
+            if (fits[fam].ok && npts >= (size_t)fits[fam].nparams)
+                bi = fam;
+        sel = MC_SELECT_EXACT;
         for (int fam = 0; fam < MC_FAMILY_COUNT; fam++)
-            any |= fits[fam].ok;
+            fits[fam].candidate = fam == bi;
     }
-    if (!any) {
+    if (bi < 0) {
         size_t dx = mcm_distinct(x, npts), dx2 = x2 ? mcm_distinct(x2, npts) : 2;
         if (dx < 2 || dx2 < 2)
             return mc_error_set(err, MC_ERR_FORMAT,
@@ -575,14 +664,7 @@ mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, cons
         return mc_error_set(err, MC_ERR_FORMAT,
                             "no model can be fitted to these %zu points (values out of range for "
                             "least squares, or too few points for --select %s)",
-                            npts, sel == MC_SELECT_AR2 ? "ar2" : sel == MC_SELECT_CV ? "cv" : "mape");
-    }
-    int bi = -1;
-    for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
-        if (!fits[fam].ok || !isfinite(criterion(&fits[fam], sel)))
-            continue;
-        if (bi < 0 || beats(&fits[fam], &fits[bi], sel))
-            bi = fam;
+                            npts, mc_select_name(sel));
     }
     *best = fits[bi];
     if (all)

@@ -142,3 +142,51 @@ size_t mcm_distinct(const double *x, size_t N)
     free(s);
     return d;
 }
+
+int mcm_leverage(const double *X, size_t N, size_t k, double *h)
+{
+    if (k == 0 || k > MCM_MAX_COLS || N < k)
+        return -1;
+    double *Q = malloc(N * k * sizeof *Q);
+    if (!Q)
+        return -1;
+    int rc = 0;
+    for (size_t j = 0; j < k && rc == 0; j++) {
+        double scale = 0;
+        for (size_t i = 0; i < N; i++)
+            scale = fmax(scale, fabs(X[i * k + j]));
+        if (!(scale > 0) || !isfinite(scale)) {
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < N; i++)
+            Q[i * k + j] = X[i * k + j] / scale;
+        double before = 0, norm = 0;
+        for (size_t i = 0; i < N; i++)
+            before += Q[i * k + j] * Q[i * k + j];
+        for (int pass = 0; pass < 2; pass++) /* twice is enough (Kahan–Parlett) */
+            for (size_t q = 0; q < j; q++) {
+                double dot = 0;
+                for (size_t i = 0; i < N; i++)
+                    dot += Q[i * k + q] * Q[i * k + j];
+                for (size_t i = 0; i < N; i++)
+                    Q[i * k + j] -= dot * Q[i * k + q];
+            }
+        for (size_t i = 0; i < N; i++)
+            norm += Q[i * k + j] * Q[i * k + j];
+        if (!(norm > 1e-24 * before)) {
+            rc = -1; /* the column lies in the span of the others */
+            break;
+        }
+        norm = sqrt(norm);
+        for (size_t i = 0; i < N; i++)
+            Q[i * k + j] /= norm;
+    }
+    for (size_t i = 0; rc == 0 && i < N; i++) {
+        h[i] = 0;
+        for (size_t j = 0; j < k; j++)
+            h[i] += Q[i * k + j] * Q[i * k + j];
+    }
+    free(Q);
+    return rc;
+}

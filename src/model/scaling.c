@@ -88,7 +88,7 @@ mc_err mc_scaling_read_csv(const char *path, mc_scaling_obs **out, size_t *count
     if (!fp)
         return mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char *line = NULL;
-    size_t cap = 0, n = 0, ocap = 0, *reps = NULL, rcap = 0;
+    size_t cap = 0, n = 0, ocap = 0;
     mc_scaling_obs *obs = NULL;
     long lineno = 0;
     int col[4], header = 0;
@@ -131,39 +131,20 @@ mc_err mc_scaling_read_csv(const char *path, mc_scaling_obs **out, size_t *count
         if (rc)
             break;
         mc_scaling_obs o = {v[0], v[1], v[2], v[3]};
-        size_t i;
-        for (i = 0; i < n; i++)
-            if (obs[i].p == o.p && obs[i].n == o.n)
-                break;
-        if (i < n) { /* a repeat: running mean */
-            reps[i]++;
-            obs[i].tau += (o.tau - obs[i].tau) / (double)reps[i];
-            obs[i].gamma += (o.gamma - obs[i].gamma) / (double)reps[i];
-            continue;
-        }
         if (add_obs(&obs, &n, &ocap, o) != MC_OK) {
             rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
             break;
         }
-        if (n > rcap) {
-            size_t nc = ocap;
-            size_t *r = realloc(reps, nc * sizeof *r);
-            if (!r) {
-                rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-                break;
-            }
-            reps = r;
-            rcap = nc;
-        }
-        reps[n - 1] = 1;
     }
+    /* repeats averaged after reading, by sorting: O(n log n) (issue 26) */
+    if (rc == MC_OK)
+        rc = mc_scaling_merge_repeats(obs, &n, err);
     if (rc == MC_OK && !header)
         rc = mc_error_set(err, MC_ERR_FORMAT, "%s: no header line (p,n,tau,gamma)%s", path,
                           lineno == 0 ? ": the file is empty" : "");
     if (rc == MC_OK && n < 2)
         rc = mc_error_set(err, MC_ERR_FORMAT, "%s:%ld: fewer than 2 measurements", path, lineno);
     free(line);
-    free(reps);
     fclose(fp);
     if (rc) {
         free(obs);
@@ -213,28 +194,31 @@ static int law_fit(mc_law *l, const double *n, const double *y, size_t N)
     return 0;
 }
 
-/* Leave-one-out sum of squared prediction errors (PRESS). */
+/* Leave-one-out sum of squared prediction errors (PRESS) from one fit:
+ * Σ (e_i / (1 − h_i))², h the leverages (O(N), issue 26; was N refits). */
 static double law_press(mc_law shape, const double *n, const double *y, size_t N)
 {
-    double *bn = malloc(N * sizeof *bn), *by = malloc(N * sizeof *by), s = 0;
-    if (!bn || !by) {
-        free(bn);
-        free(by);
+    mc_law l = shape;
+    size_t k = l.inverse ? 2 : (size_t)l.degree + 1;
+    if (N <= k || law_fit(&l, n, y, N))
         return NAN;
+    double *X = malloc(N * k * sizeof *X), *h = malloc(N * sizeof *h), s = NAN;
+    if (X && h) {
+        for (size_t i = 0; i < N; i++) {
+            double x = 1;
+            for (size_t j = 0; j < k; j++, x *= n[i])
+                X[i * k + j] = l.inverse ? (j ? 1 / n[i] : 1) : x;
+        }
+        if (mcm_leverage(X, N, k, h) == 0) {
+            s = 0;
+            for (size_t i = 0; i < N && isfinite(s); i++) {
+                double d = 1 - h[i], e = y[i] - mc_law_eval(&l, n[i]);
+                s = d > 1e-10 ? s + (e / d) * (e / d) : NAN;
+            }
+        }
     }
-    for (size_t i = 0; i < N && isfinite(s); i++) {
-        size_t k = 0;
-        for (size_t j = 0; j < N; j++)
-            if (j != i)
-                bn[k] = n[j], by[k] = y[j], k++;
-        mc_law l = shape;
-        if (law_fit(&l, bn, by, k))
-            s = NAN;
-        else
-            s += pow(y[i] - mc_law_eval(&l, n[i]), 2);
-    }
-    free(bn);
-    free(by);
+    free(X);
+    free(h);
     return s;
 }
 
@@ -323,7 +307,10 @@ static mc_err fit_one_n(const mc_scaling_obs *o, size_t m, const mc_scaling_opts
         double eps = r->gamma1 / (o[i].p * o[i].tau);
         if (!(eps > opts->eps_min && eps <= 1)) {
             r->excluded++;
-            mc_scaling_excl *e = realloc(model->excluded, (model->nexcluded + 1) * sizeof *e);
+            size_t ne = model->nexcluded;
+            mc_scaling_excl *e = model->excluded;
+            if ((ne & (ne - 1)) == 0) /* at 0, 1, 2, 4, ...: capacity doubles */
+                e = realloc(e, (ne ? 2 * ne : 1) * sizeof *e);
             if (!e) {
                 rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
                 goto out;

@@ -131,24 +131,53 @@ mc_err mc_scaling_read_trace(const char *dir, const mc_run_label *label, mc_pcon
     return MC_OK;
 }
 
+typedef struct keyed {
+    mc_scaling_obs o;
+    size_t idx, first; /* input order; first input index of its (p, n) */
+} keyed;
+
+static int by_pn(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->o.p != y->o.p)
+        return x->o.p < y->o.p ? -1 : 1;
+    if (x->o.n != y->o.n)
+        return x->o.n < y->o.n ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int by_first(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Sorts by (p, n), averages each group in input order, then restores the
+ * order of first appearance: O(n log n) (issue 26: was a search per run). */
 mc_err mc_scaling_merge_repeats(mc_scaling_obs *obs, size_t *count, mc_error *err)
 {
-    size_t *reps = calloc(*count ? *count : 1, sizeof *reps);
-    if (!reps)
+    size_t N = *count, n = 0;
+    keyed *k = malloc((N ? N : 1) * sizeof *k);
+    if (!k)
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-    size_t n = 0;
-    for (size_t i = 0; i < *count; i++) {
-        size_t j = 0;
-        while (j < n && !(obs[j].p == obs[i].p && obs[j].n == obs[i].n))
-            j++;
-        if (j == n)
-            obs[n++] = obs[i]; /* j <= i: obs[i] is read before being overwritten */
-        if (++reps[j] > 1) { /* a repeat: running mean */
-            obs[j].tau += (obs[i].tau - obs[j].tau) / (double)reps[j];
-            obs[j].gamma += (obs[i].gamma - obs[j].gamma) / (double)reps[j];
+    for (size_t i = 0; i < N; i++)
+        k[i] = (keyed){obs[i], i, i};
+    qsort(k, N, sizeof *k, by_pn);
+    for (size_t i = 0; i < N;) {
+        size_t j = i + 1;
+        keyed g = k[i];
+        for (; j < N && k[j].o.p == g.o.p && k[j].o.n == g.o.n; j++) {
+            double reps = (double)(j - i + 1); /* running mean, as the runs came */
+            g.o.tau += (k[j].o.tau - g.o.tau) / reps;
+            g.o.gamma += (k[j].o.gamma - g.o.gamma) / reps;
         }
+        k[n++] = g; /* n <= i: k[i..j) was read above */
+        i = j;
     }
-    free(reps);
+    qsort(k, n, sizeof *k, by_first);
+    for (size_t i = 0; i < n; i++)
+        obs[i] = k[i].o;
+    free(k);
     *count = n;
     return MC_OK;
 }

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""`mpicast model` with few points (issue 27), end to end on synthesised
+`mpicast stats --json` files:
+
+* zero is a value: a function absent from the p = 1 run has 0 calls and 0
+  bytes there (4 points, not 3), its time stays missing, and the series
+  predicts the held-out p = 16 count exactly;
+* runs with the same n but other iters are distinct points;
+* --per-iteration divides by iters (label, or MPI_Pcontrol calls / 2) and
+  predicts a held-out run with another iteration count exactly;
+* selection reports the held-out error and the runner-up; three points never
+  choose a three-coefficient family, while the study's procedure
+  (--select mape --families study) does.
+
+usage: selection_test.py MPICAST
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+MPICAST = sys.argv[1]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args):
+    p = subprocess.run([MPICAST, *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def stats(path, ranks, funcs):
+    """funcs: name -> (total calls, total bytes, total time)."""
+    doc = {"ranks": ranks, "app_time": 1.0, "truncated": False, "warnings": [],
+           "functions": {k: {"calls": c, "bytes": b, "time": t} for k, (c, b, t) in funcs.items()}}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def model(*args):
+    rc, out, err = run("model", *args, "--json")
+    check(rc == 0, f"model {args}: exit {rc}: {err}")
+    return {(f["function"], f["metric"]): f for f in json.loads(out)["functions"]} if rc == 0 else {}
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # ---- zero is a value: Isend per process 100*(1 - 1/p), absent at p = 1
+    files = []
+    for p in (1, 2, 4, 8, 16):
+        fn = {"MPI_Barrier": (10 * p, 0, 0.5 * p)}
+        if p > 1:
+            fn["MPI_Isend"] = (100 * (p - 1), 800 * (p - 1), 0.1 * p)
+        files.append(stats(os.path.join(tmp, f"z{p}.json"), p, fn))
+    r = model(*files, "--by", "p", "--predict", "p=16", "--metric", "calls")
+    isend = r.get(("MPI_Isend", "calls"), {})
+    check(isend.get("points") == 4, f"zero fill: Isend has 4 points, got {isend.get('points')}")
+    want = 100 * (1 - 1 / 16)
+    check(isend.get("measured") == want, f"zero fill: measured {isend.get('measured')} != {want}")
+    check(abs(isend.get("prediction", 0) - want) < 1e-6 * want,
+          f"zero fill: predicted {isend.get('prediction')} != {want} ({isend.get('formula')})")
+    for key in ("held_out_error", "runner_up", "aicc"):
+        check(key in isend, f"JSON key {key}")
+    check(isend.get("runner_up") and isend["runner_up"]["family"] != isend.get("family"),
+          f"runner-up differs from the chosen family: {isend.get('runner_up')}")
+    rb = model(*files[:4], "--by", "p", "--metric", "bytes")
+    check(rb.get(("MPI_Isend", "bytes"), {}).get("points") == 4, "zero fill: bytes too")
+    rt = model(*files[:4], "--by", "p", "--metric", "time")
+    check(rt.get(("MPI_Isend", "time"), {}).get("points") == 3, "time stays missing at p = 1")
+
+    # ---- same n, other iters: distinct points
+    a = stats(os.path.join(tmp, "i10.json"), 4, {"MPI_Allreduce": (4 * 10 * 3, 0, 1.0)})
+    b = stats(os.path.join(tmp, "i20.json"), 4, {"MPI_Allreduce": (4 * 20 * 3, 0, 1.0)})
+    c = stats(os.path.join(tmp, "n2.json"), 4, {"MPI_Allreduce": (4 * 15 * 5, 0, 1.0)})
+    r = model(a + ":n=4,iters=10", b + ":n=4,iters=20", c + ":n=8,iters=15", "--by", "n")
+    ar = r.get(("MPI_Allreduce", "calls"), {})
+    check(ar.get("points") == 3 and ar.get("repeats") == 1,
+          f"same n, other iters: 3 points of 1 repeat, got {ar.get('points')}/{ar.get('repeats')}")
+
+    # ---- per iteration: calls per process and iteration 4 + 2n, iterations
+    # differing per class; the n = 16 run with 75 iterations is held out
+    runs = [(1, 15), (2, 15), (4, 20), (8, 5), (16, 75)]
+    args = []
+    for n, it in runs:
+        f = {"MPI_Send": (4 * (4 + 2 * n) * it, 8 * 4 * (4 + 2 * n) * it, 0.01 * it)}
+        if n == 2:  # this run's iterations come from its MPI_Pcontrol marks
+            f["MPI_Pcontrol"] = (4 * 2 * it, 0, 0)
+            args.append(stats(os.path.join(tmp, f"it{n}.json"), 4, f) + f":n={n}")
+        else:
+            args.append(stats(os.path.join(tmp, f"it{n}.json"), 4, f) + f":n={n},iters={it}")
+    r = model(*args, "--by", "n", "--per-iteration", "--predict", "n=16,iters=75",
+              "--function", "MPI_Send")
+    s = r.get(("MPI_Send", "calls"), {})
+    want = (4 + 2 * 16) * 75
+    check(s.get("measured") == want, f"per-iteration: measured {s.get('measured')} != {want}")
+    check(abs(s.get("prediction", 0) - want) < 1e-9 * want,
+          f"per-iteration: predicted {s.get('prediction')} != {want} ({s.get('formula')})")
+    check(s.get("error_percent", 1) < 1e-9, f"per-iteration: error {s.get('error_percent')}")
+    check(s.get("prediction_per_iteration") is not None
+          and abs(s["prediction_per_iteration"] - 36) < 1e-9, "prediction per iteration 36")
+    # without --per-iteration the counts follow the iterations, not n: no exact prediction
+    r = model(*args, "--by", "n", "--predict", "n=16,iters=75", "--function", "MPI_Send")
+    s = r.get(("MPI_Send", "calls"), {})
+    check(s.get("error_percent", 0) > 1, f"totals in n alone are not exact: {s.get('error_percent')}")
+    # a run without any iteration count is refused under --per-iteration
+    rc, out, err = run("model", args[0].split(":")[0] + ":n=1", args[1], "--by", "n",
+                       "--per-iteration")
+    check(rc == 1 and "iteration count" in err and len(err.strip().split("\n")) == 1,
+          f"per-iteration without iters: exit {rc}: {err!r}")
+
+    # ---- three points: no three-coefficient family; the study's rule overfits
+    three = []
+    for p, v in ((1, 10), (2, 20), (4, 22)):
+        three.append(stats(os.path.join(tmp, f"t{p}.json"), p, {"MPI_Wait": (v * p, 0, 1.0)}))
+    r = model(*three, "--by", "p", "--predict", "p=8")
+    w = r.get(("MPI_Wait", "calls"), {})
+    check(w.get("family") in ("linear", "logarithmic", "inverse"),
+          f"3 points: a 2-coefficient family, got {w.get('family')}")
+    check(w.get("selected_by") == "cv" and w.get("held_out_error") is not None,
+          f"3 points: judged by leave-one-out: {w.get('selected_by')}")
+    r = model(*three, "--by", "p", "--predict", "p=8", "--select", "mape", "--families", "study")
+    w = r.get(("MPI_Wait", "calls"), {})
+    check(w.get("family") == "linear-saturation", f"study's rule: saturation, got {w.get('family')}")
+    rc, out, err = run("model", *three, "--families", "linear,bogus")
+    check(rc == 2, f"--families with an unknown name: exit 2, got {rc}")
+    rc, out, err = run("model", *three, "--by", "p")
+    check(rc == 0 and "runner-up" in out and "held-out" in out, "text shows held-out and runner-up")
+
+if failures:
+    print(f"{len(failures)} failure(s)", file=sys.stderr)
+    sys.exit(1)
+print("ok")
