@@ -48,3 +48,7 @@ endif()
 mc_add_test(test_predict_compute_table_scales PkgConfig::JANSSON mc_format)
 target_compile_definitions(test_predict_compute_table_scales PRIVATE MPICAST_BIN="$<TARGET_FILE:mpicast>")
 add_dependencies(test_predict_compute_table_scales mpicast)
+# mpicast validate: measured against predicted (src/predict/validate.c).
+mc_add_test(test_validate_exact PkgConfig::JANSSON mc_format)
+target_compile_definitions(test_validate_exact PRIVATE MPICAST_BIN="$<TARGET_FILE:mpicast>")
+add_dependencies(test_validate_exact mpicast)

@@ -76,6 +76,37 @@ void mc_predict_result_free(mc_predict_result *res);
  * borrowing the meta's member arrays. NULL with *n = 0 when there are none. */
 mc_sim_comm *mc_predict_comms(const mc_source *src, size_t *n);
 
+/* ------------------------------------------------------------ validate */
+
+/* Times of one run or rank, s: the whole (the measured window from the end
+ * of MPI_Init to the start of MPI_Finalize; the predicted end), the
+ * computation in it and the communication (time inside MPI calls; predicted:
+ * comm + wait). */
+typedef struct mc_validate_times {
+    double time, computation, communication;
+} mc_validate_times;
+
+typedef struct mc_validate_rank {
+    mc_validate_times measured, predicted;
+    mc_validate_times error;    /* % as MPIETE's Eq. 8: (predicted - measured) /
+                                   measured; NAN where measured is 0 */
+} mc_validate_rank;
+
+typedef struct mc_validate_result {
+    int nranks;
+    mc_validate_rank *ranks;
+    mc_validate_times measured, predicted, error; /* run time: the latest rank's;
+                                                     the others: means over ranks */
+    int unfinished;             /* ranks without MPI_Finalize (a crashed run) */
+} mc_validate_result;
+
+/* Replays the trace on the platform it was measured on and compares, per
+ * rank and in total, the measured times with the predicted ones. Refuses a
+ * trace without measured times. Free with mc_validate_result_free. */
+mc_err mc_validate_run(const char *trace, const mc_platform *platform, mc_validate_result *v,
+                       mc_error *err);
+void mc_validate_result_free(mc_validate_result *v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -40,6 +40,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_scaling(int argc, char **argv);

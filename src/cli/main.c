@@ -15,6 +15,7 @@ static const cli_command commands[] = {
     {"dump", cmd_dump, "print a trace as text, one line per event"},
     {"stats", cmd_stats, "calls, bytes, MPI time and message statistics"},
     {"predict", cmd_predict, "replay a trace on a modelled platform"},
+    {"validate", cmd_validate, "measured vs predicted on the measured platform: the error split"},
     {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points"},
     {"model", cmd_model, "models of calls, times, bytes per function from small runs"},
     {"scaling", cmd_scaling, "processing-time model: strong and weak scaling"},
