@@ -89,6 +89,7 @@ mc_err mc_mdata_per_iteration(mc_mdata *d, mc_error *err);
 typedef struct mc_point {
     double p, n;
     double iters;         /* main-loop iterations (NAN: unknown) */
+    int filled;           /* 1: a 0 for a function absent from that run */
     double value;         /* mean of the repeats */
     double sd, min, max;  /* spread of the repeats (sd 0 for one) */
     int repeats;
@@ -184,6 +185,8 @@ typedef struct mc_fit_opts {
     int negative_p;   /* allow negative exponents for p (strong scaling); default 1 */
     int have_families; /* 0: every family that applies */
     int families[MC_FAMILY_COUNT]; /* when have_families: 1 to consider */
+    const unsigned char *unscored; /* NULL, or per point 1: fitted but not
+                                      scored by leave-one-out (filled zeros) */
 } mc_fit_opts;
 
 /* Default options: auto selection, negative exponents for p allowed. */

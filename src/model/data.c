@@ -669,6 +669,7 @@ typedef struct tuple {
     double p, n, iters, value, fixed;
     int fn, metric, where;
     size_t idx;
+    int filled;
 } tuple;
 
 static int tuple_cmp(const void *a, const void *b)
@@ -746,11 +747,12 @@ static mc_err group(const mc_mdata *d, tuple *t, size_t nt, mc_model_var by,
             if (t[q].idx < t[wmin].idx)
                 wmin = q;
             if (q == i || !same_point(&t[q], &t[q - 1])) {
-                pts[s->npts++] = (mc_point){t[q].p, t[q].n, t[q].iters, t[q].value, 0,
-                                            t[q].value, t[q].value, 1};
+                pts[s->npts++] = (mc_point){t[q].p, t[q].n, t[q].iters, t[q].filled,
+                                            t[q].value, 0, t[q].value, t[q].value, 1};
                 continue;
             }
             mc_point *p = &pts[s->npts - 1];
+            p->filled &= t[q].filled;
             double v = t[q].value, delta = v - p->value;
             p->repeats++;
             p->value += delta / p->repeats;
@@ -835,7 +837,7 @@ static size_t zero_fill(const mc_mdata *d, const char *metric, tuple *t, size_t 
                 if (!have[pair * d->nsruns + r]) {
                     const srun *sr = &d->sruns[r];
                     t[out] = (tuple){sr->p, sr->n, sr->iters, 0, NAN, (int)(pair / 2), me,
-                                     sr->where, out};
+                                     sr->where, out, 1};
                     out++;
                 }
         }
@@ -857,7 +859,7 @@ mc_err mc_mdata_series(const mc_mdata *d, mc_model_var by, const char *metric,
     for (size_t i = 0; i < d->nobs; i++)
         if (want_obs(d, &d->obs[i], metric)) {
             const obs *o = &d->obs[i];
-            t[nt] = (tuple){o->p, o->n, o->iters, o->value, NAN, o->fn, o->metric, o->where, nt};
+            t[nt] = (tuple){o->p, o->n, o->iters, o->value, NAN, o->fn, o->metric, o->where, nt, 0};
             nt++;
         }
     nt = zero_fill(d, metric, t, nt);
@@ -891,7 +893,7 @@ mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out, 
     size_t nt = 0;
     for (size_t i = 0; i < d->nruns; i++)
         if (!(by != MC_VAR_N && isnan(d->runs[i].p)) && !(by != MC_VAR_P && isnan(d->runs[i].n))) {
-            t[nt] = (tuple){d->runs[i].p, d->runs[i].n, NAN, d->runs[i].elapsed, NAN, -1, -1, -1, nt};
+            t[nt] = (tuple){d->runs[i].p, d->runs[i].n, NAN, d->runs[i].elapsed, NAN, -1, -1, -1, nt, 0};
             nt++;
         }
     mc_err rc = group(d, t, nt, by, "(run)", out, count, err);

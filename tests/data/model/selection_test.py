@@ -4,7 +4,8 @@
 
 * zero is a value: a function absent from the p = 1 run has 0 calls and 0
   bytes there (4 points, not 3), its time stays missing, and the series
-  predicts the held-out p = 16 count exactly;
+  predicts the held-out p = 16 count exactly; a zero that no law of the
+  other runs explains (held-out error lower without it) is left out;
 * runs with the same n but other iters are distinct points;
 * --per-iteration divides by iters (label, or MPI_Pcontrol calls / 2) and
   predicts a held-out run with another iteration count exactly;
@@ -73,6 +74,24 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rb.get(("MPI_Isend", "bytes"), {}).get("points") == 4, "zero fill: bytes too")
     rt = model(*files[:4], "--by", "p", "--metric", "time")
     check(rt.get(("MPI_Isend", "time"), {}).get("points") == 3, "time stays missing at p = 1")
+
+    # ---- a zero no law of the other runs explains (master-worker: at p = 1
+    # nobody to send to; T + p - 1 sends for p >= 2) is left out, with a warning
+    mw = []
+    for p in (1, 2, 4, 8, 16):
+        fn = {"MPI_Barrier": (p, 0, 0.1)}
+        if p > 1:
+            fn["MPI_Send"] = (40 + p - 1, 0, 0.1)
+        mw.append(stats(os.path.join(tmp, f"mw{p}.json"), p, fn))
+    rc, out, err = run("model", *mw, "--by", "p", "--predict", "p=16", "--metric", "calls",
+                       "--json")
+    doc = json.loads(out) if rc == 0 else {"functions": []}
+    snd = {f["function"]: f for f in doc["functions"]}.get("MPI_Send", {})
+    want = (40 + 15) / 16
+    check(snd.get("points") == 3, f"unexplained zero left out: 3 points, got {snd.get('points')}")
+    check(abs(snd.get("prediction", 0) - want) < 1e-9 * want,
+          f"unexplained zero left out: predicted {snd.get('prediction')} != {want}")
+    check(any("left out" in w for w in snd.get("warnings", [])), "a warning says the zero was left out")
 
     # ---- same n, other iters: distinct points
     a = stats(os.path.join(tmp, "i10.json"), 4, {"MPI_Allreduce": (4 * 10 * 3, 0, 1.0)})
