@@ -54,8 +54,9 @@ static const char model_usage[] =
     "                    linear,logarithmic,inverse,linear-saturation (the\n"
     "                    study's procedure: --select mape --families study)\n"
     "  --per-iteration   model counts per main-loop iteration: each run's\n"
-    "                    calls and bytes divided by its iters (label iters=K,\n"
-    "                    else MPI_Pcontrol calls per process / 2); predictions\n"
+    "                    values divided by its iters (label iters=K, else\n"
+    "                    MPI_Pcontrol calls per process / 2), except functions\n"
+    "                    called fewer times than that (per run); predictions\n"
     "                    are per iteration x the --predict iters=K\n"
     "  --function NAME   only this function (repeatable)\n"
     "  --no-negative     no negative exponents of p in the normal form\n"
@@ -276,6 +277,7 @@ typedef struct result {
     double prediction, measured; /* NAN when none; --per-iteration: totals
                                     when the target's iters is known */
     double pred_iter, meas_iter;  /* --per-iteration: per iteration */
+    int per_run;                  /* --per-iteration: a function outside the loop */
     int npoints, repeats;
     double spread; /* largest relative sd of a point's repeats, % */
     json_t *warnings;
@@ -283,6 +285,7 @@ typedef struct result {
 
 typedef struct run_state {
     const model_opts *o;
+    const mc_mdata *d;
     json_t *warnings; /* global */
     json_t *skipped;
 } run_state;
@@ -448,6 +451,7 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
     memset(r, 0, sizeof *r);
     r->s = s;
     r->prediction = r->measured = r->pred_iter = r->meas_iter = NAN;
+    r->per_run = o->per_iteration && mc_mdata_is_per_run(st->d, s->function);
     r->warnings = json_array();
     size_t m = 0, nfilled = 0;
     double *x = malloc((s->npts + 1) * sizeof *x), *x2 = malloc((s->npts + 1) * sizeof *x2),
@@ -463,8 +467,10 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
         const mc_point *q = &s->pts[i];
         if (at_target(o, q)) {
             r->measured = q->value;
-            if (o->per_iteration)
+            if (o->per_iteration && !r->per_run)
                 r->meas_iter = q->value, r->measured = q->value * q->iters;
+            else if (o->per_iteration)
+                r->meas_iter = q->value / q->iters;
             continue;
         }
         x[m] = o->by == MC_VAR_PN ? q->p : px(s, i, o->by);
@@ -513,10 +519,12 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
             /* per iteration × the iterations asked for; without them the
              * prediction stays per iteration, compared with the measured
              * value per iteration */
-            r->pred_iter = r->prediction;
-            if (o->target.have_iters)
+            int per_run = r->per_run;
+            r->pred_iter = per_run && o->target.have_iters ? r->prediction / o->target.iters
+                                                           : r->prediction;
+            if (o->target.have_iters && !per_run)
                 r->prediction *= o->target.iters;
-            else
+            else if (!o->target.have_iters && !per_run)
                 r->measured = r->meas_iter;
         }
     }
@@ -624,7 +632,7 @@ static json_t *result_json(const model_opts *o, const result *r)
         json_object_set_new(ru, "aicc", num_or_null(r->runner.aicc));
         double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
         double rp = mc_fit_eval(&r->runner, tx, o->target.n);
-        if (o->per_iteration && o->target.have_iters)
+        if (o->per_iteration && o->target.have_iters && !r->per_run)
             rp *= o->target.iters;
         json_object_set_new(ru, "prediction", o->have_target ? num_or_null(rp) : json_null());
         json_object_set_new(j, "runner_up", ru);
@@ -638,6 +646,7 @@ static json_t *result_json(const model_opts *o, const result *r)
     if (o->per_iteration) {
         json_object_set_new(j, "prediction_per_iteration", num_or_null(r->pred_iter));
         json_object_set_new(j, "measured_per_iteration", num_or_null(r->meas_iter));
+        json_object_set_new(j, "per_run", json_boolean(r->per_run));
     }
     if (!isnan(r->measured)) {
         json_object_set_new(j, "measured", json_real(r->measured));
@@ -1034,7 +1043,7 @@ static int run_model(const model_opts *o, mc_mdata *d)
         mc_error_set(&err, MC_ERR_FORMAT, "%s: no measurements of metric '%s'", o->files[0], metric);
         return cli_fail(&err);
     }
-    run_state st = {o, json_array(), json_array()};
+    run_state st = {o, d, json_array(), json_array()};
     result *res = calloc(nser, sizeof *res);
     size_t nres = 0;
     int rc = CLI_OK;

@@ -8,7 +8,8 @@
   other runs explains (held-out error lower without it) is left out;
 * runs with the same n but other iters are distinct points;
 * --per-iteration divides by iters (label, or MPI_Pcontrol calls / 2) and
-  predicts a held-out run with another iteration count exactly;
+  predicts a held-out run with another iteration count exactly; a function
+  called fewer times than the iterations (MPI_Init) stays per run;
 * selection reports the held-out error and the runner-up; three points never
   choose a three-coefficient family, while the study's procedure
   (--select mape --families study) does.
@@ -107,7 +108,8 @@ with tempfile.TemporaryDirectory() as tmp:
     runs = [(1, 15), (2, 15), (4, 20), (8, 5), (16, 75)]
     args = []
     for n, it in runs:
-        f = {"MPI_Send": (4 * (4 + 2 * n) * it, 8 * 4 * (4 + 2 * n) * it, 0.01 * it)}
+        f = {"MPI_Send": (4 * (4 + 2 * n) * it, 8 * 4 * (4 + 2 * n) * it, 0.01 * it),
+             "MPI_Init": (4, 0, 0.1)}
         if n == 2:  # this run's iterations come from its MPI_Pcontrol marks
             f["MPI_Pcontrol"] = (4 * 2 * it, 0, 0)
             args.append(stats(os.path.join(tmp, f"it{n}.json"), 4, f) + f":n={n}")
@@ -123,6 +125,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(s.get("error_percent", 1) < 1e-9, f"per-iteration: error {s.get('error_percent')}")
     check(s.get("prediction_per_iteration") is not None
           and abs(s["prediction_per_iteration"] - 36) < 1e-9, "prediction per iteration 36")
+    # MPI_Init (once per process, fewer calls than iterations) stays per run
+    r = model(*args, "--by", "n", "--per-iteration", "--predict", "n=16,iters=75",
+              "--function", "MPI_Init")
+    s = r.get(("MPI_Init", "calls"), {})
+    check(s.get("per_run") is True and s.get("prediction") == 1 and s.get("measured") == 1,
+          f"per-iteration: Init stays per run: {s.get('per_run')} {s.get('prediction')}")
     # without --per-iteration the counts follow the iterations, not n: no exact prediction
     r = model(*args, "--by", "n", "--predict", "n=16,iters=75", "--function", "MPI_Send")
     s = r.get(("MPI_Send", "calls"), {})
