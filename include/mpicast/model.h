@@ -79,16 +79,22 @@ mc_err mc_mdata_read_extrap(mc_mdata *d, const char *path, mc_model_var by, mc_e
 mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *label,
                            mc_error *err);
 
-/* Divides every measurement of a run by its iteration count (the label's
+/* Divides the measurements of a run by its iteration count (the label's
  * iters, else the run's MPI_Pcontrol calls per process / 2): models per
- * iteration of the main loop. A measurement without an iteration count is
- * an error naming its file. */
+ * iteration of the main loop. A function called fewer times per process
+ * than the iterations in some run is outside the loop and left per run
+ * (mc_mdata_is_per_run). A measurement without an iteration count is an
+ * error naming its file. */
 mc_err mc_mdata_per_iteration(mc_mdata *d, mc_error *err);
+/* After mc_mdata_per_iteration: 1 when the function's counts were left per
+ * run. */
+int mc_mdata_is_per_run(const mc_mdata *d, const char *function);
 
 /* One measured point of a series: the mean of its repeats. */
 typedef struct mc_point {
     double p, n;
     double iters;         /* main-loop iterations (NAN: unknown) */
+    int filled;           /* 1: a 0 for a function absent from that run */
     double value;         /* mean of the repeats */
     double sd, min, max;  /* spread of the repeats (sd 0 for one) */
     int repeats;
@@ -184,6 +190,8 @@ typedef struct mc_fit_opts {
     int negative_p;   /* allow negative exponents for p (strong scaling); default 1 */
     int have_families; /* 0: every family that applies */
     int families[MC_FAMILY_COUNT]; /* when have_families: 1 to consider */
+    const unsigned char *unscored; /* NULL, or per point 1: fitted but not
+                                      scored by leave-one-out (filled zeros) */
 } mc_fit_opts;
 
 /* Default options: auto selection, negative exponents for p allowed. */

@@ -54,8 +54,9 @@ static const char model_usage[] =
     "                    linear,logarithmic,inverse,linear-saturation (the\n"
     "                    study's procedure: --select mape --families study)\n"
     "  --per-iteration   model counts per main-loop iteration: each run's\n"
-    "                    calls and bytes divided by its iters (label iters=K,\n"
-    "                    else MPI_Pcontrol calls per process / 2); predictions\n"
+    "                    values divided by its iters (label iters=K, else\n"
+    "                    MPI_Pcontrol calls per process / 2), except functions\n"
+    "                    called fewer times than that (per run); predictions\n"
     "                    are per iteration x the --predict iters=K\n"
     "  --function NAME   only this function (repeatable)\n"
     "  --no-negative     no negative exponents of p in the normal form\n"
@@ -276,6 +277,7 @@ typedef struct result {
     double prediction, measured; /* NAN when none; --per-iteration: totals
                                     when the target's iters is known */
     double pred_iter, meas_iter;  /* --per-iteration: per iteration */
+    int per_run;                  /* --per-iteration: a function outside the loop */
     int npoints, repeats;
     double spread; /* largest relative sd of a point's repeats, % */
     json_t *warnings;
@@ -283,6 +285,7 @@ typedef struct result {
 
 typedef struct run_state {
     const model_opts *o;
+    const mc_mdata *d;
     json_t *warnings; /* global */
     json_t *skipped;
 } run_state;
@@ -402,6 +405,45 @@ static void check_model(run_state *st, result *r, const double *x, const double 
     }
 }
 
+/* Zero is a value, but a function absent from a run may follow another
+ * law there (master_worker at p = 1 sends nothing: no worker). The series
+ * is also fitted without its filled zeros; when that model's held-out error
+ * on the measured points is lower than the one with the zeros (which were
+ * fitted but not scored), the zeros are left out, with a warning. On a tie
+ * they stay. Compacts x, x2, y and *m when they go. */
+static mc_err without_filled(run_state *st, result *r, double *x, double *x2, double *y,
+                             size_t *m, const unsigned char *unscored, size_t nfilled,
+                             mc_fit all[MC_FAMILY_COUNT], mc_error *e)
+{
+    const model_opts *o = st->o;
+    size_t k = 0, n = *m;
+    double *bx = malloc(3 * (n + 1) * sizeof *bx), *bx2 = bx + n + 1, *by = bx2 + n + 1;
+    if (!bx)
+        return mc_error_set(e, MC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (!unscored[i])
+            bx[k] = x[i], bx2[k] = x2[i], by[k] = y[i], k++;
+    mc_fit best, ball[MC_FAMILY_COUNT];
+    mc_select used;
+    mc_error e2 = {0};
+    double with = r->fit.cv;
+    if (mc_model_select(o->by, bx, o->by == MC_VAR_PN ? bx2 : NULL, by, k, &o->fit, &best, ball,
+                        &used, &e2) == MC_OK &&
+        isfinite(best.cv) && (!isfinite(with) || best.cv < with - 1e-6 - 1e-6 * with)) {
+        warn(r->warnings, st->warnings, o->json,
+             "%s %s: the %zu zero%s where the function is absent fit%s no law of the other "
+             "runs (held-out error %.3g %% with, %.3g %% without): left out",
+             r->s->function, r->s->metric, nfilled, nfilled == 1 ? "" : "s",
+             nfilled == 1 ? "s" : "", with, best.cv);
+        r->fit = best, r->used = used;
+        memcpy(all, ball, sizeof ball);
+        memcpy(x, bx, k * sizeof *x), memcpy(x2, bx2, k * sizeof *x2), memcpy(y, by, k * sizeof *y);
+        *m = k;
+    }
+    free(bx);
+    return e2.code == MC_ERR_NOMEM ? (*e = e2, MC_ERR_NOMEM) : MC_OK;
+}
+
 /* Fits one series; 1 when fitted, 0 when skipped (too few points). */
 static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *err)
 {
@@ -409,12 +451,14 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
     memset(r, 0, sizeof *r);
     r->s = s;
     r->prediction = r->measured = r->pred_iter = r->meas_iter = NAN;
+    r->per_run = o->per_iteration && mc_mdata_is_per_run(st->d, s->function);
     r->warnings = json_array();
-    size_t m = 0;
+    size_t m = 0, nfilled = 0;
     double *x = malloc((s->npts + 1) * sizeof *x), *x2 = malloc((s->npts + 1) * sizeof *x2),
            *y = malloc((s->npts + 1) * sizeof *y);
+    unsigned char *unscored = calloc(s->npts + 1, 1);
     int ok = 0;
-    if (!x || !x2 || !y) {
+    if (!x || !x2 || !y || !unscored) {
         mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         ok = -1;
         goto out;
@@ -423,24 +467,33 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
         const mc_point *q = &s->pts[i];
         if (at_target(o, q)) {
             r->measured = q->value;
-            if (o->per_iteration)
+            if (o->per_iteration && !r->per_run)
                 r->meas_iter = q->value, r->measured = q->value * q->iters;
+            else if (o->per_iteration)
+                r->meas_iter = q->value / q->iters;
             continue;
         }
         x[m] = o->by == MC_VAR_PN ? q->p : px(s, i, o->by);
         x2[m] = q->n;
         y[m] = q->value;
+        unscored[m] = (unsigned char)q->filled;
+        nfilled += q->filled != 0;
         if (q->repeats > r->repeats)
             r->repeats = q->repeats;
         if (q->repeats > 1 && q->value != 0)
             r->spread = fmax(r->spread, 100 * q->sd / fabs(q->value));
         m++;
     }
-    r->npoints = (int)m;
     mc_error e = {0};
     mc_fit all[MC_FAMILY_COUNT];
-    if (mc_model_select(o->by, x, o->by == MC_VAR_PN ? x2 : NULL, y, m, &o->fit, &r->fit, all,
-                        &r->used, &e)) {
+    mc_fit_opts fo = o->fit;
+    fo.unscored = nfilled ? unscored : NULL;
+    mc_err rc = mc_model_select(o->by, x, o->by == MC_VAR_PN ? x2 : NULL, y, m, &fo, &r->fit,
+                                all, &r->used, &e);
+    if (rc == MC_OK && nfilled)
+        rc = without_filled(st, r, x, x2, y, &m, unscored, nfilled, all, &e);
+    r->npoints = (int)m;
+    if (rc) {
         if (e.code == MC_ERR_NOMEM) {
             *err = e;
             ok = -1;
@@ -466,10 +519,12 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
             /* per iteration × the iterations asked for; without them the
              * prediction stays per iteration, compared with the measured
              * value per iteration */
-            r->pred_iter = r->prediction;
-            if (o->target.have_iters)
+            int per_run = r->per_run;
+            r->pred_iter = per_run && o->target.have_iters ? r->prediction / o->target.iters
+                                                           : r->prediction;
+            if (o->target.have_iters && !per_run)
                 r->prediction *= o->target.iters;
-            else
+            else if (!o->target.have_iters && !per_run)
                 r->measured = r->meas_iter;
         }
     }
@@ -478,6 +533,7 @@ out:
     free(x);
     free(x2);
     free(y);
+    free(unscored);
     return ok;
 }
 
@@ -576,7 +632,7 @@ static json_t *result_json(const model_opts *o, const result *r)
         json_object_set_new(ru, "aicc", num_or_null(r->runner.aicc));
         double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
         double rp = mc_fit_eval(&r->runner, tx, o->target.n);
-        if (o->per_iteration && o->target.have_iters)
+        if (o->per_iteration && o->target.have_iters && !r->per_run)
             rp *= o->target.iters;
         json_object_set_new(ru, "prediction", o->have_target ? num_or_null(rp) : json_null());
         json_object_set_new(j, "runner_up", ru);
@@ -590,6 +646,7 @@ static json_t *result_json(const model_opts *o, const result *r)
     if (o->per_iteration) {
         json_object_set_new(j, "prediction_per_iteration", num_or_null(r->pred_iter));
         json_object_set_new(j, "measured_per_iteration", num_or_null(r->meas_iter));
+        json_object_set_new(j, "per_run", json_boolean(r->per_run));
     }
     if (!isnan(r->measured)) {
         json_object_set_new(j, "measured", json_real(r->measured));
@@ -986,7 +1043,7 @@ static int run_model(const model_opts *o, mc_mdata *d)
         mc_error_set(&err, MC_ERR_FORMAT, "%s: no measurements of metric '%s'", o->files[0], metric);
         return cli_fail(&err);
     }
-    run_state st = {o, json_array(), json_array()};
+    run_state st = {o, d, json_array(), json_array()};
     result *res = calloc(nser, sizeof *res);
     size_t nres = 0;
     int rc = CLI_OK;

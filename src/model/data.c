@@ -42,6 +42,7 @@ struct mc_mdata {
     size_t nruns, runs_cap;
     srun *sruns;
     size_t nsruns, sruns_cap;
+    unsigned char *per_run; /* --per-iteration: per name, 1 = not divided */
 };
 
 mc_mdata *mc_mdata_create(void)
@@ -62,6 +63,7 @@ void mc_mdata_destroy(mc_mdata *d)
     free(d->obs);
     free(d->runs);
     free(d->sruns);
+    free(d->per_run);
     free(d);
 }
 
@@ -669,6 +671,7 @@ typedef struct tuple {
     double p, n, iters, value, fixed;
     int fn, metric, where;
     size_t idx;
+    int filled;
 } tuple;
 
 static int tuple_cmp(const void *a, const void *b)
@@ -746,11 +749,12 @@ static mc_err group(const mc_mdata *d, tuple *t, size_t nt, mc_model_var by,
             if (t[q].idx < t[wmin].idx)
                 wmin = q;
             if (q == i || !same_point(&t[q], &t[q - 1])) {
-                pts[s->npts++] = (mc_point){t[q].p, t[q].n, t[q].iters, t[q].value, 0,
-                                            t[q].value, t[q].value, 1};
+                pts[s->npts++] = (mc_point){t[q].p, t[q].n, t[q].iters, t[q].filled,
+                                            t[q].value, 0, t[q].value, t[q].value, 1};
                 continue;
             }
             mc_point *p = &pts[s->npts - 1];
+            p->filled &= t[q].filled;
             double v = t[q].value, delta = v - p->value;
             p->repeats++;
             p->value += delta / p->repeats;
@@ -835,7 +839,7 @@ static size_t zero_fill(const mc_mdata *d, const char *metric, tuple *t, size_t 
                 if (!have[pair * d->nsruns + r]) {
                     const srun *sr = &d->sruns[r];
                     t[out] = (tuple){sr->p, sr->n, sr->iters, 0, NAN, (int)(pair / 2), me,
-                                     sr->where, out};
+                                     sr->where, out, 1};
                     out++;
                 }
         }
@@ -857,7 +861,7 @@ mc_err mc_mdata_series(const mc_mdata *d, mc_model_var by, const char *metric,
     for (size_t i = 0; i < d->nobs; i++)
         if (want_obs(d, &d->obs[i], metric)) {
             const obs *o = &d->obs[i];
-            t[nt] = (tuple){o->p, o->n, o->iters, o->value, NAN, o->fn, o->metric, o->where, nt};
+            t[nt] = (tuple){o->p, o->n, o->iters, o->value, NAN, o->fn, o->metric, o->where, nt, 0};
             nt++;
         }
     nt = zero_fill(d, metric, t, nt);
@@ -868,8 +872,31 @@ mc_err mc_mdata_series(const mc_mdata *d, mc_model_var by, const char *metric,
     return rc;
 }
 
+/* Whether function fn is called fewer times per process than the run's
+ * iterations in some run: then it is outside the main loop (MPI_Init,
+ * set-up exchanges) and its counts are per run. */
+static int below_iters(const mc_mdata *d, int fn, int mcalls)
+{
+    for (size_t i = 0; i < d->nobs; i++) {
+        const obs *o = &d->obs[i];
+        if (o->fn == fn && o->metric == mcalls && o->iters > 0 && o->value < o->iters)
+            return 1;
+    }
+    return 0;
+}
+
 mc_err mc_mdata_per_iteration(mc_mdata *d, mc_error *err)
 {
+    int mcalls = -1;
+    for (size_t i = 0; i < d->nnames; i++)
+        if (strcmp(d->names[i], "calls") == 0)
+            mcalls = (int)i;
+    free(d->per_run);
+    d->per_run = calloc(d->nnames ? d->nnames : 1, 1);
+    if (!d->per_run)
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    for (size_t f = 0; mcalls >= 0 && f < d->nnames; f++)
+        d->per_run[f] = (unsigned char)below_iters(d, (int)f, mcalls);
     for (size_t i = 0; i < d->nobs; i++) {
         obs *o = &d->obs[i];
         if (!(o->iters > 0))
@@ -877,9 +904,20 @@ mc_err mc_mdata_per_iteration(mc_mdata *d, mc_error *err)
                                 "%s: no iteration count for --per-iteration (label the run "
                                 "iters=K, or mark each iteration with MPI_Pcontrol(1) ... "
                                 "MPI_Pcontrol(0))", d->wheres[o->where]);
-        o->value /= o->iters;
+        if (!d->per_run[o->fn])
+            o->value /= o->iters;
     }
     return MC_OK;
+}
+
+int mc_mdata_is_per_run(const mc_mdata *d, const char *function)
+{
+    if (!d->per_run)
+        return 0;
+    for (size_t i = 0; i < d->nnames; i++)
+        if (strcmp(d->names[i], function) == 0)
+            return d->per_run[i];
+    return 0;
 }
 
 mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out, size_t *count,
@@ -891,7 +929,7 @@ mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out, 
     size_t nt = 0;
     for (size_t i = 0; i < d->nruns; i++)
         if (!(by != MC_VAR_N && isnan(d->runs[i].p)) && !(by != MC_VAR_P && isnan(d->runs[i].n))) {
-            t[nt] = (tuple){d->runs[i].p, d->runs[i].n, NAN, d->runs[i].elapsed, NAN, -1, -1, -1, nt};
+            t[nt] = (tuple){d->runs[i].p, d->runs[i].n, NAN, d->runs[i].elapsed, NAN, -1, -1, -1, nt, 0};
             nt++;
         }
     mc_err rc = group(d, t, nt, by, "(run)", out, count, err);

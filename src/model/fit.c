@@ -516,7 +516,16 @@ static double loo_error(mc_family fam, mc_model_var var, const double *x, const 
     for (size_t i = 0; rc == 0 && i < N; i++)
         if (!isfinite(F[i]))
             rc = -1;
-    double out = rc == 0 ? mcm_mape(y, F, N) : NAN;
+    double out = NAN;
+    if (rc == 0 && o->unscored) { /* filled zeros: fitted, not scored */
+        size_t k = 0;
+        for (size_t i = 0; i < N; i++)
+            if (!o->unscored[i])
+                z[k] = y[i], F[k] = F[i], k++;
+        out = k ? mcm_mape(z, F, k) : NAN;
+    } else if (rc == 0) {
+        out = mcm_mape(y, F, N);
+    }
     free(F);
     free(z);
     return out;

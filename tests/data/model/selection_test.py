@@ -4,10 +4,12 @@
 
 * zero is a value: a function absent from the p = 1 run has 0 calls and 0
   bytes there (4 points, not 3), its time stays missing, and the series
-  predicts the held-out p = 16 count exactly;
+  predicts the held-out p = 16 count exactly; a zero that no law of the
+  other runs explains (held-out error lower without it) is left out;
 * runs with the same n but other iters are distinct points;
 * --per-iteration divides by iters (label, or MPI_Pcontrol calls / 2) and
-  predicts a held-out run with another iteration count exactly;
+  predicts a held-out run with another iteration count exactly; a function
+  called fewer times than the iterations (MPI_Init) stays per run;
 * selection reports the held-out error and the runner-up; three points never
   choose a three-coefficient family, while the study's procedure
   (--select mape --families study) does.
@@ -74,6 +76,24 @@ with tempfile.TemporaryDirectory() as tmp:
     rt = model(*files[:4], "--by", "p", "--metric", "time")
     check(rt.get(("MPI_Isend", "time"), {}).get("points") == 3, "time stays missing at p = 1")
 
+    # ---- a zero no law of the other runs explains (master-worker: at p = 1
+    # nobody to send to; T + p - 1 sends for p >= 2) is left out, with a warning
+    mw = []
+    for p in (1, 2, 4, 8, 16):
+        fn = {"MPI_Barrier": (p, 0, 0.1)}
+        if p > 1:
+            fn["MPI_Send"] = (40 + p - 1, 0, 0.1)
+        mw.append(stats(os.path.join(tmp, f"mw{p}.json"), p, fn))
+    rc, out, err = run("model", *mw, "--by", "p", "--predict", "p=16", "--metric", "calls",
+                       "--json")
+    doc = json.loads(out) if rc == 0 else {"functions": []}
+    snd = {f["function"]: f for f in doc["functions"]}.get("MPI_Send", {})
+    want = (40 + 15) / 16
+    check(snd.get("points") == 3, f"unexplained zero left out: 3 points, got {snd.get('points')}")
+    check(abs(snd.get("prediction", 0) - want) < 1e-9 * want,
+          f"unexplained zero left out: predicted {snd.get('prediction')} != {want}")
+    check(any("left out" in w for w in snd.get("warnings", [])), "a warning says the zero was left out")
+
     # ---- same n, other iters: distinct points
     a = stats(os.path.join(tmp, "i10.json"), 4, {"MPI_Allreduce": (4 * 10 * 3, 0, 1.0)})
     b = stats(os.path.join(tmp, "i20.json"), 4, {"MPI_Allreduce": (4 * 20 * 3, 0, 1.0)})
@@ -88,7 +108,8 @@ with tempfile.TemporaryDirectory() as tmp:
     runs = [(1, 15), (2, 15), (4, 20), (8, 5), (16, 75)]
     args = []
     for n, it in runs:
-        f = {"MPI_Send": (4 * (4 + 2 * n) * it, 8 * 4 * (4 + 2 * n) * it, 0.01 * it)}
+        f = {"MPI_Send": (4 * (4 + 2 * n) * it, 8 * 4 * (4 + 2 * n) * it, 0.01 * it),
+             "MPI_Init": (4, 0, 0.1)}
         if n == 2:  # this run's iterations come from its MPI_Pcontrol marks
             f["MPI_Pcontrol"] = (4 * 2 * it, 0, 0)
             args.append(stats(os.path.join(tmp, f"it{n}.json"), 4, f) + f":n={n}")
@@ -104,6 +125,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(s.get("error_percent", 1) < 1e-9, f"per-iteration: error {s.get('error_percent')}")
     check(s.get("prediction_per_iteration") is not None
           and abs(s["prediction_per_iteration"] - 36) < 1e-9, "prediction per iteration 36")
+    # MPI_Init (once per process, fewer calls than iterations) stays per run
+    r = model(*args, "--by", "n", "--per-iteration", "--predict", "n=16,iters=75",
+              "--function", "MPI_Init")
+    s = r.get(("MPI_Init", "calls"), {})
+    check(s.get("per_run") is True and s.get("prediction") == 1 and s.get("measured") == 1,
+          f"per-iteration: Init stays per run: {s.get('per_run')} {s.get('prediction')}")
     # without --per-iteration the counts follow the iterations, not n: no exact prediction
     r = model(*args, "--by", "n", "--predict", "n=16,iters=75", "--function", "MPI_Send")
     s = r.get(("MPI_Send", "calls"), {})
