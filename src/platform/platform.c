@@ -112,6 +112,11 @@ static const key_def keys[] = {
      "network.rendezvous_overhead between two ranks of the same node"},
     {"cpu.comm_setup", MC_UNIT_STRING, "recorded", 0, "recorded|free", NULL,
      "communicator management calls (Comm_split, Cart_create, ...): their recorded duration (/ cpu.speed) as MPI time, or free"},
+    /* issue 21: polling loops (docs/platform.md "Polling") */
+    {"cpu.polling", MC_UNIT_STRING, "wait", 0, "wait|recorded", NULL,
+     "a run of failed Test*/Iprobe calls ending in success: a wait priced by the network (wait), or each call's recorded duration (recorded)"},
+    {"cpu.poll_gap", MC_UNIT_TIME, "2us", K_NONNEG | K_INF, NULL, NULL,
+     "cpu.polling = wait: a burst between two polls shorter than this is the polling loop's own code (dropped); a longer one is work"},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 

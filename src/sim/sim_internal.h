@@ -279,6 +279,18 @@ typedef struct sim_rank {
 } sim_rank;
 _Static_assert(sizeof(sim_rank) == 256, "a rank is four cache lines");
 
+/* cpu.polling = wait (engine.c, "Polling"): the run of failed polls a rank
+ * is in. What the run held back is charged as recorded if the run ends in
+ * anything but the success it polled for. */
+enum { POLL_NONE, POLL_TESTS, POLL_IPROBE };
+typedef struct sim_poll {
+    int64_t held_compute; /* ps of short bursts between the polls */
+    int64_t held_mpi;     /* ps of the failed polls' recorded durations */
+    uint64_t comm;        /* POLL_IPROBE: the source and tag polled for */
+    int32_t peer, tag;
+    uint8_t kind;         /* POLL_*: the last failed poll's kind */
+} sim_poll;
+
 /* The algorithm chosen for an operation at one (size, bytes) (exec.c). */
 typedef struct coll_memo {
     const mc_coll_alg *alg; /* NULL: nothing remembered */
@@ -320,6 +332,8 @@ typedef struct sim {
     int64_t eager_limit;
     uint8_t rdv_handshake;   /* network.rendezvous = handshake */
     uint8_t comm_setup_free; /* cpu.comm_setup = free */
+    sim_poll *poll;          /* per rank with cpu.polling = wait, else NULL */
+    int64_t poll_gap;        /* cpu.poll_gap, ps */
     uint8_t sync_free;       /* collectives cost nothing: see exec.c's synchronizing() */
     uint8_t prefetch;        /* ranks enough for their state to leave the caches:
                                 fetch ahead (sim_prefetch_ahead, POOL_TAKE) */
