@@ -21,8 +21,9 @@
  *    (LogGOPSim.cpp, "rendezvous - free remote request"). That is
  *    network.rendezvous = loggops (default); with handshake a rendezvous
  *    message is a request, a reply and the data (see "handshake" below).
- * Communicator management calls cost their recorded duration as MPI work
- * (cpu.comm_setup = recorded, default) or nothing (free).
+ * Communicator management calls cost a local cost and their collective on
+ * the modelled network (cpu.comm_setup = model, default), their recorded
+ * duration as MPI work (recorded) or nothing (free).
  * A run of failed polls (Test*, Iprobe) ending in its success replays as a
  * wait for that success (cpu.polling = wait, default: see "polling").
  * A rank is busy (CPU) during its compute bursts, so arrivals are processed
@@ -935,16 +936,50 @@ static void op_wait(sim *S, int r, const mc_event *e)
     }
 }
 
-/* cpu.comm_setup = recorded: a communicator management call costs its
- * recorded duration as MPI work (comm), divided by cpu.speed like every
- * recorded time of the traced machine (bursts, failed tests, Iprobe: the
- * `sleep` of a time-independent export then replays it exactly at any
- * speed). The wait for a slow member is part of the recorded duration, not
- * re-synchronised in the replay. */
+/* cpu.comm_setup = model (default): a call that builds a communicator
+ * costs what the platform says. The library's local work (the group, the
+ * communicator object, topology tables) is cpu.comm_setup_local of MPI
+ * work; then the collective that every implementation runs over the parent
+ * communicator, on the modelled network with the algorithm the platform
+ * names: Comm_split and Cart_sub exchange each member's (colour, key), an
+ * allgather of 8 bytes; Comm_dup, Comm_create, Cart_create, Graph_create,
+ * Dist_graph_create_adjacent and Intercomm_create (over its local
+ * communicator) agree on a context id, an allreduce of 8 bytes. The wait
+ * for a late member is then the model's, not the traced run's. Comm_free
+ * is local. A parent the replay cannot run a collective on (an
+ * intercommunicator) leaves the local cost alone. */
+static void comm_setup_model(sim *S, int r, const mc_event *e)
+{
+    if (S->comm_local > 0)
+        cpu_work(S, r, S->now, S->comm_local, mc_op_name(e->op));
+    if (e->op == MC_OP_COMM_FREE)
+        return;
+    const sim_comm *c = comm_find(S, e->comm);
+    if (!c || c->inter || comm_rank_of(S, c, r) < 0)
+        return;
+    int split = e->op == MC_OP_COMM_SPLIT || e->op == MC_OP_CART_SUB;
+    mc_event x;
+    memset(&x, 0, sizeof x);
+    x.op = split ? MC_OP_ALLGATHER : MC_OP_ALLREDUCE;
+    x.site = e->site;
+    x.comm = e->comm;
+    x.peer = x.peer2 = x.tag = x.tag2 = MC_NONE;
+    x.bytes = x.bytes2 = 8; /* (colour, key) as two ints per member (the block an
+                               allgather's receive count names); a 64-bit context id */
+    S->r[r].nwait++;
+    exec_start(S, r, &x, x.op, -1);
+}
+
+/* The cost of a communicator management call: cpu.comm_setup = model (the
+ * default, above), recorded (its recorded duration as MPI work, divided by
+ * cpu.speed like every recorded time of the traced machine; the wait for a
+ * slow member is part of it, not re-synchronised) or free. */
 static void op_comm_setup_cost(sim *S, int r, const mc_event *e)
 {
-    if (!S->comm_setup_free)
+    if (S->comm_setup == CS_RECORDED)
         op_local_cost(S, r, e);
+    else if (S->comm_setup == CS_MODEL)
+        comm_setup_model(S, r, e);
 }
 
 static void op_comm_create(sim *S, int r, const mc_event *e)
@@ -1039,7 +1074,7 @@ static int exec_op(sim *S, int r)
     case MC_OP_COMM_DUP: case MC_OP_COMM_SPLIT: case MC_OP_COMM_CREATE:
     case MC_OP_CART_CREATE: case MC_OP_CART_SUB: case MC_OP_GRAPH_CREATE:
     case MC_OP_DIST_GRAPH_CREATE_ADJACENT: case MC_OP_INTERCOMM_CREATE:
-        /* membership, and the recorded cost unless cpu.comm_setup = free */
+        /* membership, and the cost cpu.comm_setup says */
         op_comm_create(S, r, e);
         op_comm_setup_cost(S, r, e);
         break;
@@ -1264,7 +1299,12 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     const char *rdv = p ? mc_platform_str(p, "network.rendezvous") : NULL;
     S->rdv_handshake = rdv && strcmp(rdv, "handshake") == 0;
     const char *cs = p ? mc_platform_str(p, "cpu.comm_setup") : NULL;
-    S->comm_setup_free = cs && strcmp(cs, "free") == 0;
+    S->comm_setup = !cs || strcmp(cs, "model") == 0 ? CS_MODEL
+                    : strcmp(cs, "free") == 0      ? CS_FREE
+                                                   : CS_RECORDED;
+    double local = plat_num(p, "cpu.comm_setup_local", 1e-6);
+    S->comm_local = local * MC_PS_PER_S < (double)TIME_LIMIT ? llround(local * MC_PS_PER_S)
+                                                              : TIME_LIMIT;
     const char *pm = p ? mc_platform_str(p, "cpu.polling") : NULL;
     double gap = plat_num(p, "cpu.poll_gap", 2e-6);
     S->poll_gap = gap * MC_PS_PER_S < (double)TIME_LIMIT ? llround(gap * MC_PS_PER_S) : TIME_LIMIT;

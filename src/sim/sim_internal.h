@@ -291,6 +291,8 @@ typedef struct sim_poll {
     uint8_t kind;         /* POLL_*: the last failed poll's kind */
 } sim_poll;
 
+enum { CS_MODEL, CS_RECORDED, CS_FREE }; /* cpu.comm_setup */
+
 /* The algorithm chosen for an operation at one (size, bytes) (exec.c). */
 typedef struct coll_memo {
     const mc_coll_alg *alg; /* NULL: nothing remembered */
@@ -331,7 +333,8 @@ typedef struct sim {
     double speed, ps_per_flop, reduce_ps_per_byte;
     int64_t eager_limit;
     uint8_t rdv_handshake;   /* network.rendezvous = handshake */
-    uint8_t comm_setup_free; /* cpu.comm_setup = free */
+    uint8_t comm_setup;      /* cpu.comm_setup: CS_MODEL, CS_RECORDED or CS_FREE */
+    int64_t comm_local;      /* cpu.comm_setup_local, ps */
     sim_poll *poll;          /* per rank with cpu.polling = wait, else NULL */
     int64_t poll_gap;        /* cpu.poll_gap, ps */
     uint8_t sync_free;       /* collectives cost nothing: see exec.c's synchronizing() */
