@@ -13,7 +13,7 @@ foreach(mode values text dump truncated exits)
                    ${CMAKE_CURRENT_SOURCE_DIR}/data ${mode})
 endforeach()
 
-# stats: polls (issue 21)
+# stats: polls and the bytes of collectives with per-rank counts (issue 21)
 mc_add_test(test_stats_polls_and_coll_bytes PkgConfig::JANSSON mc_format)
 target_compile_definitions(test_stats_polls_and_coll_bytes PRIVATE MPICAST_BIN="$<TARGET_FILE:mpicast>")
 add_dependencies(test_stats_polls_and_coll_bytes mpicast)

@@ -1,12 +1,19 @@
 /* mpicast stats --json on a 2-rank trace written here: the polls (Test*
  * calls that completed nothing, Iprobes that found nothing) per function,
- * per rank and in all, counted from the events below.
+ * per rank and in all, and the bytes of collectives whose counts differ
+ * per rank, counted from the events below.
  *   r0: Irecv (req 1), Test fails x3, Testany fails, Test completes req 1,
  *       Iprobe fails x2, Iprobe finds a message, Recv.
  *   r1: Send, Send, Testsome fails, Iprobe on MPI_PROC_NULL (not a poll:
  *       it returns at once).
  * polls: Test 3 of 4 calls, Testany 1 of 1, Iprobe 2 of 3 on r0 + 0 of 1
- * on r1, Testsome 1 of 1; r0 6, r1 1, all 7. */
+ * on r1, Testsome 1 of 1; r0 6, r1 1, all 7.
+ * Then both ranks (bytes: the send side, docs/json.md):
+ *   Alltoallv, send counts r0 {10, 20}, r1 {30, 40} (receive counts after
+ *     them): r0 30, r1 70; in place on r0 (receive counts {10, 30} only): 40
+ *   Scatter from r0 of 16 B blocks: r0 sends 16, r1 (a non-root) receives 16
+ *   Scatterv from r0, counts {4, 12}: r0 16, r1 receives 12
+ *   Reduce_scatter, receive counts {8, 24}: each contributes 32. */
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -59,6 +66,31 @@ static void iprobe(int32_t peer, int found)
     put(&e);
 }
 
+/* A collective of rank r with per-rank byte counts in vals. */
+static void coll(int op, int32_t root, int64_t bytes, int64_t bytes2, const int64_t *vals,
+                 uint32_t n)
+{
+    mc_event e = ev(op, root, bytes);
+    e.tag = MC_NONE;
+    e.bytes2 = bytes2;
+    e.peer2 = 2; /* the communicator's size */
+    e.vals = (int64_t *)vals;
+    e.nvals = n;
+    put(&e);
+}
+
+static void collectives(int r)
+{
+    static const int64_t a2av[2][4] = {{10, 20, 10, 30}, {30, 40, 20, 40}};
+    static const int64_t inplace[2] = {10, 30}, sv[2] = {4, 12}, rs[2] = {8, 24};
+    coll(MC_OP_ALLTOALLV, MC_NONE, 0, 0, a2av[r], 4);
+    if (r == 0)
+        coll(MC_OP_ALLTOALLV, MC_NONE, 0, 0, inplace, 2);
+    coll(MC_OP_SCATTER, 0, r == 0 ? 16 : 0, 16, NULL, 0);
+    coll(MC_OP_SCATTERV, 0, 0, r == 0 ? 4 : 12, r == 0 ? sv : NULL, r == 0 ? 2 : 0);
+    coll(MC_OP_REDUCE_SCATTER, MC_NONE, 0, 0, rs, 2);
+}
+
 static void write_trace(void)
 {
     for (int r = 0; r < 2; r++) {
@@ -89,6 +121,7 @@ static void write_trace(void)
             put_op(MC_OP_TESTSOME, MC_NONE, 0);
             iprobe(MC_NONE, 1);
         }
+        collectives(r);
         put_op(MC_OP_FINALIZE, MC_NONE, 0);
         CHECK(mc_writer_close(w, &err) == MC_OK);
     }
@@ -112,6 +145,17 @@ static long long integer(json_t *o, const char *key)
     json_t *v = json_object_get(o, key);
     CHECK(json_is_integer(v));
     return json_integer_value(v);
+}
+
+/* functions[name]: bytes in all and on each rank. */
+static void check_bytes(json_t *doc, const char *name, long long all, long long b0, long long b1)
+{
+    json_t *f = json_object_get(json_object_get(doc, "functions"), name);
+    CHECK(f != NULL);
+    CHECK_EQ_INT(integer(f, "bytes"), all);
+    json_t *pr = json_object_get(f, "per_rank");
+    CHECK_EQ_INT(integer(json_array_get(pr, 0), "bytes"), b0);
+    CHECK_EQ_INT(integer(json_array_get(pr, 1), "bytes"), b1);
 }
 
 /* functions[name]: polls and calls in all, and polls on each rank. */
@@ -144,6 +188,10 @@ int main(void)
     CHECK_EQ_INT(integer(json_array_get(pr, 0), "polls"), 6);
     CHECK_EQ_INT(integer(json_array_get(pr, 1), "polls"), 1);
     CHECK_EQ_INT(integer(doc, "polls"), 7);
+    check_bytes(doc, "MPI_Alltoallv", 30 + 40 + 70, 30 + 40, 70);
+    check_bytes(doc, "MPI_Scatter", 32, 16, 16);
+    check_bytes(doc, "MPI_Scatterv", 28, 16, 12);
+    check_bytes(doc, "MPI_Reduce_scatter", 64, 32, 32);
     json_decref(doc);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.json'", dir, dir);

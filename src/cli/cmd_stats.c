@@ -250,13 +250,47 @@ static int event_messages(stats *s, rank_stats *r, const mc_event *e)
     return 0;
 }
 
+static int64_t sum_vals(const mc_event *e, uint32_t from, uint32_t n)
+{
+    int64_t t = 0;
+    for (uint32_t i = from; i < from + n && i < e->nvals; i++)
+        t += e->vals[i] > 0 ? e->vals[i] : 0;
+    return t;
+}
+
+/* The bytes a collective counts for: what the rank sends — its block, or
+ * for per-rank counts the sum of its send side, which the trace keeps in
+ * `vals` and not in `bytes` (docs/trace-format.md) — and where it sends
+ * nothing (a non-root of Scatter/Scatterv) the block it receives. */
+static int64_t coll_bytes(const mc_event *e)
+{
+    int op = mc_op_is_nonblocking_coll(e->op) ? e->op - (MC_OP_IBARRIER - MC_OP_BARRIER) : e->op;
+    uint32_t size = e->peer2 > 0 ? (uint32_t)e->peer2 : 0;
+    switch (op) {
+    case MC_OP_ALLTOALLV: case MC_OP_ALLTOALLW:
+        /* the send side, then the receive side; in place only the latter,
+         * which then holds what is sent */
+        return size && e->nvals >= 2 * size ? sum_vals(e, 0, size) : sum_vals(e, 0, e->nvals);
+    case MC_OP_REDUCE_SCATTER: /* each rank contributes the whole vector */
+        return e->nvals ? sum_vals(e, 0, e->nvals) : e->bytes;
+    case MC_OP_SCATTERV:
+        if (e->nvals) /* the root's send side */
+            return sum_vals(e, 0, e->nvals);
+        return e->bytes > 0 ? e->bytes : e->bytes2;
+    case MC_OP_SCATTER:
+        return e->bytes > 0 ? e->bytes : e->bytes2;
+    default: /* Gatherv, Allgatherv: the send block is a scalar */
+        return e->bytes;
+    }
+}
+
 /* Bytes a call counts for: the `bytes` field (count × type size as passed)
- * of point-to-point and collective operations; other fields reuse `bytes`
- * for other things (Comm_split's key, compute's flops). */
+ * of point-to-point operations, the send side of collectives; other fields
+ * reuse `bytes` for other things (Comm_split's key, compute's flops). */
 static int64_t event_bytes(const mc_event *e)
 {
     mc_op_kind k = mc_op_kind_of(e->op);
-    return k == MC_KIND_P || k == MC_KIND_C ? e->bytes : 0;
+    return k == MC_KIND_P ? e->bytes : k == MC_KIND_C ? coll_bytes(e) : 0;
 }
 
 /* Test, Testall, Testany, Testsome and Iprobe: the calls a polling loop
