@@ -25,6 +25,7 @@
 #include "mpicast/blocks.h"
 #include "mpicast/extrap.h"
 #include "mpicast/format.h"
+#include "mpicast/net.h"
 #include "mpicast/platform.h"
 #include "mpicast/sim.h"
 #include "mpicast/tit.h"
@@ -197,6 +198,7 @@ static mc_platform *load_platform(const predict_args *a, mc_error *err)
             return NULL;
         }
     }
+    mc_net_warn_ignored(p, stderr, NULL, 0);
     return p;
 }
 
