@@ -864,6 +864,7 @@ static int64_t add_capped(int64_t a, int64_t b)
 static void poll_hold(sim *S, int r, const mc_event *e, int kind)
 {
     sim_poll *p = &S->poll[r];
+    S->r[r].polling = 1;
     p->kind = (uint8_t)kind;
     p->comm = e->comm;
     p->peer = e->peer;
@@ -888,6 +889,7 @@ static int64_t poll_burst(sim *S, int r, const mc_event *e, int64_t b, int64_t *
     b = add_capped(b, p->held_compute);
     *mpi = p->held_mpi;
     memset(p, 0, sizeof *p);
+    S->r[r].polling = 0;
     return b;
 }
 
@@ -1023,8 +1025,10 @@ static int exec_op(sim *S, int r)
         return 0;
     R->in_call = 1;
     R->call_start = R->tl_mark = S->now;
-    if (S->poll && S->poll[r].kind && !failed_poll(e))
-        memset(&S->poll[r], 0, sizeof S->poll[r]); /* the success: nothing to charge */
+    if (R->polling && !failed_poll(e)) { /* the success: nothing to charge */
+        memset(&S->poll[r], 0, sizeof S->poll[r]);
+        R->polling = 0;
+    }
     switch (e->op) {
     case MC_OP_SEND: case MC_OP_SSEND: case MC_OP_BSEND: case MC_OP_RSEND:
         if (e->peer != MC_NONE)
@@ -1156,6 +1160,7 @@ static void poll_charge_rest(sim *S, int r)
     if (p->held_mpi > 0 && p->held_mpi <= TIME_LIMIT - t)
         cpu_work(S, r, t, p->held_mpi, "polls");
     memset(p, 0, sizeof *p);
+    R->polling = 0;
     R->end = R->cpu > R->end ? R->cpu : R->end;
 }
 
@@ -1182,14 +1187,14 @@ static int fetch(sim *S, int r)
         R->state = RS_DONE;
         R->end = S->now;
         S->ndone++;
-        if (S->poll && S->poll[r].kind)
+        if (R->polling)
             poll_charge_rest(S, r);
         return 0;
     }
     R->events++;
     S->events++;
     int64_t b = burst_ps(S, r, &R->ev), held_mpi = 0;
-    if (S->poll && S->poll[r].kind)
+    if (R->polling)
         b = poll_burst(S, r, &R->ev, b, &held_mpi);
     if (b > TIME_LIMIT - S->now || held_mpi > TIME_LIMIT - S->now - b) {
         sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: simulated time passes %.0f s (a compute "

@@ -276,6 +276,8 @@ typedef struct sim_rank {
     uint64_t events;
     int64_t call_start, tl_mark;
     mc_event ev;               /* current event */
+    uint8_t polling;           /* in a run of failed polls (S->poll[r]): read with ev,
+                                  so the poll array is touched only in a run */
 } sim_rank;
 _Static_assert(sizeof(sim_rank) == 256, "a rank is four cache lines");
 
