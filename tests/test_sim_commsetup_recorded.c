@@ -21,6 +21,7 @@
  *   1200-1307, receives 2307-2507; the free costs nothing.
  * Comm_split instead of Comm_dup: an allgather of (colour, key), 8 B per
  *   rank: at 2 ranks the same exchange, the same times.
+ * Comm_dup of MPI_COMM_SELF: the local cost alone.
  * recorded: r0 dups 100-5100, sends 5100-5200, arrival 6200; r1 dups
  *   0-2000, processes 6200-6400 (o + 100), frees 6400-6700.
  * free: r0 sends at 100, arrival 1200, r1 processes 1200-1400.
@@ -96,7 +97,27 @@ int main(void)
     const char *split[] = {G1_KEYS, "collectives.allgather=ring", NULL};
     replay(m, split, 2307, 4507, 1000 + 100 + 107 + 100, 1000 + 100 + 107 + 200 + 1000);
     replay(m, rec, 5200, 6700, 5000 + 100, 2000 + 200 + 300);
+    mem_source_destroy(m);
 
+    /* a dup of MPI_COMM_SELF: no one to agree with, the local cost alone
+     * (r0: compute 100, then 1000; r1: 1000) */
+    m = mem_source_create(2);
+    ms_compute(m, 0, 100);
+    for (int r = 0; r < 2; r++) {
+        mc_event *e = ms_add(m, r, MC_OP_COMM_DUP, 3000);
+        e->comm = MC_COMM_SELF_BASE | (uint64_t)r;
+        e->newcomm = ((uint64_t)(2 + r) << 32) | (uint64_t)r;
+        e->peer2 = 1;
+        ms_vals(m, e, 1, (int64_t)r);
+    }
+    mc_sim_result sr = {0};
+    mem_run_ok(m, dflt, &sr);
+    mem_check_ends(&sr, 2, (int64_t[]){1100, 1000});
+    CHECK_EQ_INT(sr.ranks[0].comm, 1000 * NS);
+    mc_sim_result_free(&sr);
+    mem_source_destroy(m);
+
+    m = build(MC_OP_COMM_DUP);
     mc_sim_result res = {0};
     mc_error err = {0};
     const char *bad[] = {"cpu.comm_setup=scaled", NULL};
