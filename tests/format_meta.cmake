@@ -12,3 +12,8 @@ foreach(mode values text dump truncated exits)
                    ${CMAKE_BINARY_DIR}/bin/mpicast $<TARGET_FILE:test_stats_mktrace>
                    ${CMAKE_CURRENT_SOURCE_DIR}/data ${mode})
 endforeach()
+
+# stats: polls and the bytes of collectives with per-rank counts (issue 21)
+mc_add_test(test_stats_polls_and_coll_bytes PkgConfig::JANSSON mc_format)
+target_compile_definitions(test_stats_polls_and_coll_bytes PRIVATE MPICAST_BIN="$<TARGET_FILE:mpicast>")
+add_dependencies(test_stats_polls_and_coll_bytes mpicast)

@@ -8,3 +8,8 @@ foreach(t test_tit_pingpong test_tit_collectives test_tit_errors test_tit_garbag
   mc_add_test(${t} mc_format)
   target_compile_definitions(${t} PRIVATE MC_TEST_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data")
 endforeach()
+
+# A key the chosen network model ignores is named in a warning (issue 21).
+mc_add_test(test_net_ignored_key_warning mc_net mc_platform mc_format)
+target_compile_definitions(test_net_ignored_key_warning PRIVATE MPICAST_BIN="$<TARGET_FILE:mpicast>")
+add_dependencies(test_net_ignored_key_warning mpicast)

@@ -4,3 +4,4 @@
 mc_add_test(test_sim_rendezvous_handshake mc_test_mem mc_sim)
 mc_add_test(test_sim_commsetup_recorded mc_test_mem mc_sim)
 mc_add_test(test_sim_commsetup_tit mc_export mc_sim mc_format)
+mc_add_test(test_sim_polling_as_wait mc_test_mem mc_sim)

@@ -66,21 +66,85 @@ static void check_blocks_json(void)
     CHECK_EQ_INT(sh("%s blocks %s/trace --json > %s/b.json", MPICAST_BIN, dir, dir), 0);
     json_t *doc = load("b.json");
     CHECK_EQ_INT(num(doc, "ranks"), 2);
+    CHECK_EQ_INT(num(doc, "total_blocks"), 5);
     json_t *bl = json_object_get(doc, "blocks");
     CHECK_EQ_INT(json_array_size(bl), 5);
-    json_t *b = json_array_get(bl, 1); /* sorted: 10->20, 20->30, 20->40, 30->20, 30->40 */
-    CHECK_EQ_INT(num(json_object_get(b, "from"), "id"), 0x20);
-    CHECK_EQ_INT(num(json_object_get(b, "to"), "id"), 0x30);
+    /* the largest total first: 20->30 8000, 10->20 3000, 20->40 700, 30->20 500,
+     * 30->40 100 ns */
+    static const int order[5][2] = {{0x20, 0x30}, {0x10, 0x20}, {0x20, 0x40}, {0x30, 0x20},
+                                    {0x30, 0x40}};
+    for (int i = 0; i < 5; i++) {
+        json_t *x = json_array_get(bl, (size_t)i);
+        CHECK_EQ_INT(num(json_object_get(x, "from"), "id"), order[i][0]);
+        CHECK_EQ_INT(num(json_object_get(x, "to"), "id"), order[i][1]);
+    }
+    json_t *b = json_array_get(bl, 0);
     CHECK_EQ_INT(num(b, "count"), 2);
     NEAR(num(b, "mean"), 4000e-9);
     NEAR(num(b, "min"), 3000e-9);
     NEAR(num(b, "max"), 5000e-9);
     NEAR(num(b, "total"), 8000e-9);
-    json_t *pr = json_object_get(json_array_get(bl, 0), "per_rank");
+    json_t *pr20 = json_object_get(b, "per_rank");
+    CHECK_EQ_INT(json_array_size(pr20), 1); /* rank 0 only */
+    NEAR(num(json_array_get(pr20, 0), "total"), 8000e-9);
+    b = json_array_get(bl, 1);
+    json_t *pr = json_object_get(b, "per_rank");
     CHECK_EQ_INT(json_array_size(pr), 2);
     CHECK_EQ_INT(num(json_array_get(pr, 1), "rank"), 1);
     NEAR(num(json_array_get(pr, 1), "mean"), 2000e-9);
     json_decref(doc);
+
+    /* --top 2: the two largest, the count of all kept */
+    CHECK_EQ_INT(sh("%s blocks %s/trace --json --top 2 > %s/b2.json", MPICAST_BIN, dir, dir), 0);
+    doc = load("b2.json");
+    CHECK_EQ_INT(num(doc, "total_blocks"), 5);
+    bl = json_object_get(doc, "blocks");
+    CHECK_EQ_INT(json_array_size(bl), 2);
+    CHECK_EQ_INT(num(json_object_get(json_array_get(bl, 1), "from"), "id"), 0x10);
+    json_decref(doc);
+}
+
+/* The text listing: blocks by total, the total column, --top, and nothing
+ * but the table with --table. */
+static void check_blocks_text(void)
+{
+    CHECK_EQ_INT(sh("%s blocks %s/trace --top 1 > %s/b.txt", MPICAST_BIN, dir, dir), 0);
+    char path[600], line[512];
+    snprintf(path, sizeof path, "%s/b.txt", dir);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    int blocks = 0, all_rows = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned from, to;
+        double total, mean;
+        unsigned long long count;
+        if (sscanf(line, "block %x -> %x", &from, &to) == 2) {
+            blocks++;
+            CHECK_EQ_INT(from, 0x20);
+            CHECK_EQ_INT(to, 0x30);
+        }
+        if (sscanf(line, " all %llu %lf %lf", &count, &total, &mean) == 3) {
+            all_rows++;
+            CHECK_EQ_INT(count, 2);
+            CHECK(fabs(total - 8.0) < 1e-9); /* us */
+            CHECK(fabs(mean - 4.0) < 1e-9);
+        }
+    }
+    if (f)
+        fclose(f);
+    CHECK_EQ_INT(blocks, 1);
+    CHECK_EQ_INT(all_rows, 1);
+    /* --table writes the table and prints nothing */
+    CHECK_EQ_INT(sh("%s blocks %s/trace --table %s/t.tsv > %s/out.txt", MPICAST_BIN, dir, dir, dir),
+                 0);
+    struct stat st;
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    CHECK(stat(path, &st) == 0);
+    CHECK_EQ_INT(st.st_size, 0);
+    snprintf(path, sizeof path, "%s/t.tsv", dir);
+    CHECK(stat(path, &st) == 0 && st.st_size > 0);
+    CHECK_EQ_INT(sh("%s blocks %s/trace --top 0 2>/dev/null", MPICAST_BIN, dir), 2);
+    CHECK_EQ_INT(sh("%s blocks %s/trace --top x 2>/dev/null", MPICAST_BIN, dir), 2);
 }
 
 int main(void)
@@ -91,6 +155,7 @@ int main(void)
     CHECK(mkdir(tdir, 0777) == 0);
     synth_trace(tdir);
     check_blocks_json();
+    check_blocks_text();
 
     NEAR(predict("", NULL), 9600e-9);
 

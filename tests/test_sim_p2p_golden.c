@@ -125,9 +125,11 @@ static void sendrecv(void)
 }
 
 /* Irecv, compute 100, a Test that completed nothing (recorded 50 ns), then
- * Wait. r1 computes 2000 and sends: arrival 3100, r0 done 3300. With
- * cpu.speed = 2 every burst and the test take half: r1 sends at 1000, r0
- * done 2300. */
+ * Wait. r1 computes 2000 and sends: arrival 3100, r0 done 3300.
+ * cpu.polling = recorded: the test costs its 50 ns; with cpu.speed = 2
+ * every burst and the test take half: r1 sends at 1000, r0 done 2300.
+ * cpu.polling = wait (default): the failed test and the Wait that ends its
+ * run are one wait, the test costs nothing (comm = the receive's 200). */
 static void test_then_wait(void)
 {
     mem_source *m = mem_source_create(2);
@@ -138,16 +140,25 @@ static void test_then_wait(void)
     ms_compute(m, 1, 2000);
     ms_p2p(m, 1, MC_OP_SEND, 0, 0, 101, 0);
     mc_sim_result res;
-    mem_run_ok(m, G1, &res);
+    const char *rec[] = {"network.latency=1us", "network.overhead=100ns", "network.gap=150ns",
+                         "network.bandwidth=1GB/s", "network.eager_limit=1000",
+                         "cpu.polling=recorded", NULL};
+    mem_run_ok(m, rec, &res);
     mem_check_ends(&res, 2, (int64_t[]){3300, 2100});
     /* r0: compute 100, comm = test 50 + receive 200, wait the rest */
     CHECK_EQ_INT(res.ranks[0].compute, 100 * NS);
     CHECK_EQ_INT(res.ranks[0].comm, 250 * NS);
     CHECK_EQ_INT(res.ranks[0].wait, (3300 - 350) * NS);
     mc_sim_result_free(&res);
+    mem_run_ok(m, G1, &res);
+    mem_check_ends(&res, 2, (int64_t[]){3300, 2100});
+    CHECK_EQ_INT(res.ranks[0].compute, 100 * NS);
+    CHECK_EQ_INT(res.ranks[0].comm, 200 * NS);
+    CHECK_EQ_INT(res.ranks[0].wait, (3300 - 300) * NS);
+    mc_sim_result_free(&res);
     const char *fast[] = {"network.latency=1us", "network.overhead=100ns", "network.gap=150ns",
                           "network.bandwidth=1GB/s", "network.eager_limit=1000",
-                          "cpu.speed=2", NULL};
+                          "cpu.speed=2", "cpu.polling=recorded", NULL};
     mem_run_ok(m, fast, &res);
     mem_check_ends(&res, 2, (int64_t[]){2300, 1100});
     CHECK_EQ_INT(res.ranks[0].comm, 225 * NS);

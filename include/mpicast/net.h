@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "mpicast/error.h"
 #include "mpicast/platform.h"
 
@@ -125,6 +126,21 @@ static inline size_t mc_net_link_stats(const mc_net *n, mc_net_link_stat *out, s
     return n && n->ops->flow && n->ops->flow->link_stats ? n->ops->flow->link_stats(n, out, max)
                                                          : 0;
 }
+
+/* Keys that only some network models read (the topo model's shape, links,
+ * mapping and sharing), set in the platform (file or --set) while its
+ * network.model is one that ignores them: they change nothing, which a user
+ * varying them would not guess. Writes "network.topology, network.dims" (a
+ * comma-separated list) into buf and the models that read them into
+ * models ("topo"); returns how many keys. */
+int mc_net_ignored_keys(const mc_platform *p, char *buf, size_t len, char *models,
+                        size_t mlen);
+/* Prints "mpicast: warning: network.topology is ignored by network.model =
+ * loggp (only topo reads it)" on `out` when mc_net_ignored_keys finds keys,
+ * unless that line equals `seen` (the last one printed: a sweep's points
+ * repeat it), which then gets the line; seen may be NULL. Returns how many
+ * keys are ignored. */
+int mc_net_warn_ignored(const mc_platform *p, FILE *out, char *seen, size_t seen_len);
 
 /* Measured time (ps) of one collective `op` (lowercase name as in the
  * collectives.<op> keys: "allreduce") over comm_size ranks with `bytes` as

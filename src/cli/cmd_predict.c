@@ -26,6 +26,7 @@
 #include "mpicast/blocks.h"
 #include "mpicast/extrap.h"
 #include "mpicast/format.h"
+#include "mpicast/net.h"
 #include "mpicast/platform.h"
 #include "mpicast/sim.h"
 #include "mpicast/tit.h"
@@ -358,6 +359,7 @@ int cmd_predict(int argc, char **argv)
         free(a.sets);
         return cli_fail(&err);
     }
+    mc_net_warn_ignored(p, stderr, NULL, 0);
     FILE *tl = NULL;
     if (a.timeline && !(tl = fopen(a.timeline, "w+"))) {
         mc_error_set(&err, MC_ERR_IO, "%s: cannot write the timeline", a.timeline);

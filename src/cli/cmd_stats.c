@@ -41,6 +41,7 @@ static const char stats_usage[] =
 
 typedef struct counts {
     int64_t calls, bytes, time_ns;
+    int64_t polls; /* calls that completed or found nothing (Test*, Iprobe) */
 } counts;
 
 typedef struct rank_stats {
@@ -48,7 +49,7 @@ typedef struct rank_stats {
     int64_t init_end, fin_start;   /* of Init / Finalize, when seen */
     int have_events, have_init, have_fin;
     int64_t mpi_ns; /* inside MPI, Init and Finalize excluded */
-    int64_t calls, bytes, sends, send_bytes;
+    int64_t calls, bytes, sends, send_bytes, polls;
 } rank_stats;
 
 typedef struct site_stats {
@@ -135,7 +136,7 @@ static int site_add(stats *s, const mc_event *e, int64_t bytes)
         return -1;
     site_stats *slot = site_slot(s->sites, s->sites_cap, e->site, e->op);
     if (slot->op == -1) {
-        *slot = (site_stats){e->site, e->op, {0, 0, 0}};
+        *slot = (site_stats){e->site, e->op, {0, 0, 0, 0}};
         s->nsites++;
     }
     slot->c.calls++;
@@ -251,13 +252,62 @@ static int event_messages(stats *s, rank_stats *r, const mc_event *e)
     return 0;
 }
 
+static int64_t sum_vals(const mc_event *e, uint32_t from, uint32_t n)
+{
+    int64_t t = 0;
+    for (uint32_t i = from; i < from + n && i < e->nvals; i++)
+        t += e->vals[i] > 0 ? e->vals[i] : 0;
+    return t;
+}
+
+/* The bytes a collective counts for: what the rank sends — its block, or
+ * for per-rank counts the sum of its send side, which the trace keeps in
+ * `vals` and not in `bytes` (docs/trace-format.md) — and where it sends
+ * nothing (a non-root of Scatter/Scatterv) the block it receives. */
+static int64_t coll_bytes(const mc_event *e)
+{
+    int op = mc_op_is_nonblocking_coll(e->op) ? e->op - (MC_OP_IBARRIER - MC_OP_BARRIER) : e->op;
+    uint32_t size = e->peer2 > 0 ? (uint32_t)e->peer2 : 0;
+    switch (op) {
+    case MC_OP_ALLTOALLV: case MC_OP_ALLTOALLW:
+        /* the send side, then the receive side; in place only the latter,
+         * which then holds what is sent */
+        return size && e->nvals >= 2 * size ? sum_vals(e, 0, size) : sum_vals(e, 0, e->nvals);
+    case MC_OP_REDUCE_SCATTER: /* each rank contributes the whole vector */
+        return e->nvals ? sum_vals(e, 0, e->nvals) : e->bytes;
+    case MC_OP_SCATTERV:
+        if (e->nvals) /* the root's send side */
+            return sum_vals(e, 0, e->nvals);
+        return e->bytes > 0 ? e->bytes : e->bytes2;
+    case MC_OP_SCATTER:
+        return e->bytes > 0 ? e->bytes : e->bytes2;
+    default: /* Gatherv, Allgatherv: the send block is a scalar */
+        return e->bytes;
+    }
+}
+
 /* Bytes a call counts for: the `bytes` field (count × type size as passed)
- * of point-to-point and collective operations; other fields reuse `bytes`
- * for other things (Comm_split's key, compute's flops). */
+ * of point-to-point operations, the send side of collectives; other fields
+ * reuse `bytes` for other things (Comm_split's key, compute's flops). */
 static int64_t event_bytes(const mc_event *e)
 {
     mc_op_kind k = mc_op_kind_of(e->op);
-    return k == MC_KIND_P || k == MC_KIND_C ? e->bytes : 0;
+    return k == MC_KIND_P ? e->bytes : k == MC_KIND_C ? coll_bytes(e) : 0;
+}
+
+/* Test, Testall, Testany, Testsome and Iprobe: the calls a polling loop
+ * makes. */
+static int is_poll_op(int op)
+{
+    return (op >= MC_OP_TEST && op <= MC_OP_TESTSOME) || op == MC_OP_IPROBE;
+}
+
+/* A poll that found nothing: a test that completed no request, an Iprobe
+ * without a message (the replay folds runs of them into a wait: engine.c). */
+static int is_failed_poll(const mc_event *e)
+{
+    return (e->op == MC_OP_IPROBE && e->bytes2 == 0 && e->peer != MC_NONE) ||
+           (e->op != MC_OP_IPROBE && is_poll_op(e->op) && e->nvals == 0);
 }
 
 /* Time window of the application, as mpiP: from the end of MPI_Init to the
@@ -300,6 +350,10 @@ static int add_event(stats *s, int rank, const mc_event *e)
     c->time_ns += dur;
     r->calls++;
     r->bytes += bytes;
+    if (is_failed_poll(e)) {
+        c->polls++;
+        r->polls++;
+    }
     event_window(r, e);
     if (e->op != MC_OP_INIT && e->op != MC_OP_FINALIZE) {
         r->mpi_ns += dur;
@@ -346,12 +400,12 @@ static int64_t app_ns(const rank_stats *r)
 static double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 typedef struct totals {
-    int64_t app_max_ns, app_sum_ns, mpi_ns, calls, bytes;
+    int64_t app_max_ns, app_sum_ns, mpi_ns, calls, bytes, polls;
 } totals;
 
 static totals compute_totals(const stats *s)
 {
-    totals t = {0, 0, 0, 0, 0};
+    totals t = {0, 0, 0, 0, 0, 0};
     for (int r = 0; r < s->nranks; r++) {
         int64_t a = app_ns(&s->ranks[r]);
         t.app_max_ns = a > t.app_max_ns ? a : t.app_max_ns;
@@ -359,14 +413,16 @@ static totals compute_totals(const stats *s)
         t.mpi_ns += s->ranks[r].mpi_ns;
         t.calls += s->ranks[r].calls;
         t.bytes += s->ranks[r].bytes;
+        t.polls += s->ranks[r].polls;
     }
     return t;
 }
 
 static counts op_total(const stats *s, int op)
 {
-    counts t = {0, 0, 0};
+    counts t = {0, 0, 0, 0};
     for (int r = 0; s->per_op[op] && r < s->nranks; r++) {
+        t.polls += s->per_op[op][r].polls;
         t.calls += s->per_op[op][r].calls;
         t.bytes += s->per_op[op][r].bytes;
         t.time_ns += s->per_op[op][r].time_ns;
@@ -439,14 +495,19 @@ static json_t *function_json(const stats *s, int op)
         const counts *c = &s->per_op[op][r];
         json_t *o = json_pack("{sisIsIsf}", "rank", r, "calls", (json_int_t)c->calls, "bytes",
                               (json_int_t)c->bytes, "time", seconds(c->time_ns));
+        if (o && is_poll_op(op))
+            json_object_set_new(o, "polls", json_integer((json_int_t)c->polls));
         if (json_array_append_new(per_rank, o)) {
             json_decref(per_rank);
             return NULL;
         }
     }
-    return json_pack("{sssIsIsfso}", "kind", kind_name(op), "calls", (json_int_t)t.calls,
-                     "bytes", (json_int_t)t.bytes, "time", seconds(t.time_ns), "per_rank",
-                     per_rank);
+    json_t *o = json_pack("{sssIsIsfso}", "kind", kind_name(op), "calls", (json_int_t)t.calls,
+                          "bytes", (json_int_t)t.bytes, "time", seconds(t.time_ns), "per_rank",
+                          per_rank);
+    if (o && is_poll_op(op))
+        json_object_set_new(o, "polls", json_integer((json_int_t)t.polls));
+    return o;
 }
 
 static json_t *functions_json(const stats *s)
@@ -476,6 +537,8 @@ static json_t *per_rank_json(const stats *s)
                               percent((double)x->mpi_ns, (double)app), "calls",
                               (json_int_t)x->calls, "bytes", (json_int_t)x->bytes, "sends",
                               (json_int_t)x->sends, "send_bytes", (json_int_t)x->send_bytes);
+        if (o)
+            json_object_set_new(o, "polls", json_integer((json_int_t)x->polls));
         if (json_array_append_new(arr, o)) {
             json_decref(arr);
             return NULL;
@@ -524,6 +587,8 @@ static int print_json(const stats *s)
         (json_int_t)s->sends, "sends_per_rank", sends_per_rank(s), "avg_bytes", avg_bytes(s),
         "total_bytes", (json_int_t)s->send_bytes, "per_rank", per_rank_json(s), "sites",
         sites_json(s, &t));
+    if (doc) /* after "bytes", where the keys of the document are listed */
+        json_object_set_new(doc, "polls", json_integer((json_int_t)t.polls));
     if (!doc) {
         /* jansson refuses strings that are not UTF-8, e.g. such a DIR name */
         fprintf(stderr, "mpicast: %s: cannot build the JSON document (out of memory, or a "
@@ -597,6 +662,20 @@ static void print_messages_text(const stats *s)
     printf("  total volume      %" PRId64 " bytes\n", s->send_bytes);
 }
 
+/* Polls: Test* and Iprobe calls that found nothing (a polling loop's). */
+static void print_polls_text(const stats *s, const totals *t)
+{
+    printf("\nPolls (Test*/Iprobe calls that completed or found nothing)\n");
+    printf("  polls             %" PRId64 "\n", t->polls);
+    for (int op = 0; op < MC_OP_COUNT; op++)
+        if (s->per_op[op] && is_poll_op(op)) {
+            char name[64];
+            mpi_name(name, sizeof name, op);
+            printf("  %-17s %" PRId64 " of %" PRId64 " calls\n", name, op_total(s, op).polls,
+                   op_total(s, op).calls);
+        }
+}
+
 static void print_sites_text(const stats *s, const totals *t)
 {
     size_t n = 0;
@@ -633,6 +712,7 @@ static int print_text(const stats *s)
     print_ranks_text(s, &t);
     print_functions_text(s, &t);
     print_messages_text(s);
+    print_polls_text(s, &t);
     print_sites_text(s, &t);
     return CLI_OK;
 }

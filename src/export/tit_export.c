@@ -8,8 +8,9 @@
  * the recorded cost of MPI calls (every action but compute takes no time of
  * its own in a time-independent trace). Communicator management calls
  * become `sleep` lines of their recorded duration: the simulator charges
- * that duration (cpu.comm_setup = recorded, its default; both divided by
- * cpu.speed), so the export predicts the same time (counted as compute). */
+ * that duration with cpu.comm_setup = recorded (both divided by cpu.speed),
+ * so the export then predicts the same time (counted as compute); the
+ * default, model, prices the calls' collectives instead. */
 #define MC_EXPORT_INTERNAL
 #include "export_internal.h"
 
@@ -320,7 +321,8 @@ static int start(tit_w *w, const mc_event *e)
 
 /* A communicator management call: `sleep` for its recorded duration, in
  * seconds written exactly from the ns (the reader rounds back to the same
- * ns), so that its replay costs what the simulator charges the call. */
+ * ns), so that its replay costs what the simulator charges the call with
+ * cpu.comm_setup = recorded. */
 static void comm_setup(tit_w *w, const mc_event *e)
 {
     int64_t d = mc_event_duration(e);

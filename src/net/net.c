@@ -1,6 +1,7 @@
 /* Network model registry: a static table of name -> ops. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "mpicast/net.h"
 #include "net_models.h"
@@ -83,4 +84,73 @@ int64_t mc_net_coll_time(mc_net *n, const char *op, int comm_size, int64_t bytes
         if (coll_timers[i].ops == n->ops)
             return coll_timers[i].coll_time(n, op, comm_size, bytes);
     return -1;
+}
+
+/* Keys only some models read, with those models (the others ignore them). */
+static const struct {
+    const char *key, *models;
+} model_keys[] = {
+    {"network.topology", "topo"},     {"network.dims", "topo"},
+    {"network.link_bandwidth", "topo"}, {"network.hop_latency", "topo"},
+    {"network.taper", "topo"},        {"network.arity", "topo"},
+    {"network.nic_bandwidth", "topo"}, {"network.uplink_bandwidth", "topo"},
+    {"network.mapping", "topo"},      {"network.mapping_file", "topo"},
+    {"network.routing", "topo"},      {"network.sharing", "topo"},
+};
+
+/* Whether `model` is in the '|'-free comma list `models`. */
+static int reads_key(const char *models, const char *model)
+{
+    size_t n = strlen(model);
+    for (const char *m = models; (m = strstr(m, model)) != NULL; m += n)
+        if ((m == models || m[-1] == ',') && (m[n] == 0 || m[n] == ','))
+            return 1;
+    return 0;
+}
+
+static void append(char *buf, size_t len, const char *word)
+{
+    size_t at = strlen(buf);
+    if (at < len)
+        snprintf(buf + at, len - at, "%s%s", at ? ", " : "", word);
+}
+
+int mc_net_ignored_keys(const mc_platform *p, char *buf, size_t len, char *models, size_t mlen)
+{
+    if (len)
+        buf[0] = 0;
+    if (mlen)
+        models[0] = 0;
+    const char *model = p ? mc_platform_str(p, "network.model") : NULL;
+    if (!p || !model)
+        return 0;
+    int n = 0;
+    for (size_t i = 0; i < sizeof model_keys / sizeof model_keys[0]; i++) {
+        if (!mc_platform_is_set(p, model_keys[i].key) || reads_key(model_keys[i].models, model))
+            continue;
+        append(buf, len, model_keys[i].key);
+        if (mlen && !strstr(models, model_keys[i].models))
+            append(models, mlen, model_keys[i].models);
+        n++;
+    }
+    return n;
+}
+
+int mc_net_warn_ignored(const mc_platform *p, FILE *out, char *seen, size_t seen_len)
+{
+    char keys[512], models[64], line[700];
+    int n = mc_net_ignored_keys(p, keys, sizeof keys, models, sizeof models);
+    if (n == 0)
+        return 0;
+    snprintf(line, sizeof line, "mpicast: warning: %s %s ignored by network.model = %s (only %s "
+             "%s %s)\n", keys, n > 1 ? "are" : "is", mc_platform_str(p, "network.model"), models,
+             strchr(models, ',') ? "read" : "reads", n > 1 ? "them" : "it");
+    if (seen && strcmp(seen, line) == 0)
+        return n;
+    if (seen && seen_len) {
+        strncpy(seen, line, seen_len - 1);
+        seen[seen_len - 1] = 0;
+    }
+    fputs(line, out);
+    return n;
 }

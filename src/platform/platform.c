@@ -110,8 +110,16 @@ static const key_def keys[] = {
      "extra receiver CPU time per rendezvous message (loggp: buffer registration, single-copy setup)"},
     {"intranode.rendezvous_overhead", MC_UNIT_TIME, "0", K_NONNEG, NULL, NULL,
      "network.rendezvous_overhead between two ranks of the same node"},
-    {"cpu.comm_setup", MC_UNIT_STRING, "recorded", 0, "recorded|free", NULL,
-     "communicator management calls (Comm_split, Cart_create, ...): their recorded duration (/ cpu.speed) as MPI time, or free"},
+    {"cpu.comm_setup", MC_UNIT_STRING, "model", 0, "model|recorded|free", NULL,
+     "communicator management calls (Comm_split, Cart_create, ...): cpu.comm_setup_local and their collective on the network (model), their recorded duration (/ cpu.speed) as MPI time, or free"},
+    /* issue 21: communicator management priced by the model, polling loops
+     * (docs/platform.md "Communicator management", "Polling") */
+    {"cpu.comm_setup_local", MC_UNIT_TIME, "1us", K_NONNEG, NULL, NULL,
+     "cpu.comm_setup = model: CPU time of the library's local work per communicator management call"},
+    {"cpu.polling", MC_UNIT_STRING, "wait", 0, "wait|recorded", NULL,
+     "a run of failed Test*/Iprobe calls ending in success: a wait priced by the network (wait), or each call's recorded duration (recorded)"},
+    {"cpu.poll_gap", MC_UNIT_TIME, "2us", K_NONNEG | K_INF, NULL, NULL,
+     "cpu.polling = wait: a burst between two polls shorter than this is the polling loop's own code (dropped); a longer one is work"},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 

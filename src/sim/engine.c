@@ -21,8 +21,11 @@
  *    (LogGOPSim.cpp, "rendezvous - free remote request"). That is
  *    network.rendezvous = loggops (default); with handshake a rendezvous
  *    message is a request, a reply and the data (see "handshake" below).
- * Communicator management calls cost their recorded duration as MPI work
- * (cpu.comm_setup = recorded, default) or nothing (free).
+ * Communicator management calls cost a local cost and their collective on
+ * the modelled network (cpu.comm_setup = model, default), their recorded
+ * duration as MPI work (recorded) or nothing (free).
+ * A run of failed polls (Test*, Iprobe) ending in its success replays as a
+ * wait for that success (cpu.polling = wait, default: see "polling").
  * A rank is busy (CPU) during its compute bursts, so arrivals are processed
  * only when it is inside MPI or between calls: no asynchronous progress.
  * At one instant a rank first executes its MPI call, then processes what is
@@ -782,24 +785,142 @@ static int64_t scale_ps(int64_t ns, double speed)
     return ps < (double)TIME_LIMIT ? llround(ps) : TIME_LIMIT;
 }
 
-/* Recorded duration of the call, scaled like compute: what a test that
- * completed nothing, or an Iprobe, costs. */
-static void op_local_cost(sim *S, int r, const mc_event *e)
+/* Recorded duration of the call in ps, scaled like compute. */
+static int64_t recorded_ps(const sim *S, const mc_event *e)
 {
     int64_t d = mc_event_duration(e);
     if (d <= 0)
-        return;
+        return 0;
     if (d > NS_LIMIT)
         d = NS_LIMIT;
-    int64_t ps = S->speed == 1.0 ? d * 1000 : scale_ps(d, S->speed);
-    cpu_work(S, r, S->now, ps, mc_op_name(e->op));
+    return S->speed == 1.0 ? d * 1000 : scale_ps(d, S->speed);
+}
+
+/* The recorded duration as MPI work: what a call the model cannot price
+ * costs (cpu.polling = recorded: a test that completed nothing, an Iprobe). */
+static void op_local_cost(sim *S, int r, const mc_event *e)
+{
+    int64_t ps = recorded_ps(S, e);
+    if (ps > 0)
+        cpu_work(S, r, S->now, ps, mc_op_name(e->op));
+}
+
+/* ------------------------------------------------------------ polling */
+
+/* cpu.polling = wait (the default). A loop that tests requests, or probes
+ * for a message, until they complete is waiting, however many calls it
+ * takes. Charged as recorded, its failed calls cost what the traced network
+ * made them last (HPCC: 96 % of the predicted communication), and the
+ * prediction would not move with the modelled network.
+ *
+ * A run of failed polls (Test/Testall/Testany/Testsome completing nothing,
+ * Iprobe finding nothing) that ends in the success it polled for (a Test*
+ * or Wait* completing requests; after Iprobes, a successful Iprobe or a
+ * Probe for the same communicator, source and tag) replays as that success
+ * alone: a wait for what it completes (a probe for the message it found),
+ * priced by the network. The failed calls cost nothing; a burst between
+ * them shorter than cpu.poll_gap is the loop's own code (and the tracer's)
+ * and is dropped; a longer one is real work done while waiting, so the run
+ * ends at the later of the completion and the end of that work.
+ *
+ * The trace does not record which requests a failed test looked at, so any
+ * failed Test* goes on with a run of tests. A run that ends otherwise
+ * (another call, a completion of nothing, a probe for something else, the
+ * end of the stream) is charged what it held back, as recorded. */
+
+static int is_test_op(int op)
+{
+    return op >= MC_OP_TEST && op <= MC_OP_TESTSOME;
+}
+
+/* POLL_TESTS or POLL_IPROBE for a poll that found nothing, else POLL_NONE. */
+static int failed_poll(const mc_event *e)
+{
+    if (is_test_op(e->op) && e->nvals == 0)
+        return POLL_TESTS;
+    if (e->op == MC_OP_IPROBE && e->bytes2 == 0 && e->peer != MC_NONE)
+        return POLL_IPROBE;
+    return POLL_NONE;
+}
+
+/* Whether e is the success that the run p polls for. */
+static int ends_run(const sim_poll *p, const mc_event *e)
+{
+    if (p->kind == POLL_TESTS)
+        return (is_test_op(e->op) || (e->op >= MC_OP_WAIT && e->op <= MC_OP_WAITSOME)) &&
+               e->nvals > 0;
+    /* a Probe records the source and tag it matched, an Iprobe those asked */
+    int probe = e->op == MC_OP_PROBE || (e->op == MC_OP_IPROBE && e->bytes2 != 0);
+    return p->kind == POLL_IPROBE && probe && e->comm == p->comm &&
+           (p->peer == MC_ANY || p->peer == e->peer) && (p->tag == MC_ANY || p->tag == e->tag);
+}
+
+static int64_t add_capped(int64_t a, int64_t b)
+{
+    return a > TIME_LIMIT - b ? TIME_LIMIT : a + b;
+}
+
+/* A failed poll of rank r: starts or goes on with its run, at no cost. */
+static void poll_hold(sim *S, int r, const mc_event *e, int kind)
+{
+    sim_poll *p = &S->poll[r];
+    S->r[r].polling = 1;
+    p->kind = (uint8_t)kind;
+    p->comm = e->comm;
+    p->peer = e->peer;
+    p->tag = e->tag;
+    p->held_mpi = add_capped(p->held_mpi, recorded_ps(S, e));
+}
+
+/* The burst b before rank r's next event e while r is in a run: held back
+ * (0) if shorter than cpu.poll_gap and e goes on with the run or ends it;
+ * if e breaks the run, b plus the bursts held back, with the polls' held
+ * time in *mpi (the run is over). */
+static int64_t poll_burst(sim *S, int r, const mc_event *e, int64_t b, int64_t *mpi)
+{
+    sim_poll *p = &S->poll[r];
+    *mpi = 0;
+    if (failed_poll(e) || ends_run(p, e)) {
+        if (b >= S->poll_gap)
+            return b;
+        p->held_compute = add_capped(p->held_compute, b);
+        return 0;
+    }
+    b = add_capped(b, p->held_compute);
+    *mpi = p->held_mpi;
+    memset(p, 0, sizeof *p);
+    S->r[r].polling = 0;
+    return b;
+}
+
+/* cpu.polling = wait: an Iprobe is a failed poll, or the probe for the
+ * message it found (its matched source and tag). */
+static void op_iprobe(sim *S, int r, mc_event *e)
+{
+    if (!S->poll) {
+        op_local_cost(S, r, e);
+        return;
+    }
+    int kind = failed_poll(e);
+    if (kind) {
+        poll_hold(S, r, e, kind);
+        return;
+    }
+    if (e->bytes2 == 0 || e->peer2 < 0 || e->peer2 >= S->n || e->tag2 == MC_ANY) {
+        op_local_cost(S, r, e); /* MPI_PROC_NULL, or no match recorded */
+        return;
+    }
+    e->peer = e->peer2; /* what op_probe and process_msg look for */
+    e->tag = e->tag2;
+    op_probe(S, r, e);
 }
 
 static void op_wait(sim *S, int r, const mc_event *e)
 {
-    int is_test = e->op >= MC_OP_TEST && e->op <= MC_OP_TESTSOME;
     if (e->nvals == 0) {
-        if (is_test)
+        if (is_test_op(e->op) && S->poll)
+            poll_hold(S, r, e, POLL_TESTS);
+        else if (is_test_op(e->op))
             op_local_cost(S, r, e);
         return;
     }
@@ -817,16 +938,50 @@ static void op_wait(sim *S, int r, const mc_event *e)
     }
 }
 
-/* cpu.comm_setup = recorded: a communicator management call costs its
- * recorded duration as MPI work (comm), divided by cpu.speed like every
- * recorded time of the traced machine (bursts, failed tests, Iprobe: the
- * `sleep` of a time-independent export then replays it exactly at any
- * speed). The wait for a slow member is part of the recorded duration, not
- * re-synchronised in the replay. */
+/* cpu.comm_setup = model (default): a call that builds a communicator
+ * costs what the platform says. The library's local work (the group, the
+ * communicator object, topology tables) is cpu.comm_setup_local of MPI
+ * work; then the collective that every implementation runs over the parent
+ * communicator, on the modelled network with the algorithm the platform
+ * names: Comm_split and Cart_sub exchange each member's (colour, key), an
+ * allgather of 8 bytes; Comm_dup, Comm_create, Cart_create, Graph_create,
+ * Dist_graph_create_adjacent and Intercomm_create (over its local
+ * communicator) agree on a context id, an allreduce of 8 bytes. The wait
+ * for a late member is then the model's, not the traced run's. Comm_free
+ * is local. A parent the replay cannot run a collective on (an
+ * intercommunicator) leaves the local cost alone. */
+static void comm_setup_model(sim *S, int r, const mc_event *e)
+{
+    if (S->comm_local > 0)
+        cpu_work(S, r, S->now, S->comm_local, mc_op_name(e->op));
+    if (e->op == MC_OP_COMM_FREE)
+        return;
+    const sim_comm *c = comm_find(S, e->comm);
+    if (!c || c->inter || comm_rank_of(S, c, r) < 0)
+        return;
+    int split = e->op == MC_OP_COMM_SPLIT || e->op == MC_OP_CART_SUB;
+    mc_event x;
+    memset(&x, 0, sizeof x);
+    x.op = split ? MC_OP_ALLGATHER : MC_OP_ALLREDUCE;
+    x.site = e->site;
+    x.comm = e->comm;
+    x.peer = x.peer2 = x.tag = x.tag2 = MC_NONE;
+    x.bytes = x.bytes2 = 8; /* (colour, key) as two ints per member (the block an
+                               allgather's receive count names); a 64-bit context id */
+    S->r[r].nwait++;
+    exec_start(S, r, &x, x.op, -1);
+}
+
+/* The cost of a communicator management call: cpu.comm_setup = model (the
+ * default, above), recorded (its recorded duration as MPI work, divided by
+ * cpu.speed like every recorded time of the traced machine; the wait for a
+ * slow member is part of it, not re-synchronised) or free. */
 static void op_comm_setup_cost(sim *S, int r, const mc_event *e)
 {
-    if (!S->comm_setup_free)
+    if (S->comm_setup == CS_RECORDED)
         op_local_cost(S, r, e);
+    else if (S->comm_setup == CS_MODEL)
+        comm_setup_model(S, r, e);
 }
 
 static void op_comm_create(sim *S, int r, const mc_event *e)
@@ -870,6 +1025,10 @@ static int exec_op(sim *S, int r)
         return 0;
     R->in_call = 1;
     R->call_start = R->tl_mark = S->now;
+    if (R->polling && !failed_poll(e)) { /* the success: nothing to charge */
+        memset(&S->poll[r], 0, sizeof S->poll[r]);
+        R->polling = 0;
+    }
     switch (e->op) {
     case MC_OP_SEND: case MC_OP_SSEND: case MC_OP_BSEND: case MC_OP_RSEND:
         if (e->peer != MC_NONE)
@@ -900,7 +1059,7 @@ static int exec_op(sim *S, int r)
         op_probe(S, r, e);
         break;
     case MC_OP_IPROBE:
-        op_local_cost(S, r, e);
+        op_iprobe(S, r, &R->ev);
         break;
     case MC_OP_SEND_INIT: case MC_OP_SSEND_INIT: case MC_OP_BSEND_INIT: case MC_OP_RSEND_INIT:
     case MC_OP_RECV_INIT:
@@ -919,7 +1078,7 @@ static int exec_op(sim *S, int r)
     case MC_OP_COMM_DUP: case MC_OP_COMM_SPLIT: case MC_OP_COMM_CREATE:
     case MC_OP_CART_CREATE: case MC_OP_CART_SUB: case MC_OP_GRAPH_CREATE:
     case MC_OP_DIST_GRAPH_CREATE_ADJACENT: case MC_OP_INTERCOMM_CREATE:
-        /* membership, and the recorded cost unless cpu.comm_setup = free */
+        /* membership, and the cost cpu.comm_setup says */
         op_comm_create(S, r, e);
         op_comm_setup_cost(S, r, e);
         break;
@@ -986,6 +1145,25 @@ static int64_t burst_ps(sim *S, int r, const mc_event *e)
     return ps;
 }
 
+/* The stream of rank r ended in a polling run: what it held back is spent
+ * as recorded (its end moves). */
+static void poll_charge_rest(sim *S, int r)
+{
+    sim_poll *p = &S->poll[r];
+    sim_rank *R = &S->r[r];
+    int64_t t = S->now;
+    if (p->held_compute > 0 && p->held_compute <= TIME_LIMIT - t) {
+        R->compute += p->held_compute;
+        t += p->held_compute;
+        R->cpu = t;
+    }
+    if (p->held_mpi > 0 && p->held_mpi <= TIME_LIMIT - t)
+        cpu_work(S, r, t, p->held_mpi, "polls");
+    memset(p, 0, sizeof *p);
+    R->polling = 0;
+    R->end = R->cpu > R->end ? R->cpu : R->end;
+}
+
 /* Reads the rank's next event and starts its compute burst. Returns 0 when
  * the rank has finished (or failed). */
 static int fetch(sim *S, int r)
@@ -1009,12 +1187,16 @@ static int fetch(sim *S, int r)
         R->state = RS_DONE;
         R->end = S->now;
         S->ndone++;
+        if (R->polling)
+            poll_charge_rest(S, r);
         return 0;
     }
     R->events++;
     S->events++;
-    int64_t b = burst_ps(S, r, &R->ev);
-    if (b > TIME_LIMIT - S->now) {
+    int64_t b = burst_ps(S, r, &R->ev), held_mpi = 0;
+    if (R->polling)
+        b = poll_burst(S, r, &R->ev, b, &held_mpi);
+    if (b > TIME_LIMIT - S->now || held_mpi > TIME_LIMIT - S->now - b) {
         sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: simulated time passes %.0f s (a compute "
                  "burst, duration or size in the trace is absurdly large)", r,
                  (unsigned long long)R->events, (double)TIME_LIMIT * 1e-12);
@@ -1027,6 +1209,8 @@ static int fetch(sim *S, int r)
         if (S->tl)
             tl_slice(S, r, "compute", "compute", S->now, S->now + b);
     }
+    if (held_mpi > 0) /* a polling run that did not end in its success */
+        cpu_work(S, r, S->now + b, held_mpi, "polls");
     R->phase = PH_EXEC;
     return 1;
 }
@@ -1120,7 +1304,15 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     const char *rdv = p ? mc_platform_str(p, "network.rendezvous") : NULL;
     S->rdv_handshake = rdv && strcmp(rdv, "handshake") == 0;
     const char *cs = p ? mc_platform_str(p, "cpu.comm_setup") : NULL;
-    S->comm_setup_free = cs && strcmp(cs, "free") == 0;
+    S->comm_setup = !cs || strcmp(cs, "model") == 0 ? CS_MODEL
+                    : strcmp(cs, "free") == 0      ? CS_FREE
+                                                   : CS_RECORDED;
+    double local = plat_num(p, "cpu.comm_setup_local", 1e-6);
+    S->comm_local = local * MC_PS_PER_S < (double)TIME_LIMIT ? llround(local * MC_PS_PER_S)
+                                                              : TIME_LIMIT;
+    const char *pm = p ? mc_platform_str(p, "cpu.polling") : NULL;
+    double gap = plat_num(p, "cpu.poll_gap", 2e-6);
+    S->poll_gap = gap * MC_PS_PER_S < (double)TIME_LIMIT ? llround(gap * MC_PS_PER_S) : TIME_LIMIT;
     for (int op = MC_OP_BARRIER; op <= MC_OP_EXSCAN; op++) {
         char key[64] = "collectives.";
         size_t k = strlen(key);
@@ -1166,6 +1358,13 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     if (!S->r) {
         mc_error_set(err, MC_ERR_NOMEM, "out of memory for %d ranks", S->n);
         return -1;
+    }
+    if (!(pm && strcmp(pm, "recorded") == 0)) {
+        S->poll = calloc((size_t)S->n, sizeof *S->poll);
+        if (!S->poll) {
+            mc_error_set(err, MC_ERR_NOMEM, "out of memory for %d ranks", S->n);
+            return -1;
+        }
     }
     for (int i = 0; i < S->n; i++) {
         sim_rank *R = &S->r[i];
@@ -1214,6 +1413,7 @@ static void sim_free(sim *S)
     }
     free(S->comms);
     free(S->r);
+    free(S->poll);
     mc_net_destroy(S->net);
 }
 

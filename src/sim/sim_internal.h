@@ -276,8 +276,24 @@ typedef struct sim_rank {
     uint64_t events;
     int64_t call_start, tl_mark;
     mc_event ev;               /* current event */
+    uint8_t polling;           /* in a run of failed polls (S->poll[r]): read with ev,
+                                  so the poll array is touched only in a run */
 } sim_rank;
 _Static_assert(sizeof(sim_rank) == 256, "a rank is four cache lines");
+
+/* cpu.polling = wait (engine.c, "Polling"): the run of failed polls a rank
+ * is in. What the run held back is charged as recorded if the run ends in
+ * anything but the success it polled for. */
+enum { POLL_NONE, POLL_TESTS, POLL_IPROBE };
+typedef struct sim_poll {
+    int64_t held_compute; /* ps of short bursts between the polls */
+    int64_t held_mpi;     /* ps of the failed polls' recorded durations */
+    uint64_t comm;        /* POLL_IPROBE: the source and tag polled for */
+    int32_t peer, tag;
+    uint8_t kind;         /* POLL_*: the last failed poll's kind */
+} sim_poll;
+
+enum { CS_MODEL, CS_RECORDED, CS_FREE }; /* cpu.comm_setup */
 
 /* The algorithm chosen for an operation at one (size, bytes) (exec.c). */
 typedef struct coll_memo {
@@ -319,7 +335,10 @@ typedef struct sim {
     double speed, ps_per_flop, reduce_ps_per_byte;
     int64_t eager_limit;
     uint8_t rdv_handshake;   /* network.rendezvous = handshake */
-    uint8_t comm_setup_free; /* cpu.comm_setup = free */
+    uint8_t comm_setup;      /* cpu.comm_setup: CS_MODEL, CS_RECORDED or CS_FREE */
+    int64_t comm_local;      /* cpu.comm_setup_local, ps */
+    sim_poll *poll;          /* per rank with cpu.polling = wait, else NULL */
+    int64_t poll_gap;        /* cpu.poll_gap, ps */
     uint8_t sync_free;       /* collectives cost nothing: see exec.c's synchronizing() */
     uint8_t prefetch;        /* ranks enough for their state to leave the caches:
                                 fetch ahead (sim_prefetch_ahead, POOL_TAKE) */

@@ -143,7 +143,7 @@ static void describe_rank(sim *S, const stuck_index *ix, sbuf *b, int r)
         return;
     }
     switch (e->op) {
-    case MC_OP_RECV: case MC_OP_PROBE:
+    case MC_OP_RECV: case MC_OP_PROBE: case MC_OP_IPROBE: /* a successful one waits */
         sb_printf(b, "%s from rank %d tag %d comm %s: no matching message", mc_op_name(e->op),
                   e->peer, e->tag, comm_name(e->comm, cb, sizeof cb));
         peer_note(S, b, e->peer);

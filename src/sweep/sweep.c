@@ -26,6 +26,7 @@
 #include "mpicast/extrap.h"
 #include "mpicast/blocks.h"
 #include "mpicast/format.h"
+#include "mpicast/net.h"
 #include "mpicast/platform.h"
 #include "mpicast/sim.h"
 #include "mpicast/input.h"
@@ -186,12 +187,14 @@ static mc_platform *point_platform(const sweep_cfg *c, int combo, const char *xk
 static int check_inputs(sweep_cfg *c)
 {
     mc_error err = {0};
+    char warned[1024] = "";
     for (int combo = 0; combo < c->ncombos; combo++) {
         mc_platform *p = point_platform(c, combo, NULL, 0, &err);
         if (!p) {
             fprintf(stderr, "mpicast: %s\n", err.msg);
             return SWEEP_BAD_INPUT;
         }
+        mc_net_warn_ignored(p, stderr, warned, sizeof warned);
         mc_platform_destroy(p);
     }
     if (c->solve) {
