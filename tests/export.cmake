@@ -33,3 +33,7 @@ add_test(NAME test_input_every_command
 # --opt=value is --opt value for every subcommand (src/cli/main.c).
 add_test(NAME test_cli_opt_equals
          COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_opt_equals.sh)
+# The report's timeline covers the whole run at any size (aggregated past
+# 20,000 slices, and said so): src/export/tl_view.c.
+add_test(NAME test_report_timeline_whole_run
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_report_timeline_whole_run.sh)

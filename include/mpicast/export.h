@@ -90,6 +90,19 @@ int mc_otf2_is_archive(const char *path);
 /* The anchor file of an archive path (malloc'd), or NULL. */
 char *mc_otf2_anchor(const char *path);
 
+/* The simulated run as an OTF2 archive, slice by slice: pass
+ * mc_tl_otf2_slice and the object as the replay's mc_sim_slice_fn and its
+ * context (exact times, no text in between), then write OUTDIR/traces.otf2
+ * once the replay has ended (nranks: the run's; ranks without slices get
+ * empty locations). Slices nest by time: MPI calls (region MPI_<op>), and
+ * inside them or alone compute, comm and wait regions. */
+typedef struct mc_tl_otf2 mc_tl_otf2;
+mc_tl_otf2 *mc_tl_otf2_create(void);
+void mc_tl_otf2_slice(void *ctx, int rank, const char *name, const char *cat, int64_t t0_ps,
+                      int64_t t1_ps);
+mc_err mc_tl_otf2_write(mc_tl_otf2 *t, const char *outdir, int nranks, mc_error *err);
+void mc_tl_otf2_destroy(mc_tl_otf2 *t);
+
 /* Converts the simulator's Chrome timeline (predict --timeline) read from
  * `in` to an OTF2 archive in OUTDIR: slices become nested regions (MPI
  * calls, compute, comm, wait) on one location per rank. */

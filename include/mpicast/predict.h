@@ -41,6 +41,8 @@ typedef struct mc_predict_request {
                                       table, whose counts are per replay) */
     int links;                     /* 1: per-link statistics (flow models) */
     FILE *timeline;                /* Chrome JSON of the platform replay, or NULL */
+    mc_sim_slice_fn slice;         /* the platform replay's timeline slices, or NULL */
+    void *slice_ctx;
     const volatile sig_atomic_t *interrupt; /* see mc_sim_options.interrupt */
     /* Optional progress display: wrap(ctx, src, what) returns a source that
      * passes src's events through (or src itself); unwrap ends it. Called

@@ -53,12 +53,22 @@ typedef struct mc_sim_comm {
 typedef int64_t (*mc_sim_compute_fn)(void *ctx, int rank, int32_t prev_site, int32_t site,
                                      int64_t scaled_ps);
 
+/* A timeline sink: one slice of rank `rank` from t0_ps to t1_ps (exact),
+ * named after the MPI call or "compute", "wait", ..., in category "compute",
+ * "mpi" (a whole MPI call), "comm" (CPU work for MPI) or "wait" (the parts
+ * of a call not covered by comm slices). Slices come in the order the
+ * simulator makes them: not sorted by time, across ranks or within one. */
+typedef void (*mc_sim_slice_fn)(void *ctx, int rank, const char *name, const char *cat,
+                                int64_t t0_ps, int64_t t1_ps);
+
 typedef struct mc_sim_options {
     const char *net_model;      /* NULL: the platform's network.model; "free" for
                                    the zero-cost reference network */
     const mc_sim_comm *comms;   /* known communicators, or NULL */
     size_t ncomms;
     FILE *timeline;             /* Chrome trace-event JSON written here, or NULL */
+    mc_sim_slice_fn slice;      /* every timeline slice to this sink, or NULL */
+    void *slice_ctx;
     mc_sim_compute_fn compute;  /* NULL: bursts / cpu.speed */
     void *compute_ctx;
     struct mc_net *net;         /* borrowed network model (mc_net_create with this

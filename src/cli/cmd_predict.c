@@ -19,11 +19,11 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "predict_otf2.h"
 #include "progress_source.h"
 #include "predict_links.h"
 #include "mpicast/predict.h"
 #include "mpicast/blocks.h"
+#include "mpicast/export.h"
 #include "mpicast/extrap.h"
 #include "mpicast/format.h"
 #include "mpicast/net.h"
@@ -366,8 +366,9 @@ int cmd_predict(int argc, char **argv)
         rc = cli_fail(&err);
         goto out;
     }
-    if (a.timeline_otf2 && !tl && !(tl = tmpfile())) {
-        mc_error_set(&err, MC_ERR_IO, "%s: cannot create a temporary timeline", a.timeline_otf2);
+    mc_tl_otf2 *tlo = NULL;
+    if (a.timeline_otf2 && !(tlo = mc_tl_otf2_create())) {
+        mc_error_set(&err, MC_ERR_NOMEM, "%s: out of memory", a.timeline_otf2);
         rc = cli_fail(&err);
         goto out;
     }
@@ -375,6 +376,7 @@ int cmd_predict(int argc, char **argv)
         .trace = a.trace, .platform = p, .ranks = a.ranks, .rules = &a.xrules,
         .compute = a.compute, .breakdown = !a.no_breakdown, .jobs = a.jobs, .links = 1,
         .timeline = tl, .interrupt = &interrupted,
+        .slice = tlo ? mc_tl_otf2_slice : NULL, .slice_ctx = tlo,
         .wrap = wrap_progress, .unwrap = unwrap_progress, .wrap_ctx = &a,
     };
     mc_predict_result res;
@@ -399,9 +401,10 @@ int cmd_predict(int argc, char **argv)
     } else {
         print_text(&a, p, &res, f);
     }
-    mc_predict_result_free(&res);
-    if (tl && a.timeline_otf2 && rc == CLI_OK && predict_timeline_otf2(tl, a.timeline_otf2, &err))
+    if (tlo && rc == CLI_OK && mc_tl_otf2_write(tlo, a.timeline_otf2, res.run.nranks, &err))
         rc = cli_fail(&err);
+    mc_tl_otf2_destroy(tlo);
+    mc_predict_result_free(&res);
     if (tl && fclose(tl) != 0 && rc == CLI_OK) {
         mc_error_set(&err, MC_ERR_IO, "%s: write failed", a.timeline ? a.timeline : "timeline");
         rc = cli_fail(&err);

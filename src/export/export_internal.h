@@ -62,6 +62,17 @@ int lt_is_send(int op);
 /* Calls fn for every complete ("X") slice of a Chrome timeline (the
  * simulator's, read from the start of `in`); a non-zero return from fn stops
  * and is returned. -1 with err filled when the file is not JSON. */
+/* The report's simulated timeline (tl_view.c): rows ranks (the first ones),
+ * window [w0, w1] in ps (w1 <= w0: the whole run). Feed it with
+ * tl_view_slice as the replay's mc_sim_slice_fn; render once the replay has
+ * ended (end_ps: the predicted time). Exact slices while at most 20,000 fall
+ * in the window, shares per column beyond (said in the figure's note). */
+typedef struct tl_view tl_view;
+tl_view *tl_view_create(int rows, int64_t w0_ps, int64_t w1_ps);
+void tl_view_slice(void *ctx, int rank, const char *name, const char *cat, int64_t t0, int64_t t1);
+void tl_view_render(const tl_view *v, FILE *out, int nranks, int64_t end_ps);
+void tl_view_destroy(tl_view *v);
+
 typedef int (*tl_slice_fn)(void *ctx, const char *name, const char *cat, int tid, double ts,
                            double dur);
 int tl_each_slice(FILE *in, tl_slice_fn fn, void *ctx, mc_error *err);

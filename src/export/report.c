@@ -170,74 +170,6 @@ static void stats_section(rep *R, const loaded_trace *t, size_t nmsgs, int64_t m
     fputs("</table>\n", R->out);
 }
 
-static const char *cat_color(const char *cat)
-{
-    if (strcmp(cat, "compute") == 0) return "#4e9a06";
-    if (strcmp(cat, "comm") == 0) return "#3465a4";
-    if (strcmp(cat, "wait") == 0) return "#cc0000";
-    return "#c4a000"; /* mpi */
-}
-
-typedef struct tl_draw {
-    rep *R;
-    double w0, w1;
-    int rows, W, left, rowh;
-    size_t drawn;
-} tl_draw;
-
-static int draw_slice(void *ctx, const char *name, const char *cat, int r, double ts, double dur)
-{
-    tl_draw *d = ctx;
-    double te = ts + dur;
-    if (r < 0 || r >= d->rows || te < d->w0 || ts > d->w1 || d->drawn >= 20000) /* keeps the page light */
-        return 0;
-    ts = ts < d->w0 ? d->w0 : ts;
-    te = te > d->w1 ? d->w1 : te;
-    double x = d->left + (ts - d->w0) / (d->w1 - d->w0) * d->W, wd = (te - ts) / (d->w1 - d->w0) * d->W;
-    int is_mpi = strcmp(cat, "mpi") == 0;
-    fprintf(d->R->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>", x,
-            2 + r * d->rowh + (is_mpi ? 12 : 0), wd < 0.3 ? 0.3 : wd, is_mpi ? 3 : 11, cat_color(cat));
-    esc(d->R->out, name);
-    fprintf(d->R->out, " %.3f-%.3f us</title></rect>\n", ts, te);
-    d->drawn++;
-    return 0;
-}
-
-/* The simulated timeline of one window as SVG rectangles: one row per rank
- * (at most 64 rows), MPI calls as a thin band under compute/comm/wait. */
-static void timeline_svg(rep *R, FILE *tl, int nranks, double end_s)
-{
-    tl_draw d = {.R = R, .w0 = R->o->window_start * 1e6, .w1 = R->o->window_end * 1e6,
-                 .rows = nranks < 64 ? nranks : 64, .W = 1100, .left = 70, .rowh = 18};
-    if (!(d.w1 > d.w0)) {
-        d.w0 = 0;
-        d.w1 = end_s * 1e6;
-    }
-    if (!(d.w1 > d.w0))
-        d.w1 = d.w0 + 1;
-    int H = d.rows * d.rowh + 40;
-    fprintf(R->out, "<div class=\"figure\" id=\"fig-timeline\" data-figure=\"timeline\">"
-                    "<p class=\"note\">Simulated timeline, window %.6f s to %.6f s%s</p>\n"
-                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-            d.w0 * 1e-6, d.w1 * 1e-6, nranks > d.rows ? " (first 64 ranks)" : "", d.W + d.left + 10, H,
-            d.W + d.left + 10, H);
-    for (int r = 0; r < d.rows; r++)
-        fprintf(R->out, "<text x=\"4\" y=\"%d\" font-size=\"11\">rank %d</text>\n", 14 + r * d.rowh, r);
-    mc_error e = {0};
-    tl_each_slice(tl, draw_slice, &d, &e);
-    int rows = d.rows, left = d.left, W = d.W, rowh = d.rowh;
-    fprintf(R->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\"/>"
-                    "<text x=\"%d\" y=\"%d\" font-size=\"11\">%.6f s</text>"
-                    "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.6f s</text></svg>\n",
-            left, rows * rowh + 6, left + W, rows * rowh + 6, left, rows * rowh + 22, d.w0 * 1e-6, left + W,
-            rows * rowh + 22, d.w1 * 1e-6);
-    fputs("<div class=\"legend\"><span><i class=\"sw\" style=\"background:#4e9a06\"></i>compute</span>"
-          "<span><i class=\"sw\" style=\"background:#3465a4\"></i>comm (CPU in MPI)</span>"
-          "<span><i class=\"sw\" style=\"background:#cc0000\"></i>wait</span>"
-          "<span><i class=\"sw\" style=\"background:#c4a000\"></i>MPI call</span></div></div>\n",
-          R->out);
-}
-
 static void add_point(rep *R, double p, double t, double comp, double comm, const char *label)
 {
     void *v = realloc(R->pts, (R->npts + 1) * sizeof *R->pts);
@@ -262,8 +194,10 @@ static void prediction_section(rep *R, const char *dir, int idx, int nranks)
         fputs("</p>\n", R->out);
         return;
     }
-    FILE *tl = tmpfile();
-    mc_predict_request rq = {.trace = dir, .platform = p, .breakdown = 1, .timeline = tl};
+    tl_view *tl = tl_view_create(nranks < 64 ? nranks : 64, llround(o->window_start * 1e12),
+                                 llround(o->window_end * 1e12));
+    mc_predict_request rq = {.trace = dir, .platform = p, .breakdown = 1,
+                             .slice = tl ? tl_view_slice : NULL, .slice_ctx = tl};
     mc_predict_result pr;
     mc_err rc = mc_predict_run(&rq, &pr, R->err);
     const mc_sim_result res = pr.run, fr = pr.free_run;
@@ -301,10 +235,12 @@ static void prediction_section(rep *R, const char *dir, int idx, int nranks)
                      res.nranks > 32 ? "format '' scale 0" : "nomirror");
             figure(R, name, "Per-rank stacked bars of the predicted compute, comm and wait", script, path);
         }
-        timeline_svg(R, tl, res.nranks, T);
+        if (tl)
+            tl_view_render(tl, R->out, res.nranks, res.end);
+        else
+            fputs("<p class=\"note\">No timeline: out of memory.</p>\n", R->out);
     }
-    if (tl)
-        fclose(tl);
+    tl_view_destroy(tl);
     mc_predict_result_free(&pr);
     mc_platform_destroy(p);
 }

@@ -144,6 +144,8 @@ static mc_err replay(replay_job *j)
     opt.comms = comms;
     opt.ncomms = ncomms;
     opt.timeline = j->is_free ? NULL : rq->timeline;
+    opt.slice = j->is_free ? NULL : rq->slice;
+    opt.slice_ctx = rq->slice_ctx;
     opt.interrupt = rq->interrupt;
     table_hook hook;
     if (rq->compute) {

@@ -137,7 +137,7 @@ void cpu_work(sim *S, int r, int64_t start, int64_t len, const char *what)
     sim_rank *R = &S->r[r];
     R->cpu = start + len;
     R->work += len;
-    if (S->tl && len > 0) {
+    if (S->tl_on && len > 0) {
         if (R->in_call && start > R->tl_mark)
             tl_slice(S, r, "wait", "wait", R->tl_mark, start);
         tl_slice(S, r, what, "comm", start, start + len);
@@ -1118,7 +1118,7 @@ static void end_call(sim *S, int r)
     if (!R->in_call)
         return;
     R->in_call = 0;
-    if (S->tl) {
+    if (S->tl_on) {
         if (S->now > R->tl_mark)
             tl_slice(S, r, "wait", "wait", R->tl_mark, S->now);
         tl_slice(S, r, mc_op_name(R->ev.op), "mpi", R->call_start, S->now);
@@ -1206,7 +1206,7 @@ static int fetch(sim *S, int r)
     if (b > 0) {
         R->compute += b;
         R->cpu = S->now + b;
-        if (S->tl)
+        if (S->tl_on)
             tl_slice(S, r, "compute", "compute", S->now, S->now + b);
     }
     if (held_mpi > 0) /* a polling run that did not end in its success */
@@ -1330,6 +1330,9 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
         S->compute = opt->compute;
         S->compute_ctx = opt->compute_ctx;
         S->tl = opt->timeline;
+        S->slice = opt->slice;
+        S->slice_ctx = opt->slice_ctx;
+        S->tl_on = S->tl || S->slice;
     }
     if (S->n > MAX_INDEX) {
         mc_error_set(err, MC_ERR_USAGE, "%s: %d ranks: the simulator handles at most %d",
@@ -1349,7 +1352,7 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
      * collective is zero (exec.c's sync shortcut); a timeline would lose the
      * schedule's slices, so not with one. */
     S->sync_free = strcmp(S->net->ops->name, "free") == 0 && S->reduce_ps_per_byte == 0 &&
-                   !S->tl;
+                   !S->tl_on;
     S->r = aligned_alloc(64, (size_t)S->n * sizeof *S->r); /* whole lines */
     if (S->r) {
         sim_hint_huge(S->r, (size_t)S->n * sizeof *S->r);

@@ -347,7 +347,10 @@ typedef struct sim {
 
     mc_sim_compute_fn compute;
     void *compute_ctx;
-    FILE *tl;
+    FILE *tl;                 /* Chrome timeline, or NULL */
+    mc_sim_slice_fn slice;    /* timeline sink, or NULL */
+    void *slice_ctx;
+    int tl_on;                /* tl or slice: make the slices */
     int tl_first;
 
     int32_t pend_r;  /* a rank woken by the current handler, not yet queued */

@@ -1,4 +1,6 @@
-/* Chrome trace-event JSON of the simulated run (viewable in Perfetto):
+/* The simulated run's timeline: every slice goes to the caller's sink
+ * (mc_sim_options.slice, exact picoseconds) and/or as Chrome trace-event
+ * JSON (viewable in Perfetto) to mc_sim_options.timeline:
  * one process, one thread (track) per rank; complete ("X") slices of
  * category compute, mpi (a whole MPI call, named after it), comm (CPU work
  * for MPI inside or outside a call: send, recv, reduce, Test, Iprobe) and
@@ -21,6 +23,10 @@ void tl_begin(sim *S)
 void tl_slice(sim *S, int r, const char *name, const char *cat, int64_t t0, int64_t t1)
 {
     if (t1 < t0)
+        return;
+    if (S->slice)
+        S->slice(S->slice_ctx, r, name, cat, t0, t1);
+    if (!S->tl)
         return;
     fprintf(S->tl,
             ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,"
