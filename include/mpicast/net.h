@@ -98,7 +98,19 @@ typedef struct mc_net_ops {
     /* Flow interface, or NULL in pure pricing models (loggp): the engine then
      * uses `transfer`'s arrive and nothing else. */
     const struct mc_net_flow_ops *flow;
+    unsigned caps;       /* MC_NET_CAP_* the model declares (0: none) */
+    /* Platform keys only this model reads (NULL-terminated, or NULL): a key
+     * set while another model is chosen is named as ignored. */
+    const char *const *keys;
 } mc_net_ops;
+
+/* Capabilities a model declares, so that the simulator asks for a property
+ * rather than a model's name. */
+enum {
+    /* Every transfer costs nothing (no latency, overhead, gap, infinite
+     * bandwidth): the simulator may complete a collective's schedule at once. */
+    MC_NET_CAP_ZERO_COST = 1u << 0,
+};
 
 /* Every model object starts with this header. */
 struct mc_net {

@@ -44,7 +44,9 @@ mc_err mc_platform_set(mc_platform *p, const char *assignment, mc_error *err);
 mc_err mc_platform_set_kv(mc_platform *p, const char *key, const char *value, mc_error *err);
 
 /* Typed getters for keys of the table; the key must be known (programming
- * error otherwise: returns NaN / NULL). `inf` is returned as INFINITY. */
+ * error otherwise: returns NaN / NULL). `inf` is returned as INFINITY.
+ * p == NULL gives the key's default (the one table of defaults: callers
+ * never repeat a default). */
 double mc_platform_num(const mc_platform *p, const char *key);
 const char *mc_platform_str(const mc_platform *p, const char *key);
 /* True if the key was set by the file or --set (not a default). */

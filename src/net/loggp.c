@@ -88,7 +88,7 @@ static mc_net *loggp_create(const mc_platform *p, int nranks, mc_error *err)
     read_params(p, "intranode", &n->inter, &n->intra);
     double rpn = num_or(p, "network.ranks_per_node", 1);
     n->ranks_per_node = rpn >= 1 && rpn < 1e9 ? (int)rpn : 1;
-    double el = num_or(p, "network.eager_limit", 65536.0); /* as src/sim/engine.c */
+    double el = mc_platform_num(p, "network.eager_limit"); /* p NULL: the default */
     n->eager_limit = el >= 9.2e18 ? INT64_MAX : (int64_t)el;
     return &n->base;
 }
@@ -133,9 +133,18 @@ static void loggp_destroy(mc_net *n)
 }
 
 const mc_net_ops mc_net_loggp_ops = {
-    "loggp", "LogGOPS (LogGOPSim semantics): latency, overhead, gap, bandwidth; intranode variant",
-    loggp_create, loggp_transfer, loggp_destroy, NULL};
+    .name = "loggp",
+    .summary = "LogGOPS (LogGOPSim semantics): latency, overhead, gap, bandwidth; intranode variant",
+    .create = loggp_create,
+    .transfer = loggp_transfer,
+    .destroy = loggp_destroy,
+};
 
 const mc_net_ops mc_net_free_ops = {
-    "free", "free network: zero latency, overhead and gap, infinite bandwidth",
-    free_create, loggp_transfer, loggp_destroy, NULL};
+    .name = "free",
+    .summary = "free network: zero latency, overhead and gap, infinite bandwidth",
+    .create = free_create,
+    .transfer = loggp_transfer,
+    .destroy = loggp_destroy,
+    .caps = MC_NET_CAP_ZERO_COST,
+};

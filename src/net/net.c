@@ -86,24 +86,11 @@ int64_t mc_net_coll_time(mc_net *n, const char *op, int comm_size, int64_t bytes
     return -1;
 }
 
-/* Keys only some models read, with those models (the others ignore them). */
-static const struct {
-    const char *key, *models;
-} model_keys[] = {
-    {"network.topology", "topo"},     {"network.dims", "topo"},
-    {"network.link_bandwidth", "topo"}, {"network.hop_latency", "topo"},
-    {"network.taper", "topo"},        {"network.arity", "topo"},
-    {"network.nic_bandwidth", "topo"}, {"network.uplink_bandwidth", "topo"},
-    {"network.mapping", "topo"},      {"network.mapping_file", "topo"},
-    {"network.routing", "topo"},      {"network.sharing", "topo"},
-};
-
-/* Whether `model` is in the '|'-free comma list `models`. */
-static int reads_key(const char *models, const char *model)
+/* Whether model m declares that it reads key (its own keys, mc_net_ops.keys). */
+static int model_reads(const mc_net_ops *m, const char *key)
 {
-    size_t n = strlen(model);
-    for (const char *m = models; (m = strstr(m, model)) != NULL; m += n)
-        if ((m == models || m[-1] == ',') && (m[n] == 0 || m[n] == ','))
+    for (const char *const *k = m && m->keys ? m->keys : NULL; k && *k; k++)
+        if (strcmp(*k, key) == 0)
             return 1;
     return 0;
 }
@@ -124,14 +111,18 @@ int mc_net_ignored_keys(const mc_platform *p, char *buf, size_t len, char *model
     const char *model = p ? mc_platform_str(p, "network.model") : NULL;
     if (!p || !model)
         return 0;
+    const mc_net_ops *chosen = mc_net_find(model);
     int n = 0;
-    for (size_t i = 0; i < sizeof model_keys / sizeof model_keys[0]; i++) {
-        if (!mc_platform_is_set(p, model_keys[i].key) || reads_key(model_keys[i].models, model))
-            continue;
-        append(buf, len, model_keys[i].key);
-        if (mlen && !strstr(models, model_keys[i].models))
-            append(models, mlen, model_keys[i].models);
-        n++;
+    for (int m = 0; mc_net_at(m); m++) {
+        const mc_net_ops *o = mc_net_at(m);
+        for (const char *const *k = o != chosen ? o->keys : NULL; k && *k; k++) {
+            if (!mc_platform_is_set(p, *k) || model_reads(chosen, *k))
+                continue;
+            append(buf, len, *k);
+            if (mlen && !strstr(models, o->name))
+                append(models, mlen, o->name);
+            n++;
+        }
     }
     return n;
 }

@@ -201,8 +201,7 @@ static mc_net *table_create(const mc_platform *p, int nranks, mc_error *err)
     n->base.ops = &mc_net_table_ops;
     double o = p ? mc_platform_num(p, "network.overhead") : NAN;
     n->overhead_ps = isnan(o) ? 0.0 : o * MC_PS_PER_S;
-    double el = p ? mc_platform_num(p, "network.eager_limit") : NAN;
-    n->eager_limit = isnan(el) ? 65536.0 : el;
+    n->eager_limit = mc_platform_num(p, "network.eager_limit"); /* p NULL: the default */
     const char *rdv = p ? mc_platform_str(p, "network.rendezvous") : NULL;
     n->handshake = rdv && strcmp(rdv, "handshake") == 0;
     if (load_curve(p, "pingpong", &n->recv, err) != MC_OK ||

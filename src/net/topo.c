@@ -1534,10 +1534,27 @@ static void topo_transfer(mc_net *base, int64_t t, int src, int dst, int64_t byt
                   (int64_t)ceil(d - 1e-6);
 }
 
-static const mc_net_flow_ops topo_flow_ops = {topo_set_hooks, topo_start_flow, topo_advance,
-                                              topo_link_stats};
+static const mc_net_flow_ops topo_flow_ops = {
+    .set_hooks = topo_set_hooks,
+    .start_flow = topo_start_flow,
+    .advance = topo_advance,
+    .link_stats = topo_link_stats,
+};
+
+/* The keys only this model reads (others name them as ignored). */
+static const char *const topo_keys[] = {
+    "network.topology", "network.dims",         "network.link_bandwidth",   "network.hop_latency",
+    "network.taper",    "network.arity",        "network.nic_bandwidth",    "network.uplink_bandwidth",
+    "network.mapping",  "network.mapping_file", "network.routing",          "network.sharing",
+    NULL};
 
 const mc_net_ops mc_net_topo_ops = {
-    "topo", "topology (crossbar, ring, mesh/torus, fattree, hxb, switches, dragonfly) with "
-            "max-min fair link sharing between concurrent messages",
-    topo_create, topo_transfer, topo_destroy, &topo_flow_ops};
+    .name = "topo",
+    .summary = "topology (crossbar, ring, mesh/torus, fattree, hxb, switches, dragonfly) with "
+               "max-min fair link sharing between concurrent messages",
+    .create = topo_create,
+    .transfer = topo_transfer,
+    .destroy = topo_destroy,
+    .flow = &topo_flow_ops,
+    .keys = topo_keys,
+};

@@ -623,11 +623,23 @@ void mc_platform_destroy(mc_platform *p)
 
 /* ------------------------------------------------------------ getters */
 
+/* The default of key i as a number (NAN for none, e.g. an empty default). */
+static double default_num(int i)
+{
+    if (!keys[i].def)
+        return keys[i].fallback ? mc_platform_num(NULL, keys[i].fallback) : NAN;
+    double v;
+    mc_error ignored = {0};
+    return mc_parse_value(keys[i].def, keys[i].unit, &v, &ignored) == MC_OK ? v : NAN;
+}
+
 double mc_platform_num(const mc_platform *p, const char *key)
 {
     int i = key_index(key);
-    if (!p || i < 0 || keys[i].unit == MC_UNIT_STRING)
+    if (i < 0 || keys[i].unit == MC_UNIT_STRING)
         return NAN;
+    if (!p)
+        return default_num(i);
     if (!p->set[i] && keys[i].fallback)
         return mc_platform_num(p, keys[i].fallback);
     return p->num[i];

@@ -1277,12 +1277,6 @@ static void net_arrive(void *ctx, int64_t cookie, int64_t t)
     push_event(S, t, EV_ARRIVE, (int32_t)cookie);
 }
 
-static double plat_num(const mc_platform *p, const char *key, double dflt)
-{
-    double v = p ? mc_platform_num(p, key) : NAN;
-    return isnan(v) ? dflt : v;
-}
-
 static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_options *opt,
                     mc_error *err)
 {
@@ -1293,13 +1287,13 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     S->n = src->nranks;
     int pf = opt ? opt->prefetch : 0;
     S->prefetch = pf > 0 || (pf == 0 && S->n >= SIM_PREFETCH_MIN_RANKS);
-    S->speed = plat_num(p, "cpu.speed", 1.0);
+    S->speed = mc_platform_num(p, "cpu.speed");
     if (!(S->speed > 0))
         S->speed = 1.0;
-    double flops = plat_num(p, "cpu.flops", 1e9);
+    double flops = mc_platform_num(p, "cpu.flops");
     S->ps_per_flop = flops > 0 && !isinf(flops) ? MC_PS_PER_S / flops : 0.0;
-    S->reduce_ps_per_byte = plat_num(p, "cpu.reduce_cost", 0.0) * MC_PS_PER_S;
-    double el = plat_num(p, "network.eager_limit", 65536.0);
+    S->reduce_ps_per_byte = mc_platform_num(p, "cpu.reduce_cost") * MC_PS_PER_S;
+    double el = mc_platform_num(p, "network.eager_limit");
     S->eager_limit = el >= 9.2e18 ? INT64_MAX : (int64_t)el;
     const char *rdv = p ? mc_platform_str(p, "network.rendezvous") : NULL;
     S->rdv_handshake = rdv && strcmp(rdv, "handshake") == 0;
@@ -1307,11 +1301,11 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     S->comm_setup = !cs || strcmp(cs, "model") == 0 ? CS_MODEL
                     : strcmp(cs, "free") == 0      ? CS_FREE
                                                    : CS_RECORDED;
-    double local = plat_num(p, "cpu.comm_setup_local", 1e-6);
+    double local = mc_platform_num(p, "cpu.comm_setup_local");
     S->comm_local = local * MC_PS_PER_S < (double)TIME_LIMIT ? llround(local * MC_PS_PER_S)
                                                               : TIME_LIMIT;
     const char *pm = p ? mc_platform_str(p, "cpu.polling") : NULL;
-    double gap = plat_num(p, "cpu.poll_gap", 2e-6);
+    double gap = mc_platform_num(p, "cpu.poll_gap");
     S->poll_gap = gap * MC_PS_PER_S < (double)TIME_LIMIT ? llround(gap * MC_PS_PER_S) : TIME_LIMIT;
     for (int op = MC_OP_BARRIER; op <= MC_OP_EXSCAN; op++) {
         char key[64] = "collectives.";
@@ -1351,7 +1345,7 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     /* On the free network with free reductions every cost inside a
      * collective is zero (exec.c's sync shortcut); a timeline would lose the
      * schedule's slices, so not with one. */
-    S->sync_free = strcmp(S->net->ops->name, "free") == 0 && S->reduce_ps_per_byte == 0 &&
+    S->sync_free = (S->net->ops->caps & MC_NET_CAP_ZERO_COST) && S->reduce_ps_per_byte == 0 &&
                    !S->tl_on;
     S->r = aligned_alloc(64, (size_t)S->n * sizeof *S->r); /* whole lines */
     if (S->r) {
