@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpicast/outfile.h"
+
 volatile int mct_state = MCT_OFF;
 int mct_world_rank = 0, mct_world_size = 1;
 int mct_cpu_mode = 0;
@@ -461,8 +463,8 @@ static void open_writer(void)
 {
     uint32_t chunk = chunk_events();
     mc_error err = {0};
-    writer = mc_writer_open(trace_dir, mct_world_rank, mct_cpu_mode ? MC_WRITER_CPU : 0,
-                            chunk, &err);
+    unsigned flags = MC_WRITER_PRIVATE | (mct_cpu_mode ? MC_WRITER_CPU : 0u);
+    writer = mc_writer_open(trace_dir, mct_world_rank, flags, chunk, &err);
     if (!writer)
         mct_fail(err.msg[0] ? err.msg : "cannot open the trace file");
 }
@@ -665,7 +667,7 @@ static void write_meta(const char *comms, size_t ncomm_bytes, const char *sites,
     if (sites)
         mct_sites_parse_into(sites, nsite_bytes, m);
     if (rc == MC_OK)
-        rc = mc_meta_write(m, trace_dir, &err);
+        rc = mc_meta_write_as(m, trace_dir, MC_OUT_PRIVATE, &err);
     if (rc != MC_OK)
         mct_fail(err.msg);
     mc_meta_destroy(m);

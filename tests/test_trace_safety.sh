@@ -1,0 +1,85 @@
+#!/bin/bash
+# The tracer and `mpicast trace` write only what they own (issue 26):
+#   - a non-empty -o DIR is refused (exit 1, one line, nothing touched);
+#     --force replaces a trace in it; --force on other files is refused
+#   - a symlink planted in the trace directory is never followed: its target
+#     keeps its bytes, whether `mpicast trace` or a bare LD_PRELOAD run
+#   - the trace is owner-only (directory 0700, files 0600)
+#   - a command that runs no traced MPI program: exit 1, "no trace written"
+# usage: test_trace_safety.sh MPICAST CHECKER PROGRAM(trace_known)
+set -u
+mpicast=$1 check=$2 prog=$3
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp=$(mktemp -d /tmp/mpicast-trace-safety-XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+launch=(mpirun --oversubscribe -np 2)
+victim=$tmp/victim
+printf 'precious\n' >"$victim"
+untouched() { [ "$(cat "$victim")" = precious ] || fail "$1: the symlink target was written"; }
+
+# 1. a fresh trace: owner-only directory and files
+timeout 120 "$mpicast" trace -o "$tmp/t" -- "${launch[@]}" "$prog" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "traced run"; }
+[ "$(stat -c %a "$tmp/t")" = 700 ] || fail "directory mode $(stat -c %a "$tmp/t")"
+for f in "$tmp"/t/*; do
+    [ "$(stat -c %a "$f")" = 600 ] || fail "$f: mode $(stat -c %a "$f")"
+done
+[ -f "$tmp/t/meta.json" ] && [ -f "$tmp/t/rank-000001.mct" ] || fail "trace files missing"
+ls -a "$tmp/t" | grep -q tmp && fail "a temporary was left: $(ls -a "$tmp/t")"
+"$check" known "$tmp/t" wall || fail "trace check"
+
+# 2. reusing it without --force: refused, one line, the old trace unchanged
+sum=$(cat "$tmp"/t/* | md5sum)
+out=$("$mpicast" trace -o "$tmp/t" -- "${launch[@]}" "$prog" 2>&1); rc=$?
+[ "$rc" = 1 ] || fail "non-empty: exit $rc"
+[ "$(echo "$out" | wc -l)" = 1 ] || fail "non-empty: not one line: $out"
+case $out in "mpicast: $tmp/t: not empty (holds "*"--force"*) ;; *) fail "non-empty: '$out'" ;; esac
+[ "$(cat "$tmp"/t/* | md5sum)" = "$sum" ] || fail "non-empty: the old trace changed"
+
+# 3. --force replaces a trace, even one with planted symlinks (the links
+#    are removed, their targets stay), and the stale rank file is gone
+ln -s "$victim" "$tmp/t/rank-000007.mct"
+ln -sf "$victim" "$tmp/t/meta.json"
+timeout 120 "$mpicast" trace -o "$tmp/t" --force -- "${launch[@]}" "$prog" >/dev/null \
+    2>"$tmp/err" || { cat "$tmp/err"; fail "--force run"; }
+untouched "--force"
+[ -e "$tmp/t/rank-000007.mct" ] && fail "--force kept a stale rank file"
+[ -L "$tmp/t/meta.json" ] && fail "--force: meta.json is still a symlink"
+"$check" known "$tmp/t" wall || fail "--force: trace check"
+
+# 4. --force refuses a directory holding something that is not a trace's
+echo mine >"$tmp/t/notes.txt"
+out=$("$mpicast" trace -o "$tmp/t" --force -- "${launch[@]}" "$prog" 2>&1); rc=$?
+[ "$rc" = 1 ] || fail "foreign file: exit $rc"
+case $out in "mpicast: $tmp/t: holds notes.txt, which is not a trace's file"*) ;;
+    *) fail "foreign file: '$out'" ;; esac
+[ "$(cat "$tmp/t/notes.txt")" = mine ] && [ -f "$tmp/t/rank-000000.mct" ] ||
+    fail "foreign file: something was removed"
+
+# 5. a bare LD_PRELOAD run into a directory with planted symlinks (no
+#    `mpicast trace` to check it first): the tracer refuses to follow them
+lib=$("$mpicast" trace -o "$tmp/env" -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
+bare_run() {
+    MPICAST_TRACE_DIR=$1 timeout 120 "${launch[@]}" -x LD_PRELOAD="$lib" \
+        -x MPICAST_TRACE_DIR "$prog" >/dev/null 2>"$tmp/err"
+}
+mkdir "$tmp/p" "$tmp/q"
+ln -s "$victim" "$tmp/p/meta.json"    # replaced by the rename, not written through
+ln -s "$victim" "$tmp/p/sites-000001.txt"
+bare_run "$tmp/p"
+untouched "meta.json symlink"
+[ -f "$tmp/p/meta.json" ] && [ ! -L "$tmp/p/meta.json" ] || fail "meta.json not written"
+[ -L "$tmp/p/sites-000001.txt" ] || fail "the planted sites file was replaced"
+ln -s "$victim" "$tmp/q/rank-000000.mct"
+bare_run "$tmp/q"
+untouched "rank file symlink"
+grep -q "rank-000000.mct: cannot create: File exists (not overwritten)" "$tmp/err" ||
+    { cat "$tmp/err"; fail "bare run: no warning about the planted rank file"; }
+[ -e "$tmp/q/rank-000001.mct" ] && fail "bare run: a partial trace was left"
+
+# 6. a command that runs no MPI program under the tracer
+out=$("$mpicast" trace -o "$tmp/none" -- true 2>&1); rc=$?
+[ "$rc" = 1 ] || fail "trace -- true: exit $rc"
+case $out in "mpicast: "*"/none: no trace written"*) ;; *) fail "trace -- true: '$out'" ;; esac
+echo ok
