@@ -27,3 +27,6 @@ add_test(NAME test_report_chromium
 # A test that finds a tool missing prints why and exits 77: skipped, not passed.
 set_tests_properties(test_export_tit_predict test_otf2_roundtrip test_export_plots
                      test_report_chromium test_export_progress PROPERTIES SKIP_RETURN_CODE 77)
+# Outputs over inputs, symlinks at the output, non-empty output directories.
+add_test(NAME test_output_safety
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_output_safety.sh)

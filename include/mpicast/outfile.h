@@ -58,6 +58,11 @@ void mc_out_abort(mc_out *o);
 mc_err mc_out_refuse_input(const char *out, const char *const *inputs, size_t n,
                            mc_error *err);
 
+/* An output directory to fill: fine when it does not exist or is an empty
+ * directory; otherwise MC_ERR_USAGE ("DIR: not empty (holds NAME) ...") so
+ * nothing in it is overwritten and two outputs never mix. */
+mc_err mc_out_dir_fresh(const char *dir, mc_error *err);
+
 /* Opens an input read-only with O_CLOEXEC; a FIFO, socket, device or
  * directory is refused ("PATH: not a regular file (a FIFO)") without
  * blocking. Returns the descriptor, or -1 with err filled (MC_ERR_IO). */

@@ -1,6 +1,7 @@
 /* Safe outputs and non-blocking input opening (include/mpicast/outfile.h). */
 #include "mpicast/outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -84,7 +85,9 @@ mc_err mc_out_open(mc_out *o, const char *path, unsigned flags, mc_error *err)
     mc_err rc = writes_in_place(path) ? open_direct(o, err) : open_temp(o, flags, err);
     if (rc != MC_OK)
         return rc;
-    o->f = fdopen(o->fd, "wb");
+    /* read back by some writers (predict's timeline becomes OTF2); a device
+     * opened write-only takes "wb" only */
+    o->f = fdopen(o->fd, o->direct ? "wb" : "w+b");
     if (!o->f) {
         int e = errno;
         mc_out_abort(o);
@@ -198,6 +201,28 @@ mc_err mc_out_refuse_input(const char *out, const char *const *inputs, size_t n,
     }
     free(in);
     return rc;
+}
+
+mc_err mc_out_dir_fresh(const char *dir, mc_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (errno == ENOENT)
+            return MC_OK;
+        return mc_error_set(err, MC_ERR_USAGE, "%s: not a directory to write into: %s", dir,
+                            strerror(errno));
+    }
+    struct dirent *e;
+    char first[NAME_MAX + 1] = "";
+    while (!first[0] && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            snprintf(first, sizeof first, "%s", e->d_name);
+    closedir(d);
+    if (first[0])
+        return mc_error_set(err, MC_ERR_USAGE,
+                            "%s: not empty (holds %s); give a new or empty directory", dir,
+                            first);
+    return MC_OK;
 }
 
 /* ------------------------------------------------------------ inputs */

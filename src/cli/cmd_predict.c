@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_output.h"
 #include "predict_otf2.h"
 #include "progress_source.h"
 #include "predict_links.h"
@@ -484,6 +485,12 @@ int cmd_predict(int argc, char **argv)
         free(a.sets);
         return rc;
     }
+    const char *inputs[] = {a.trace, a.platform, a.compute_file};
+    if (cli_output_clear(a.timeline, inputs, 3) != CLI_OK ||
+        cli_output_clear(a.timeline_otf2, inputs, 3) != CLI_OK) {
+        free(a.sets);
+        return CLI_BAD_INPUT;
+    }
     mc_error err = {0};
     a.shown = a.trace;
     char *otf2_dir = predict_otf2_import(a.trace, &err);
@@ -506,8 +513,8 @@ int cmd_predict(int argc, char **argv)
         return cli_fail(&err);
     }
     FILE *tl = NULL;
-    if (a.timeline && !(tl = fopen(a.timeline, "w+"))) {
-        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the timeline", a.timeline);
+    mc_out tl_out = {.fd = -1};
+    if (a.timeline && !(tl = cli_output_open(&tl_out, a.timeline, &err))) {
         rc = cli_fail(&err);
         goto out;
     }
@@ -544,8 +551,12 @@ int cmd_predict(int argc, char **argv)
     predict_links_free(&links);
     if (tl && a.timeline_otf2 && rc == CLI_OK && predict_timeline_otf2(tl, a.timeline_otf2, &err))
         rc = cli_fail(&err);
-    if (tl && fclose(tl) != 0 && rc == CLI_OK) {
-        mc_error_set(&err, MC_ERR_IO, "%s: write failed", a.timeline ? a.timeline : "timeline");
+    if (a.timeline) { /* renamed into place only when the prediction succeeded */
+        if (cli_output_finish(&tl_out, tl, rc == CLI_OK ? MC_OK : MC_ERR_IO, &err) != MC_OK &&
+            rc == CLI_OK)
+            rc = cli_fail(&err);
+    } else if (tl && fclose(tl) != 0 && rc == CLI_OK) {
+        mc_error_set(&err, MC_ERR_IO, "timeline: write failed");
         rc = cli_fail(&err);
     }
 out:
