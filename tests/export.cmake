@@ -30,3 +30,6 @@ set_tests_properties(test_export_tit_predict test_otf2_roundtrip test_export_plo
 # Outputs over inputs, symlinks at the output, non-empty output directories.
 add_test(NAME test_output_safety
          COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_output_safety.sh)
+# FIFO and device inputs refused, rank files checked against their names.
+add_test(NAME test_input_safety
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_input_safety.sh)

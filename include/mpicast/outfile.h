@@ -65,7 +65,8 @@ mc_err mc_out_dir_fresh(const char *dir, mc_error *err);
 
 /* Opens an input read-only with O_CLOEXEC; a FIFO, socket, device or
  * directory is refused ("PATH: not a regular file (a FIFO)") without
- * blocking. Returns the descriptor, or -1 with err filled (MC_ERR_IO). */
+ * blocking (MC_ERR_FORMAT). Returns the descriptor, or -1 with err filled
+ * (MC_ERR_IO when it cannot be opened). */
 int mc_in_open(const char *path, mc_error *err);
 
 /* mc_in_open as a stdio stream ("rb"); NULL with err filled. */

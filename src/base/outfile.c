@@ -244,7 +244,9 @@ static const char *kind_of(mode_t m)
 
 static int refuse_kind(const char *path, mode_t m, mc_error *err)
 {
-    mc_error_set(err, MC_ERR_IO, "%s: not a regular file (%s)", path, kind_of(m));
+    /* MC_ERR_FORMAT, not IO: "there is such an input, and it is unusable",
+     * which callers that treat a missing file as optional must not skip */
+    mc_error_set(err, MC_ERR_FORMAT, "%s: not a regular file (%s)", path, kind_of(m));
     return -1;
 }
 

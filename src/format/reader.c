@@ -3,6 +3,7 @@
  * corrupt or truncated file yields an error naming the file, the chunk and
  * its offset — never a crash. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "codec.h"
 #include "reader_where.h"
 #include "mpicast/format.h"
+#include "mpicast/outfile.h"
 
 /* Bytes held in chunk buffers by all open readers of the process. A replay
  * holds one decoded chunk per rank; a chunk may decode to 64 MiB (zstd
@@ -50,6 +52,35 @@ static int chunk_error(mc_rank_reader *r, mc_err code, mc_error *err, const char
     return -1;
 }
 
+/* The rank a file's name gives (".../rank-NNNNNN.mct"), or -1 for a file
+ * named otherwise (a copy, a test's cut file): then nothing to compare. */
+static long rank_of_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (strncmp(name, "rank-", 5) != 0)
+        return -1;
+    char *end;
+    errno = 0;
+    long r = strtol(name + 5, &end, 10);
+    if (end == name + 5 || errno || r < 0 || strcmp(end, ".mct") != 0)
+        return -1;
+    return r;
+}
+
+/* The header's rank must be the file name's: a swapped or foreign rank
+ * file would otherwise be replayed as another rank (and then deadlock). */
+static int check_header_rank(const char *path, uint32_t header_rank, mc_error *err)
+{
+    long named = rank_of_name(path);
+    if (named < 0 || (uint64_t)named == header_rank)
+        return 0;
+    mc_error_set(err, MC_ERR_FORMAT,
+                 "%s:12: the header says rank %" PRIu32 ", the file name rank %ld (a rank file "
+                 "swapped or copied from another trace?)", path, header_rank, named);
+    return -1;
+}
+
 mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
 {
     mc_rank_reader *r = calloc(1, sizeof *r);
@@ -59,11 +90,9 @@ mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
     }
     snprintf(r->path, sizeof r->path, "%s", path);
     r->chunk_index = -1;
-    r->f = fopen(path, "rb");
-    if (!r->f) {
-        mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    r->f = mc_in_fopen(path, err); /* a FIFO or device is refused, never waited on */
+    if (!r->f)
         goto fail;
-    }
     unsigned char hdr[MC_FILE_HEADER_SIZE];
     size_t got = fread(hdr, 1, sizeof hdr, r->f);
     if (got < 8 || memcmp(hdr, MC_FILE_MAGIC, 8) != 0) {
@@ -81,6 +110,8 @@ mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
                      version, MC_FORMAT_VERSION);
         goto fail;
     }
+    if (check_header_rank(path, mc_get_u32(hdr + 12), err) != 0)
+        goto fail;
     r->flags = mc_get_u32(hdr + 16);
     r->chunk_offset = MC_FILE_HEADER_SIZE;
     return r;
