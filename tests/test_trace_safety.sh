@@ -6,9 +6,12 @@
 #     keeps its bytes, whether `mpicast trace` or a bare LD_PRELOAD run
 #   - the trace is owner-only (directory 0700, files 0600)
 #   - a command that runs no traced MPI program: exit 1, "no trace written"
-# usage: test_trace_safety.sh MPICAST CHECKER PROGRAM(trace_known)
+#   - a rank that fork()s: the child writes nothing (no event twice)
+#   - SIGTERM or SIGHUP to `mpicast trace` ends the job: no rank outlives it
+# usage: test_trace_safety.sh MPICAST CHECKER PROGRAM(trace_known) FORKER(trace_fork)
+#                             SPINNER(trace_spin)
 set -u
-mpicast=$1 check=$2 prog=$3
+mpicast=$1 check=$2 prog=$3 forker=$4 spinner=$5
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d /tmp/mpicast-trace-safety-XXXXXX) || exit 1
@@ -82,4 +85,56 @@ grep -q "rank-000000.mct: cannot create: File exists (not overwritten)" "$tmp/er
 out=$("$mpicast" trace -o "$tmp/none" -- true 2>&1); rc=$?
 [ "$rc" = 1 ] || fail "trace -- true: exit $rc"
 case $out in "mpicast: "*"/none: no trace written"*) ;; *) fail "trace -- true: '$out'" ;; esac
+
+# 7. a rank that forks with N events buffered: each event once, the replay
+#    completes (duplicated events made it deadlock)
+n=40
+timeout 120 "$mpicast" trace -o "$tmp/f" -- "${launch[@]}" "$forker" "$n" >/dev/null \
+    2>"$tmp/err" || { cat "$tmp/err"; fail "fork run"; }
+"$mpicast" dump "$tmp/f" --no-times >"$tmp/dump" || fail "fork: dump"
+count() { awk -v r="$1" -v op="$2" '$1 == r && $2 == op' "$tmp/dump" | wc -l; }
+[ "$(count 0 Send)" = $((2 * n)) ] || fail "fork: rank 0 has $(count 0 Send) Sends, expected $((2 * n))"
+[ "$(count 1 Recv)" = $((2 * n)) ] || fail "fork: rank 1 has $(count 1 Recv) Recvs, expected $((2 * n))"
+for r in 0 1; do
+    for op in Init Barrier Finalize; do
+        [ "$(count $r $op)" = 1 ] || fail "fork: rank $r has $(count $r $op) $op events"
+    done
+done
+"$mpicast" predict "$tmp/f" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "fork: predict"; }
+
+# 8. a signal to the wrapper reaches the job, and the wrapper waits for it
+descendants() {
+    local c
+    for c in $(pgrep -P "$1"); do
+        echo "$c"
+        descendants "$c"
+    done
+}
+for sig in TERM HUP; do
+    rm -f "$tmp/ready"
+    "$mpicast" trace -o "$tmp/s$sig" -- "${launch[@]}" "$spinner" "$tmp/ready" \
+        >/dev/null 2>&1 &
+    wrapper=$!
+    for _ in $(seq 1 600); do
+        [ -e "$tmp/ready" ] && break
+        kill -0 "$wrapper" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -e "$tmp/ready" ] || { kill -KILL "$wrapper"; fail "SIG$sig: the job never got ready"; }
+    real=$(readlink -f "$spinner")
+    ranks=()
+    for p in $(descendants "$wrapper"); do
+        [ "$(readlink -f "/proc/$p/exe" 2>/dev/null)" = "$real" ] && ranks+=("$p")
+    done
+    [ "${#ranks[@]}" = 2 ] || { kill -KILL "$wrapper"; fail "SIG$sig: ${#ranks[@]} ranks found"; }
+    kill -"$sig" "$wrapper"
+    timeout 60 tail --pid="$wrapper" -f /dev/null || { kill -KILL "$wrapper"; fail "SIG$sig: the wrapper did not end"; }
+    wait "$wrapper"
+    for p in "${ranks[@]}"; do # a zombie is dead (a container's init may not reap it)
+        state=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)
+        [ -n "$state" ] && [ "$state" != Z ] &&
+            { kill -KILL "${ranks[@]}"; fail "SIG$sig: rank $p outlived the wrapper"; }
+    done
+    [ -e "$tmp/s$sig/rank-000000.mct" ] || fail "SIG$sig: no readable prefix"
+done
 echo ok

@@ -376,6 +376,18 @@ static void at_exit(void)
     mct_flush_now();
 }
 
+/* A fork()ed child is not a rank: it holds a copy of the parent's buffer,
+ * which the parent writes itself, and its own calls are no part of the
+ * run. It stops tracing and drops its copy (only plain stores: the child of
+ * a threaded process may call async-signal-safe functions only), so its
+ * exit and signal paths find nothing to write. */
+static void child_after_fork(void)
+{
+    mct_state = MCT_DONE;
+    have_pending_finalize = 0;
+    writer = NULL; /* the parent's; its memory is the child's copy, left as is */
+}
+
 /* ------------------------------------------------------------ init */
 
 /* Without the launcher and without MPICAST_TRACE_DIR, rank 0 picks a
@@ -529,6 +541,7 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
     agree_on_writers();
     install_signal_handlers();
     atexit(at_exit);
+    pthread_atfork(NULL, NULL, child_after_fork);
     mct_epoch = mct_now();
     /* The Init event goes out as a chunk of its own: a rank killed before
      * its first regular flush still shows up in the trace. */
