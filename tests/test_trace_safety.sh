@@ -5,6 +5,7 @@
 #   - a symlink planted in the trace directory is never followed: its target
 #     keeps its bytes, whether `mpicast trace` or a bare LD_PRELOAD run
 #   - the trace is owner-only (directory 0700, files 0600)
+#   - a rank file cut at a chunk boundary is reported truncated
 #   - a command that runs no traced MPI program: exit 1, "no trace written"
 #   - a rank that fork()s: the child writes nothing (no event twice)
 #   - SIGTERM or SIGHUP to `mpicast trace` ends the job: no rank outlives it
@@ -31,6 +32,18 @@ done
 [ -f "$tmp/t/meta.json" ] && [ -f "$tmp/t/rank-000001.mct" ] || fail "trace files missing"
 ls -a "$tmp/t" | grep -q tmp && fail "a temporary was left: $(ls -a "$tmp/t")"
 "$check" known "$tmp/t" wall || fail "trace check"
+
+# 1b. a copy cut exactly after its first chunk (no partial chunk to notice):
+#     reported truncated, with the rank file and the last event read
+cp -r "$tmp/t" "$tmp/cut"
+f=$tmp/cut/rank-000001.mct
+comp=$(od -An -tu4 -j $((32 + 12)) -N4 "$f" | tr -d ' ')
+truncate -s $((32 + 24 + comp)) "$f"
+"$mpicast" stats "$tmp/cut" --json >"$tmp/cut.json" 2>"$tmp/err" || fail "cut: stats exit $?"
+grep -q '"truncated": true' "$tmp/cut.json" || fail "cut: not reported truncated"
+grep -q "rank-000001.mct: ends after event 0 (Init) without MPI_Finalize" "$tmp/err" ||
+    { cat "$tmp/err"; fail "cut: no warning naming the rank file and its last event"; }
+"$mpicast" stats "$tmp/t" --json | grep -q '"truncated": false' || fail "complete trace: truncated"
 
 # 2. reusing it without --force: refused, one line, the old trace unchanged
 sum=$(cat "$tmp"/t/* | md5sum)

@@ -183,6 +183,11 @@ typedef struct mc_writer mc_writer;
  * the tracer writes them. Chunks of at most chunk_events events are
  * compressed and written as they fill (0: default). */
 #define MC_WRITER_CPU 1u
+/* The stream is the tracer's: complete only when it ends with the Finalize
+ * event, so a reader reports any other end (a crash, or a file cut at a
+ * chunk boundary, which leaves no partial chunk) as MC_ERR_TRUNCATED. Older
+ * readers ignore the bit; files without it are not checked. */
+#define MC_WRITER_ENDS_WITH_FINALIZE 2u
 #define MC_WRITER_PRIVATE 0x100u /* how to create the file; not stored in it */
 mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags,
                           uint32_t chunk_events, mc_error *err);

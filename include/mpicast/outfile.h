@@ -51,6 +51,12 @@ mc_err mc_out_commit(mc_out *o, mc_error *err);
 /* Closes and removes the temporary (the final name is untouched). */
 void mc_out_abort(mc_out *o);
 
+/* For a program (the CLI, not the tracer): SIGINT, SIGTERM and SIGHUP
+ * remove the temporaries still being written, then end the process as the
+ * signal would have. A handler installed later (predict's Ctrl-C) takes
+ * over that signal; an ignored signal stays ignored. */
+void mc_out_cleanup_on_signals(void);
+
 /* Refuses (MC_ERR_USAGE, "OUT: is the input IN" or "OUT: is inside the
  * input IN") an output path that is one of the n inputs or lies inside one
  * of them (any existing directory on the output's path that is an input).

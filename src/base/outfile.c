@@ -5,12 +5,60 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ outputs */
+
+/* The temporaries being written, for the signal handler to remove: a
+ * command killed by SIGINT/SIGTERM/SIGHUP leaves neither a partial output
+ * nor its temporary. Slots hold pointers to the mc_out's own tmp[]. */
+#define TRACKED_MAX 16
+static const char *volatile tracked[TRACKED_MAX];
+
+static void track(const mc_out *o)
+{
+    for (int i = 0; i < TRACKED_MAX; i++)
+        if (!tracked[i]) {
+            tracked[i] = o->tmp;
+            return;
+        }
+}
+
+static void untrack(const mc_out *o)
+{
+    for (int i = 0; i < TRACKED_MAX; i++)
+        if (tracked[i] == o->tmp)
+            tracked[i] = NULL;
+}
+
+/* Async-signal-safe: unlink, signal, raise. Then dies of the signal as it
+ * would have (the exit status still says which). */
+static void remove_temporaries(int sig)
+{
+    for (int i = 0; i < TRACKED_MAX; i++)
+        if (tracked[i])
+            unlink(tracked[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void mc_out_cleanup_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue; /* an ignored signal stays ignored (nohup) */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = remove_temporaries;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
 
 /* "DIR/.NAME.XXXXXX" next to `path`: a rename within one directory is
  * atomic and never crosses a file system. */
@@ -64,6 +112,7 @@ static mc_err open_temp(mc_out *o, unsigned flags, mc_error *err)
         o->tmp[0] = 0;
         return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", o->path, strerror(e));
     }
+    track(o);
     mode_t mode = flags & MC_OUT_PRIVATE ? 0600 : 0666 & ~current_umask();
     if (fchmod(o->fd, mode) != 0) {
         int e = errno;
@@ -119,6 +168,8 @@ mc_err mc_out_commit(mc_out *o, mc_error *err)
     int e = close_stream(o);
     if (!e && !o->direct && rename(o->tmp, o->path) != 0)
         e = errno;
+    if (!e)
+        untrack(o);
     if (e) {
         mc_out_abort(o);
         return mc_error_set(err, MC_ERR_IO, "%s: write failed: %s", o->path, strerror(e));
@@ -132,6 +183,7 @@ void mc_out_abort(mc_out *o)
     close_stream(o);
     if (o->tmp[0])
         unlink(o->tmp);
+    untrack(o);
     o->tmp[0] = 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "mpicast/model.h"
+#include "mpicast/outfile.h"
 
 static const cli_command commands[] = {
     {"trace", cmd_trace, "run an MPI program with the tracer preloaded"},
@@ -134,6 +135,7 @@ int main(int argc, char **argv)
         puts("mpicast " MPICAST_VERSION);
         return CLI_OK;
     }
+    mc_out_cleanup_on_signals(); /* an interrupted command leaves no temporary output */
     for (size_t i = 0; i < ncommands; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return finish_stdout(commands[i].run(argc - 1, argv + 1));

@@ -38,6 +38,7 @@ struct mc_rank_reader {
     int64_t prev_end;     /* delta base inside the chunk */
     int64_t last_end;     /* previous event's end, across chunks (for burst) */
     int have_last;
+    int last_op;          /* the previous event's operation */
     uint64_t event_index; /* index in the file of the next event (from 0) */
     int64_t *vals;
     size_t vals_cap;
@@ -327,6 +328,26 @@ void mc_rank_reader_where(const mc_rank_reader *r, long *chunk, long *offset, ui
     *event = r->event_index ? r->event_index - 1 : 0;
 }
 
+/* A clean end of file is the stream's end only when the tracer's stream
+ * reached its Finalize event; files that do not promise it always are. */
+static int finalized(const mc_rank_reader *r)
+{
+    return !(r->flags & MC_WRITER_ENDS_WITH_FINALIZE) ||
+           (r->have_last && r->last_op == MC_OP_FINALIZE);
+}
+
+static int unfinished_error(mc_rank_reader *r, mc_error *err)
+{
+    r->done = 1;
+    if (!r->have_last)
+        return mc_error_set(err, MC_ERR_TRUNCATED, "%s: no events: the run stopped before "
+                            "this rank's first chunk was written", r->path), -1;
+    return mc_error_set(err, MC_ERR_TRUNCATED, "%s: ends after event %llu (%s) without "
+                        "MPI_Finalize: the run stopped early or the file was cut at a chunk "
+                        "boundary", r->path, (unsigned long long)(r->event_index - 1),
+                        mc_op_name(r->last_op)), -1;
+}
+
 int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
 {
     if (r->done)
@@ -335,6 +356,8 @@ int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
         if (r->pos != r->end)
             return chunk_error(r, MC_ERR_FORMAT, err, "trailing bytes after the last event");
         int rc = load_chunk(r, err);
+        if (rc == 0 && !finalized(r))
+            return unfinished_error(r, err);
         if (rc <= 0) {
             r->done = 1;
             return rc;
@@ -353,5 +376,6 @@ int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
     r->prev_end = e->t_end;
     r->last_end = e->t_end;
     r->have_last = 1;
+    r->last_op = e->op;
     return 1;
 }

@@ -475,7 +475,8 @@ static void open_writer(void)
 {
     uint32_t chunk = chunk_events();
     mc_error err = {0};
-    unsigned flags = MC_WRITER_PRIVATE | (mct_cpu_mode ? MC_WRITER_CPU : 0u);
+    unsigned flags = MC_WRITER_PRIVATE | MC_WRITER_ENDS_WITH_FINALIZE |
+                     (mct_cpu_mode ? MC_WRITER_CPU : 0u);
     writer = mc_writer_open(trace_dir, mct_world_rank, flags, chunk, &err);
     if (!writer)
         mct_fail(err.msg[0] ? err.msg : "cannot open the trace file");
