@@ -27,6 +27,7 @@ refused() { # WHAT-TO-EXPECT COMMAND...
 refused ": is the input T" extrapolate T --ranks 8 -o T
 refused ": is the input T/" extrapolate T/ --ranks 8 -o ./T
 refused ": is inside the input T" extrapolate T --ranks 8 -o T/more
+refused ": is inside the input T" extrapolate T --ranks 8 -o T/new/deeper/dir
 refused ": is inside the input T" export chrome T -o T/rank-000000.mct
 refused ": is the input T" export tit T -o T
 refused ": is inside the input T" export tit T -o T/tit

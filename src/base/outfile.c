@@ -197,6 +197,9 @@ static const char *input_with(const struct stat *st, const struct stat *in, cons
     return NULL;
 }
 
+static const char *enclosing_from(char *real, const struct stat *in, const char *const *inputs,
+                                  size_t n);
+
 /* Walks from the output's parent directory (resolved: "..", symlinks) up
  * to "/", stopping at the first directory that is an input. */
 static const char *enclosing_input(const char *out, const struct stat *in,
@@ -214,8 +217,24 @@ static const char *enclosing_input(const char *out, const struct stat *in,
         parent[1] = 0;
     else
         *slash = 0;
-    if (!realpath(parent, real))
-        return NULL; /* no such directory: the output cannot be created there */
+    /* the nearest directory that exists: "T/new/sub" lies inside T too */
+    while (!realpath(parent, real)) {
+        char *up = strrchr(parent, '/');
+        if (!up)
+            return realpath(".", real) ? enclosing_from(real, in, inputs, n) : NULL;
+        if (up == parent)
+            up[1] = 0;
+        else
+            *up = 0;
+    }
+    return enclosing_from(real, in, inputs, n);
+}
+
+/* The first input among `real` (an absolute, resolved directory) and its
+ * ancestors. */
+static const char *enclosing_from(char *real, const struct stat *in, const char *const *inputs,
+                                  size_t n)
+{
     for (;;) {
         struct stat st;
         const char *hit = stat(real, &st) == 0 ? input_with(&st, in, inputs, n) : NULL;
