@@ -37,3 +37,9 @@ add_test(NAME test_cli_opt_equals
 # 20,000 slices, and said so): src/export/tl_view.c.
 add_test(NAME test_report_timeline_whole_run
          COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_report_timeline_whole_run.sh)
+# Outputs over inputs, symlinks at the output, non-empty output directories.
+add_test(NAME test_output_safety
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_output_safety.sh)
+# FIFO and device inputs refused, rank files checked against their names.
+add_test(NAME test_input_safety
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_input_safety.sh)

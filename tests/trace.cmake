@@ -113,3 +113,16 @@ foreach(fl ompi mpich)
     set_tests_properties(test_trace_shared_handles_${fl} PROPERTIES TIMEOUT 120 RESOURCE_LOCK mpi)
   endif()
 endforeach()
+
+# Safe writing (issue 26): non-empty -o, --force, planted symlinks, modes,
+# a command with no MPI program, a rank that forks, a signal to the wrapper.
+if(OMPI_FOUND)
+  add_executable(trace_fork_ompi mpi/trace_fork.c)
+  target_link_libraries(trace_fork_ompi PRIVATE PkgConfig::OMPI)
+  add_test(NAME test_trace_safe_writing_ompi
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_trace_safety.sh
+                   $<TARGET_FILE:mpicast> $<TARGET_FILE:test_trace_check>
+                   $<TARGET_FILE:trace_known_ompi> $<TARGET_FILE:trace_fork_ompi>
+                   $<TARGET_FILE:trace_spin_ompi>)
+  set_tests_properties(test_trace_safe_writing_ompi PROPERTIES TIMEOUT 300 RESOURCE_LOCK mpi)
+endif()

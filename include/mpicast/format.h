@@ -176,10 +176,19 @@ static inline int64_t mc_event_duration(const mc_event *e) { return e->t_end - e
 
 typedef struct mc_writer mc_writer;
 
-/* Opens DIR/rank-NNNNNN.mct for writing (creating DIR if needed). `flags`:
- * MC_WRITER_CPU if events carry CPU times. Chunks of at most chunk_events
- * events are compressed and written as they fill (0: default). */
+/* Creates DIR/rank-NNNNNN.mct (creating DIR if needed); the file must not
+ * exist yet, and a symlink in its place is refused, never followed
+ * (O_EXCL|O_NOFOLLOW). `flags`: MC_WRITER_CPU if events carry CPU times;
+ * MC_WRITER_PRIVATE for an owner-only file (0600) and directory (0700), as
+ * the tracer writes them. Chunks of at most chunk_events events are
+ * compressed and written as they fill (0: default). */
 #define MC_WRITER_CPU 1u
+/* The stream is the tracer's: complete only when it ends with the Finalize
+ * event, so a reader reports any other end (a crash, or a file cut at a
+ * chunk boundary, which leaves no partial chunk) as MC_ERR_TRUNCATED. Older
+ * readers ignore the bit; files without it are not checked. */
+#define MC_WRITER_ENDS_WITH_FINALIZE 2u
+#define MC_WRITER_PRIVATE 0x100u /* how to create the file; not stored in it */
 mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags,
                           uint32_t chunk_events, mc_error *err);
 /* Appends one event (copied). Writes a chunk when the buffer is full. */
@@ -283,8 +292,11 @@ mc_err mc_meta_add_site(mc_meta *m, const mc_meta_site *site, mc_error *err);
 size_t mc_meta_nsites(const mc_meta *m);
 const mc_meta_site *mc_meta_site_at(const mc_meta *m, size_t i);
 const mc_meta_site *mc_meta_site_find(const mc_meta *m, int32_t id);
-/* Writes DIR/meta.json atomically (temp file + rename). */
+/* Writes DIR/meta.json atomically: a mkstemp temporary in DIR renamed over
+ * it (a symlink named meta.json is replaced, never followed). */
 mc_err mc_meta_write(const mc_meta *m, const char *dir, mc_error *err);
+/* mc_meta_write with mc_out_open's flags (MC_OUT_PRIVATE: owner-only). */
+mc_err mc_meta_write_as(const mc_meta *m, const char *dir, unsigned flags, mc_error *err);
 /* Reads DIR/meta.json; NULL with MC_ERR_IO if absent, MC_ERR_FORMAT/VERSION
  * if invalid (message names the file and the key). */
 mc_meta *mc_meta_read(const char *dir, mc_error *err);

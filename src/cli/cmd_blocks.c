@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_output.h"
 #include "mpicast/blocks.h"
 #include "mpicast/format.h"
 #include "mpicast/input.h"
@@ -251,20 +252,22 @@ static void print_text(const blocks_args *a, const mc_blocks *b, const mc_meta *
 static int write_table(const blocks_args *a, const mc_blocks *b, const mc_meta *m)
 {
     mc_error err = {0};
-    FILE *out = fopen(a->table, "w");
-    if (!out) {
-        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the compute table", a->table);
+    const char *inputs[] = {a->dir};
+    if (cli_output_clear(a->table, inputs, 1) != CLI_OK)
+        return CLI_BAD_INPUT;
+    mc_out o;
+    FILE *out = cli_output_open(&o, a->table, &err);
+    if (!out)
         return cli_fail(&err);
-    }
     char source[4200];
     const char *mode = m ? mc_meta_get(m, "mode") : NULL;
     snprintf(source, sizeof source, "%s, mode %s, %s time", a->dir, mode ? mode : "?",
              a->cpu ? "cpu" : "wall");
     mc_err rc = mc_ctable_write(b, out, a->per_rank, source, m, &err);
-    if (fclose(out) != 0 && rc == MC_OK)
-        rc = mc_error_set(&err, MC_ERR_IO, "%s: write failed", a->table);
-    if (rc != MC_OK) {
+    if (rc != MC_OK)
         mc_error_prefix(&err, "%s", a->table);
+    rc = cli_output_finish(&o, out, rc, &err);
+    if (rc != MC_OK) {
         return cli_fail(&err);
     }
     return CLI_OK;

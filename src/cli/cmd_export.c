@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_output.h"
 #include "mpicast/export.h"
 
 static const char export_usage[] =
@@ -65,6 +66,9 @@ int cmd_export(int argc, char **argv)
     }
     if (!fmt || !dir || !out)
         return cli_usage_error("export: usage: mpicast export otf2|tit|chrome TRACE -o OUT (see --help)");
+    const char *inputs[] = {dir};
+    if (cli_output_clear(out, inputs, 1) != CLI_OK)
+        return CLI_BAD_INPUT;
     mc_error err = {0};
     mc_export_info info;
     mc_progress prog = {.out = !quiet && isatty(2) ? stderr : NULL, .what = "export"};
@@ -74,15 +78,11 @@ int cmd_export(int argc, char **argv)
     } else if (strcmp(fmt, "otf2") == 0) {
         rc = mc_export_otf2(dir, out, &info, &prog, &err);
     } else if (strcmp(fmt, "chrome") == 0) {
-        int to_stdout = strcmp(out, "-") == 0;
-        FILE *f = to_stdout ? stdout : fopen(out, "w");
-        if (!f) {
-            mc_error_set(&err, MC_ERR_IO, "%s: cannot write", out);
+        mc_out o;
+        FILE *f = cli_output_open(&o, out, &err);
+        if (!f)
             return cli_fail(&err);
-        }
-        rc = mc_export_chrome(dir, f, &info, &prog, &err);
-        if (!to_stdout && fclose(f) != 0 && !rc)
-            rc = mc_error_set(&err, MC_ERR_IO, "%s: write failed", out);
+        rc = cli_output_finish(&o, f, mc_export_chrome(dir, f, &info, &prog, &err), &err);
     } else {
         return cli_usage_error("export: unknown format '%s' (otf2, tit or chrome)", fmt);
     }

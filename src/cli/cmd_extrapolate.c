@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_output.h"
 #include "mpicast/extrap.h"
 #include "progress_source.h"
 
@@ -124,6 +125,14 @@ int cmd_extrapolate(int argc, char **argv)
                                "(see 'mpicast extrapolate --help')");
     }
     mc_error err = {0};
+    if (out && cli_output_clear(out, traces, (size_t)ntraces) != CLI_OK) {
+        free(traces);
+        return CLI_BAD_INPUT;
+    }
+    if (out && mc_out_dir_fresh(out, &err) != MC_OK) {
+        free(traces);
+        return cli_fail(&err);
+    }
     mc_extrap *x = mc_extrap_build(traces, ntraces, &rules, &err);
     if (!x) {
         free(traces);

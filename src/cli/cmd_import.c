@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_output.h"
 #include "mpicast/export.h"
 
 static const char import_usage[] =
@@ -53,7 +54,12 @@ int cmd_import(int argc, char **argv)
     if (strcmp(fmt, "otf2") != 0)
         return cli_usage_error("import: unknown format '%s' (otf2; time-independent traces are "
                                "read directly by predict)", fmt);
+    const char *inputs[] = {archive};
+    if (cli_output_clear(out, inputs, 1) != CLI_OK)
+        return CLI_BAD_INPUT;
     mc_error err = {0};
+    if (mc_out_dir_fresh(out, &err) != MC_OK)
+        return cli_fail(&err);
     mc_progress prog = {.out = !quiet && isatty(2) ? stderr : NULL, .what = "import"};
     if (mc_import_otf2(archive, out, NULL, &prog, &err))
         return cli_fail(&err);

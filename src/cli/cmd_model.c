@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "mpicast/export.h"
 #include "mpicast/model.h"
+#include "mpicast/outfile.h"
 
 static const char model_usage[] =
     "usage: mpicast model FILE[:p=P,n=N,iters=K] [--label p=P,n=N,iters=K]... --by p|n|pn\n"
@@ -229,7 +230,7 @@ typedef enum { IN_CSV, IN_STATS, IN_EXTRAP } input_kind;
  * keyword is Extra-P text, anything else CSV. */
 static input_kind sniff(const char *path)
 {
-    FILE *fp = fopen(path, "r");
+    FILE *fp = mc_in_fopen(path, NULL); /* never blocks on a FIFO */
     if (!fp)
         return IN_CSV; /* the reader reports the open error */
     char line[256];

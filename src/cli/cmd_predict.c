@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_output.h"
 #include "progress_source.h"
 #include "predict_links.h"
 #include "mpicast/predict.h"
@@ -348,6 +349,12 @@ int cmd_predict(int argc, char **argv)
         free(a.sets);
         return rc;
     }
+    const char *inputs[] = {a.trace, a.platform, a.compute_file};
+    if (cli_output_clear(a.timeline, inputs, 3) != CLI_OK ||
+        cli_output_clear(a.timeline_otf2, inputs, 3) != CLI_OK) {
+        free(a.sets);
+        return CLI_BAD_INPUT;
+    }
     mc_error err = {0};
     if (a.compute_file && !(a.compute = mc_ctable_load(a.compute_file, &err))) {
         free(a.sets);
@@ -361,14 +368,14 @@ int cmd_predict(int argc, char **argv)
     }
     mc_net_warn_ignored(p, stderr, NULL, 0);
     FILE *tl = NULL;
-    if (a.timeline && !(tl = fopen(a.timeline, "w+"))) {
-        mc_error_set(&err, MC_ERR_IO, "%s: cannot write the timeline", a.timeline);
-        rc = cli_fail(&err);
-        goto out;
-    }
+    mc_out tl_out = {.fd = -1};
     mc_tl_otf2 *tlo = NULL;
     if (a.timeline_otf2 && !(tlo = mc_tl_otf2_create())) {
         mc_error_set(&err, MC_ERR_NOMEM, "%s: out of memory", a.timeline_otf2);
+        rc = cli_fail(&err);
+        goto out;
+    }
+    if (a.timeline && !(tl = cli_output_open(&tl_out, a.timeline, &err))) {
         rc = cli_fail(&err);
         goto out;
     }
@@ -403,13 +410,13 @@ int cmd_predict(int argc, char **argv)
     }
     if (tlo && rc == CLI_OK && mc_tl_otf2_write(tlo, a.timeline_otf2, res.run.nranks, &err))
         rc = cli_fail(&err);
-    mc_tl_otf2_destroy(tlo);
     mc_predict_result_free(&res);
-    if (tl && fclose(tl) != 0 && rc == CLI_OK) {
-        mc_error_set(&err, MC_ERR_IO, "%s: write failed", a.timeline ? a.timeline : "timeline");
+    /* the timeline is renamed into place only when the prediction succeeded */
+    if (tl && cli_output_finish(&tl_out, tl, rc == CLI_OK ? MC_OK : MC_ERR_IO, &err) != MC_OK &&
+        rc == CLI_OK)
         rc = cli_fail(&err);
-    }
 out:
+    mc_tl_otf2_destroy(tlo);
     mc_ctable_destroy(a.compute);
     mc_platform_destroy(p);
     free(a.sets);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_output.h"
 #include "mpicast/export.h"
 
 static const char report_usage[] =
@@ -91,18 +92,18 @@ int cmd_report(int argc, char **argv)
     }
     o.inputs = inputs;
     o.sets = sets;
+    inputs[o.ninputs] = o.platform; /* an input too; room: argc > ninputs */
+    if ((rc = cli_output_clear(out, inputs, (size_t)o.ninputs + 1)) != CLI_OK)
+        goto done;
     mc_error err = {0};
-    int to_stdout = strcmp(out, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(out, "w");
+    mc_out of;
+    FILE *f = cli_output_open(&of, out, &err);
     if (!f) {
-        mc_error_set(&err, MC_ERR_IO, "%s: cannot write", out);
         rc = cli_fail(&err);
         goto done;
     }
     mc_progress prog = {.out = !quiet && isatty(2) ? stderr : NULL, .what = "report"};
-    mc_err e = mc_report_html(&o, f, &prog, &err);
-    if (!to_stdout && fclose(f) != 0 && !e)
-        e = mc_error_set(&err, MC_ERR_IO, "%s: write failed", out);
+    mc_err e = cli_output_finish(&of, f, mc_report_html(&o, f, &prog, &err), &err);
     if (e)
         rc = cli_fail(&err);
 done:

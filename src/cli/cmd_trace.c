@@ -7,6 +7,7 @@
  * to every rank (LD_PRELOAD, MPICAST_TRACE_DIR, MPICAST_MODE). The exit
  * status is the command's. Afterwards the call sites in meta.json get their
  * file:line from addr2line, which the tracer cannot run inside MPI ranks. */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +24,7 @@
 
 #include "cli.h"
 #include "mpicast/format.h"
+#include "mpicast/outfile.h"
 
 #ifndef MPICAST_LIBDIR
 #define MPICAST_LIBDIR ""
@@ -31,10 +34,14 @@ enum flavour { OPENMPI, MPICH };
 
 static void usage(FILE *out)
 {
-    fputs("usage: mpicast trace [-o DIR] [--mode wall|cpu|token] -- COMMAND [ARGS...]\n\n"
+    fputs("usage: mpicast trace [-o DIR] [--force] [--mode wall|cpu|token] -- COMMAND [ARGS...]\n\n"
           "Runs COMMAND (usually an MPI launcher such as 'mpirun -np 4 ./app') with the\n"
           "mpicast tracer preloaded and writes one trace directory.\n\n"
-          "  -o DIR        trace directory (default mpicast-trace-<timestamp>)\n"
+          "  -o DIR        trace directory (default mpicast-trace-<timestamp>); created\n"
+          "                owner-only; an existing DIR must be empty\n"
+          "  --force       reuse a DIR that holds a trace: first removes its meta.json,\n"
+          "                rank-N.mct and sites-N.txt files; refused if DIR holds\n"
+          "                anything else\n"
           "  --mode wall   time compute bursts with the wall clock (default)\n"
           "  --mode cpu    also record thread CPU time (more ranks than cores)\n"
           "  --mode token  token execution: only one rank computes at a time, so\n"
@@ -44,7 +51,10 @@ static void usage(FILE *out)
           "\n"
           "Example:\n"
           "  mpicast trace -o run9/ -- mpirun -np 9 ./halo2d\n"
-          "Exit status: the command's; 1 if it cannot be started.\n",
+          "SIGINT, SIGTERM and SIGHUP are passed on to the command's process group,\n"
+          "and mpicast waits for it to end.\n"
+          "Exit status: the command's; 1 if it cannot be started, or if it ran no\n"
+          "traced MPI program (no trace written) and itself exited 0.\n",
           out);
 }
 
@@ -149,7 +159,8 @@ static int find_tracer(enum flavour f, char *out, size_t len)
     return 0;
 }
 
-/* mkdir -p; returns 0 or -1 with errno. */
+/* mkdir -p, the last directory owner-only (the trace is the user's data);
+ * returns 0 or -1 with errno. */
 static int make_dirs(const char *dir)
 {
     char tmp[PATH_MAX];
@@ -162,7 +173,7 @@ static int make_dirs(const char *dir)
             return -1;
         *p = '/';
     }
-    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+    if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
         return -1;
     struct stat st;
     if (stat(tmp, &st) != 0)
@@ -174,6 +185,115 @@ static int make_dirs(const char *dir)
     if (access(tmp, W_OK | X_OK) != 0)
         return -1;
     return 0;
+}
+
+/* True when `s` is one or more digits followed by exactly `suffix`. */
+static int digits_then(const char *s, const char *suffix)
+{
+    const char *p = s;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return p > s && strcmp(p, suffix) == 0;
+}
+
+/* The names a trace's files have (docs/trace-format.md), including the
+ * temporaries of meta.json: what --force may remove. */
+static int is_trace_file_name(const char *n)
+{
+    return strcmp(n, "meta.json") == 0 ||
+           (strncmp(n, "rank-", 5) == 0 && digits_then(n + 5, ".mct")) ||
+           (strncmp(n, "sites-", 6) == 0 && digits_then(n + 6, ".txt")) ||
+           (strncmp(n, ".meta.json.", 11) == 0 && strlen(n) == 17) ||
+           (strncmp(n, "meta.json.tmp.", 14) == 0 && digits_then(n + 14, ""));
+}
+
+/* A trace's file that --force may unlink: named like one, and a regular
+ * file or a symlink (unlinking a symlink leaves its target alone). */
+static int removable(int dfd, const char *name)
+{
+    struct stat st;
+    return is_trace_file_name(name) && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+           (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
+}
+
+/* An existing output directory: empty is fine; a trace in it is removed
+ * with --force; anything else is refused, so two runs never mix and
+ * nothing that is not a trace is deleted. */
+static int empty_existing_dir(DIR *d, const char *dir, int force)
+{
+    int dfd = dirfd(d);
+    struct dirent *e;
+    char first[NAME_MAX + 1] = "";
+    int foreign = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        int bad = !removable(dfd, e->d_name);
+        if (!first[0] || (bad && !foreign))
+            snprintf(first, sizeof first, "%s", e->d_name);
+        foreign |= bad;
+        if (foreign)
+            break;
+    }
+    if (!first[0])
+        return 0;
+    if (!force) {
+        fprintf(stderr, "mpicast: %s: not empty (holds %s); give a new directory, or --force "
+                "to replace the trace in it\n", dir, first);
+        return -1;
+    }
+    if (foreign) {
+        fprintf(stderr, "mpicast: %s: holds %s, which is not a trace's file; --force removes "
+                "only meta.json, rank-N.mct and sites-N.txt\n", dir, first);
+        return -1;
+    }
+    rewinddir(d);
+    while ((e = readdir(d)) != NULL)
+        if (removable(dfd, e->d_name) && unlinkat(dfd, e->d_name, 0) != 0) {
+            fprintf(stderr, "mpicast: %s/%s: cannot remove: %s\n", dir, e->d_name,
+                    strerror(errno));
+            return -1;
+        }
+    return 0;
+}
+
+/* Creates the trace directory, or checks (and with --force empties) an
+ * existing one; prints the error and returns -1 when it cannot be used. */
+static int prepare_dir(const char *dir, int force)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (errno != ENOENT && errno != ENOTDIR) {
+            fprintf(stderr, "mpicast: %s: cannot read: %s\n", dir, strerror(errno));
+            return -1;
+        }
+        if (make_dirs(dir) != 0) {
+            fprintf(stderr, "mpicast: %s: cannot create: %s\n", dir, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    int rc = empty_existing_dir(d, dir, force);
+    closedir(d);
+    if (rc == 0 && access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "mpicast: %s: cannot create: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    return rc;
+}
+
+/* How many rank files the run left in `dir`. */
+static int count_rank_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, "rank-", 5) == 0 && digits_then(e->d_name + 5, ".mct");
+    closedir(d);
+    return n;
 }
 
 static int setup_env(const char *lib, const char *dir, const char *mode)
@@ -193,6 +313,54 @@ static int setup_env(const char *lib, const char *dir, const char *mode)
     return rc;
 }
 
+/* The command's process group, for the forwarding handler. */
+static volatile sig_atomic_t child_group;
+
+/* SIGINT/SIGTERM/SIGHUP sent to mpicast go to the whole job (the launcher
+ * and any local ranks in its group); mpicast itself keeps waiting, so no
+ * rank outlives it. */
+static void forward_signal(int sig)
+{
+    int saved = errno;
+    if (child_group > 0)
+        kill(-(pid_t)child_group, sig);
+    errno = saved;
+}
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
+#define NFORWARDED (int)(sizeof forwarded / sizeof forwarded[0])
+
+/* Moves the terminal's foreground to process group `pg` (a shell's job
+ * control): the command keeps its terminal (mpirun reads stdin), and a
+ * terminal ^C reaches it directly. SIGTTOU is blocked: a background
+ * caller may change the foreground. */
+static void give_terminal(pid_t pg)
+{
+    sigset_t tt, old;
+    sigemptyset(&tt);
+    sigaddset(&tt, SIGTTOU);
+    sigprocmask(SIG_BLOCK, &tt, &old);
+    tcsetpgrp(STDIN_FILENO, pg);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The child: its own process group, ended (SIGTERM) if mpicast dies even
+ * of SIGKILL, then the command. Exec failures go back through `fd`. */
+static void exec_child(char **cmd, int fd, pid_t parent, int own_terminal)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) /* mpicast died before prctl */
+        _exit(128 + SIGTERM);
+    if (own_terminal)
+        give_terminal(getpid());
+    execvp(cmd[0], cmd);
+    int e = errno;
+    if (write(fd, &e, sizeof e) < 0)
+        _exit(127);
+    _exit(127);
+}
+
 /* Runs the command and returns its exit status (128+N if killed by N).
  * Exec failures come back through a close-on-exec pipe. */
 static int run(char **cmd)
@@ -202,10 +370,8 @@ static int run(char **cmd)
         fprintf(stderr, "mpicast: pipe: %s\n", strerror(errno));
         return CLI_BAD_INPUT;
     }
-    struct sigaction ign, old_int, old_quit;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
+    int own_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "mpicast: fork: %s\n", strerror(errno));
@@ -213,24 +379,32 @@ static int run(char **cmd)
     }
     if (pid == 0) {
         close(fds[0]);
-        execvp(cmd[0], cmd);
-        int e = errno;
-        if (write(fds[1], &e, sizeof e) < 0)
-            _exit(127);
-        _exit(127);
+        exec_child(cmd, fds[1], parent, own_terminal);
     }
-    /* Like a shell: a terminal ^C goes to the command, which decides. */
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGQUIT, &ign, &old_quit);
+    setpgid(pid, pid); /* also here: no race with a signal before the child's setpgid */
+    if (own_terminal)
+        give_terminal(pid);
+    child_group = pid;
+    struct sigaction fwd, old[NFORWARDED];
+    memset(&fwd, 0, sizeof fwd);
+    fwd.sa_handler = forward_signal;
+    sigemptyset(&fwd.sa_mask);
+    for (int k = 0; k < NFORWARDED; k++)
+        sigaction(forwarded[k], &fwd, &old[k]);
     close(fds[1]);
     int e = 0;
-    ssize_t got = read(fds[0], &e, sizeof e);
+    ssize_t got;
+    while ((got = read(fds[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
+    child_group = 0;
+    for (int k = 0; k < NFORWARDED; k++)
+        sigaction(forwarded[k], &old[k], NULL);
+    if (own_terminal)
+        give_terminal(getpgrp());
     if (got == (ssize_t)sizeof e) {
         fprintf(stderr, "mpicast: %s: cannot run: %s\n", cmd[0], strerror(e));
         return CLI_BAD_INPUT;
@@ -404,7 +578,7 @@ static void symbolise_sites(const char *dir)
         }
         mc_meta *fixed = meta_with_fixes(m, fix);
         if (fixed)
-            mc_meta_write(fixed, dir, &err);
+            mc_meta_write_as(fixed, dir, MC_OUT_PRIVATE, &err);
         mc_meta_destroy(fixed);
     }
     for (size_t i = 0; fix && i < n; i++) {
@@ -420,6 +594,7 @@ static void symbolise_sites(const char *dir)
 int cmd_trace(int argc, char **argv)
 {
     const char *out = NULL, *mode = "wall";
+    int force = 0;
     int i = 1;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
@@ -429,6 +604,10 @@ int cmd_trace(int argc, char **argv)
         if (cli_is_help(argv[i])) {
             usage(stdout);
             return CLI_OK;
+        }
+        if (strcmp(argv[i], "--force") == 0) {
+            force = 1;
+            continue;
         }
         if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--mode") == 0) {
             if (i + 1 >= argc)
@@ -470,10 +649,8 @@ int cmd_trace(int argc, char **argv)
         strftime(name, sizeof name, "mpicast-trace-%Y%m%d-%H%M%S", &tm);
         out = name;
     }
-    if (make_dirs(out) != 0) {
-        fprintf(stderr, "mpicast: %s: cannot create: %s\n", out, strerror(errno));
+    if (prepare_dir(out, force) != 0)
         return CLI_BAD_INPUT;
-    }
     char dir[PATH_MAX];
     if (!realpath(out, dir)) {
         fprintf(stderr, "mpicast: %s: cannot create: %s\n", out, strerror(errno));
@@ -485,6 +662,11 @@ int cmd_trace(int argc, char **argv)
     }
     fflush(stdout);
     int rc = run(cmd);
+    if (count_rank_files(dir) == 0) {
+        fprintf(stderr, "mpicast: %s: no trace written (%s ran no MPI program under the "
+                "tracer)\n", dir, cmd[0]);
+        return rc != 0 ? rc : CLI_BAD_INPUT;
+    }
     symbolise_sites(dir);
     fprintf(stderr, "mpicast: trace in %s\n", dir);
     return rc;

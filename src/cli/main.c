@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "mpicast/export.h"
 #include "mpicast/model.h"
+#include "mpicast/outfile.h"
 
 static const cli_command commands[] = {
     {"trace", cmd_trace, "run an MPI program with the tracer preloaded"},
@@ -162,6 +163,7 @@ int main(int argc, char **argv)
         puts("mpicast " MPICAST_VERSION);
         return CLI_OK;
     }
+    mc_out_cleanup_on_signals(); /* an interrupted command leaves no temporary output */
     mc_import_register_inputs();
     int n;
     char **args = split_opt_values(argc, argv, &n);

@@ -13,6 +13,7 @@
  * default, model, prices the calls' collectives instead. */
 #define MC_EXPORT_INTERNAL
 #include "export_internal.h"
+#include "mpicast/outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -471,45 +472,45 @@ mc_err mc_export_tit(const char *trace, const char *outdir, double flops, mc_exp
     mc_err rc = mc_mkdir(outdir, err);
     size_t plen = strlen(outdir) + 64;
     char *path = malloc(plen);
-    FILE *list = NULL;
+    /* every file through a temporary renamed into place: no symlink is
+     * followed, and a failure leaves no half-written file under its name */
+    mc_out list = {.fd = -1}, one = {.fd = -1};
     if (!rc && !path)
         rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     if (!rc) {
         snprintf(path, plen, "%s/traces.txt", outdir);
-        if (!(list = fopen(path, "w")))
-            rc = mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        rc = mc_out_open(&list, path, 0, err);
     }
     tit_w w = {.nranks = t->nranks, .flops = flops, .info = info};
     if (!rc && find_world_like(&w, t))
         rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     for (int r = 0; !rc && r < t->nranks; r++) {
         snprintf(path, plen, "%s/rank-%d.txt", outdir, r);
-        if (!(w.f = fopen(path, "w"))) {
-            rc = mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        if ((rc = mc_out_open(&one, path, 0, err)) != MC_OK)
             break;
-        }
-        fprintf(list, "rank-%d.txt\n", r);
+        w.f = one.f;
+        fprintf(list.f, "rank-%d.txt\n", r);
         w.rank = r;
         w.nreqs = 0;
         w.events = &t->ranks[r];
-        if (index_received(&w)) {
+        if (index_received(&w))
             rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-            fclose(w.f);
-            break;
-        }
-        for (size_t i = 0; i < t->ranks[r].n; i++) {
+        for (size_t i = 0; !rc && i < t->ranks[r].n; i++) {
             info->events++;
-            if (event(&w, &t->ranks[r].ev[i])) {
+            if (event(&w, &t->ranks[r].ev[i]))
                 rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-                break;
-            }
         }
-        if (fclose(w.f) != 0 && !rc)
-            rc = mc_error_set(err, MC_ERR_IO, "%s: write failed", path);
+        if (rc)
+            mc_out_abort(&one);
+        else
+            rc = mc_out_commit(&one, err);
         mc_progress_update(prog, (uint64_t)r + 1, (uint64_t)t->nranks);
     }
-    if (list && fclose(list) != 0 && !rc)
-        rc = mc_error_set(err, MC_ERR_IO, "%s/traces.txt: write failed", outdir);
+    /* the list last: without it the rank files are no trace */
+    if (rc)
+        mc_out_abort(&list);
+    else
+        rc = mc_out_commit(&list, err);
     mc_progress_done(prog);
     free(w.reqs);
     free(w.recvd);

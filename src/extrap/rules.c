@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpicast/outfile.h"
+
 static const char *const law_names[MC_LAW_COUNT] = {
     "auto", "const", "volume", "surface", "1/comm", "comm", "p/comm", "volume/comm", "p",
     "1/p", "log2p",
@@ -183,10 +185,9 @@ static char *trim(char *s)
 
 mc_err mc_extrap_rules_load(mc_extrap_rules *r, const char *path, mc_error *err)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = mc_in_fopen(path, err); /* --rules /dev/zero: refused, not read forever */
     if (!f)
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot open the rules file: %s", path,
-                            strerror(errno));
+        return err && err->code ? err->code : MC_ERR_IO;
     char line[1024];
     int lineno = 0;
     mc_err rc = MC_OK;

@@ -1,6 +1,7 @@
 /* Compute data: per-block burst statistics and compute tables
  * (include/mpicast/blocks.h, docs/compute-data.md). */
 #include "mpicast/blocks.h"
+#include "mpicast/outfile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -516,11 +517,9 @@ static mc_err check_duplicates(const mc_ctable *t, const char *path, mc_error *e
 
 mc_ctable *mc_ctable_load(const char *path, mc_error *err)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *fp = mc_in_fopen(path, err); /* a FIFO or device is refused */
+    if (!fp)
         return NULL;
-    }
     mc_ctable *t = calloc(1, sizeof *t);
     mc_err rc = t ? load_rows(t, fp, path, err) : mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     fclose(fp);

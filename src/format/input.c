@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mpicast/outfile.h"
 #include "mpicast/tit.h"
 
 /* rank-NNNNNN.mct (export tit writes rank-N.txt beside its list) */
@@ -110,11 +111,8 @@ const mc_input_kind *mc_input_probe(const char *path, mc_error *err)
         mc_error_set(err, MC_ERR_IO, "%s: no such trace directory or file", path ? path : "");
         return NULL;
     }
-    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-        mc_error_set(err, MC_ERR_IO, "%s: not a regular file or a directory (a FIFO or a "
-                     "device cannot be read as a trace)", path);
-        return NULL;
-    }
+    if (!S_ISDIR(st.st_mode) && mc_in_check(path, err) != 0)
+        return NULL; /* a FIFO, a device, a socket: refused, never read */
     const mc_input_kind *best = NULL;
     mc_input_fit best_fit = MC_INPUT_NO;
     for (int i = 0; i < nkinds; i++) {

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "mpicast/format.h"
+#include "mpicast/outfile.h"
 
 /* ---------------------------------------------------------------- id index */
 
@@ -373,51 +374,48 @@ static json_t *meta_to_json(const mc_meta *m)
     return root;
 }
 
-/* Writes `doc` to `tmp` and renames it over `path`, so a reader never sees a
- * half-written meta.json (rank 0 may be killed during finalize). */
-static mc_err write_atomically(const json_t *doc, const char *tmp, const char *path,
+/* Writes `doc` to a temporary made by mkstemp in the trace directory and
+ * renames it over `path`: a reader never sees a half-written meta.json
+ * (rank 0 may be killed during finalize), no predictable name can be
+ * planted beforehand, and a symlink at `path` is replaced, not followed. */
+static mc_err write_atomically(const json_t *doc, const char *path, unsigned flags,
                                mc_error *err)
 {
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    mc_out o;
+    mc_err rc = mc_out_open(&o, path, flags, err);
+    if (rc != MC_OK)
+        return rc;
     errno = 0;
-    int ok = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
-             fputc('\n', f) != EOF && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int saved = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        saved = errno;
-    }
+    int ok = json_dumpf(doc, o.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
+             fputc('\n', o.f) != EOF && fflush(o.f) == 0 && (o.direct || fsync(o.fd) == 0);
     if (!ok) {
-        unlink(tmp);
-        return mc_error_set(err, MC_ERR_IO, "%s: write failed: %s", tmp,
+        int saved = errno;
+        mc_out_abort(&o);
+        return mc_error_set(err, MC_ERR_IO, "%s: write failed: %s", path,
                             saved ? strerror(saved) : "unknown error");
     }
-    if (rename(tmp, path) != 0) {
-        saved = errno;
-        unlink(tmp);
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot rename to %s: %s", tmp, path,
-                            strerror(saved));
-    }
-    return MC_OK;
+    return mc_out_commit(&o, err);
 }
 
-mc_err mc_meta_write(const mc_meta *m, const char *dir, mc_error *err)
+mc_err mc_meta_write_as(const mc_meta *m, const char *dir, unsigned flags, mc_error *err)
 {
-    char path[4096], tmp[4200];
+    char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/meta.json", dir) >= sizeof path)
         return mc_error_set(err, MC_ERR_IO, "%s: path too long", dir);
     if (m->nranks < 1) /* readers would refuse it */
         return mc_error_set(err, MC_ERR_USAGE, "%s: cannot write a trace of %d ranks", path,
                             m->nranks);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     json_t *doc = meta_to_json(m);
     if (!doc)
         return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", path);
-    mc_err rc = write_atomically(doc, tmp, path, err);
+    mc_err rc = write_atomically(doc, path, flags, err);
     json_decref(doc);
     return rc;
+}
+
+mc_err mc_meta_write(const mc_meta *m, const char *dir, mc_error *err)
+{
+    return mc_meta_write_as(m, dir, 0, err);
 }
 
 /* ---------------------------------------------------------------- read */
@@ -668,11 +666,9 @@ mc_meta *mc_meta_read(const char *dir, mc_error *err)
         mc_error_set(err, MC_ERR_IO, "%s: path too long", dir);
         return NULL;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = mc_in_fopen(path, err); /* a FIFO or directory is refused, not waited on */
+    if (!f)
         return NULL;
-    }
     json_error_t jerr;
     json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
     int read_failed = ferror(f);

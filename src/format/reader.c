@@ -3,6 +3,7 @@
  * corrupt or truncated file yields an error naming the file, the chunk and
  * its offset — never a crash. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "codec.h"
 #include "reader_where.h"
 #include "mpicast/format.h"
+#include "mpicast/outfile.h"
 
 /* Bytes held in chunk buffers by all open readers of the process. A replay
  * holds one decoded chunk per rank; a chunk may decode to 64 MiB (zstd
@@ -36,6 +38,7 @@ struct mc_rank_reader {
     int64_t prev_end;     /* delta base inside the chunk */
     int64_t last_end;     /* previous event's end, across chunks (for burst) */
     int have_last;
+    int last_op;          /* the previous event's operation */
     uint64_t event_index; /* index in the file of the next event (from 0) */
     int64_t *vals;
     size_t vals_cap;
@@ -50,6 +53,35 @@ static int chunk_error(mc_rank_reader *r, mc_err code, mc_error *err, const char
     return -1;
 }
 
+/* The rank a file's name gives (".../rank-NNNNNN.mct"), or -1 for a file
+ * named otherwise (a copy, a test's cut file): then nothing to compare. */
+static long rank_of_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (strncmp(name, "rank-", 5) != 0)
+        return -1;
+    char *end;
+    errno = 0;
+    long r = strtol(name + 5, &end, 10);
+    if (end == name + 5 || errno || r < 0 || strcmp(end, ".mct") != 0)
+        return -1;
+    return r;
+}
+
+/* The header's rank must be the file name's: a swapped or foreign rank
+ * file would otherwise be replayed as another rank (and then deadlock). */
+static int check_header_rank(const char *path, uint32_t header_rank, mc_error *err)
+{
+    long named = rank_of_name(path);
+    if (named < 0 || (uint64_t)named == header_rank)
+        return 0;
+    mc_error_set(err, MC_ERR_FORMAT,
+                 "%s:12: the header says rank %" PRIu32 ", the file name rank %ld (a rank file "
+                 "swapped or copied from another trace?)", path, header_rank, named);
+    return -1;
+}
+
 mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
 {
     mc_rank_reader *r = calloc(1, sizeof *r);
@@ -59,11 +91,9 @@ mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
     }
     snprintf(r->path, sizeof r->path, "%s", path);
     r->chunk_index = -1;
-    r->f = fopen(path, "rb");
-    if (!r->f) {
-        mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    r->f = mc_in_fopen(path, err); /* a FIFO or device is refused, never waited on */
+    if (!r->f)
         goto fail;
-    }
     unsigned char hdr[MC_FILE_HEADER_SIZE];
     size_t got = fread(hdr, 1, sizeof hdr, r->f);
     if (got < 8 || memcmp(hdr, MC_FILE_MAGIC, 8) != 0) {
@@ -81,6 +111,8 @@ mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
                      version, MC_FORMAT_VERSION);
         goto fail;
     }
+    if (check_header_rank(path, mc_get_u32(hdr + 12), err) != 0)
+        goto fail;
     r->flags = mc_get_u32(hdr + 16);
     r->chunk_offset = MC_FILE_HEADER_SIZE;
     return r;
@@ -296,6 +328,26 @@ void mc_rank_reader_where(const mc_rank_reader *r, long *chunk, long *offset, ui
     *event = r->event_index ? r->event_index - 1 : 0;
 }
 
+/* A clean end of file is the stream's end only when the tracer's stream
+ * reached its Finalize event; files that do not promise it always are. */
+static int finalized(const mc_rank_reader *r)
+{
+    return !(r->flags & MC_WRITER_ENDS_WITH_FINALIZE) ||
+           (r->have_last && r->last_op == MC_OP_FINALIZE);
+}
+
+static int unfinished_error(mc_rank_reader *r, mc_error *err)
+{
+    r->done = 1;
+    if (!r->have_last)
+        return mc_error_set(err, MC_ERR_TRUNCATED, "%s: no events: the run stopped before "
+                            "this rank's first chunk was written", r->path), -1;
+    return mc_error_set(err, MC_ERR_TRUNCATED, "%s: ends after event %llu (%s) without "
+                        "MPI_Finalize: the run stopped early or the file was cut at a chunk "
+                        "boundary", r->path, (unsigned long long)(r->event_index - 1),
+                        mc_op_name(r->last_op)), -1;
+}
+
 int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
 {
     if (r->done)
@@ -304,6 +356,8 @@ int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
         if (r->pos != r->end)
             return chunk_error(r, MC_ERR_FORMAT, err, "trailing bytes after the last event");
         int rc = load_chunk(r, err);
+        if (rc == 0 && !finalized(r))
+            return unfinished_error(r, err);
         if (rc <= 0) {
             r->done = 1;
             return rc;
@@ -322,5 +376,6 @@ int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
     r->prev_end = e->t_end;
     r->last_end = e->t_end;
     r->have_last = 1;
+    r->last_op = e->op;
     return 1;
 }

@@ -429,6 +429,13 @@ mc_source *mc_trace_open(const char *dir, mc_error *err)
                      dir);
         return NULL;
     }
+    if (meta && max_rank >= nranks) { /* a rank file of another run in the directory */
+        mc_error_set(err, MC_ERR_FORMAT, "%s/rank-%06d.mct: rank %d, but meta.json says the "
+                     "trace has %d ranks (a file from another run?)", dir, max_rank, max_rank,
+                     nranks);
+        mc_meta_destroy(meta);
+        return NULL;
+    }
     if (check_rank_files(dir, nranks, err) != MC_OK) {
         mc_meta_destroy(meta);
         return NULL;

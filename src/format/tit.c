@@ -8,6 +8,7 @@
  * thousands of descriptors, and a rank's memory is its buffer, its
  * outstanding requests and its runs. */
 #include "mpicast/tit.h"
+#include "mpicast/outfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -150,7 +151,7 @@ static long long line_number(tit_source *s, tit_rank *rk)
 {
     if (!s->merged)
         return (long long)rk->lineno;
-    int fd = open(s->paths[rk->file], O_RDONLY | O_CLOEXEC);
+    int fd = open(s->paths[rk->file], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return 0;
     char chunk[1 << 16];
@@ -178,7 +179,9 @@ static int file_fd(tit_source *s, int i, int *temporary)
     *temporary = 0;
     if (s->fds[i] >= 0)
         return s->fds[i];
-    int fd = open(s->paths[i], O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: checked regular at open; a file swapped for a FIFO since
+     * then must not block (pread of a regular file ignores the flag) */
+    int fd = open(s->paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd >= 0 && s->nopen < FD_CACHE) {
         s->fds[i] = fd;
         s->nopen++;
@@ -1179,17 +1182,18 @@ static mc_source *open_list(tit_source *s, FILE *f, mc_error *err)
         }
         sprintf(path, "%s%s", p[0] == '/' ? "" : dir, p);
         s->paths[s->npaths++] = path;
-        FILE *probe = fopen(path, "r");
-        if (!probe && p[0] != '/' && dir[0] != '\0' && (probe = fopen(p, "r")) != NULL) {
+        /* a regular file only: a FIFO entry would block the replay */
+        mc_error perr = {0};
+        int probe = mc_in_open(path, &perr);
+        if (probe < 0 && p[0] != '/' && dir[0] != '\0' && (probe = mc_in_open(p, NULL)) >= 0) {
             /* SimGrid writes names relative to where it ran: try that too. */
             strcpy(path, p);
         }
-        if (!probe) {
-            mc_error_set(err, MC_ERR_IO, "%s:%lld: %s: cannot open: %s", s->name, (long long)lineno, path,
-                         strerror(errno));
+        if (probe < 0) {
+            mc_error_set(err, MC_ERR_IO, "%s:%lld: %s", s->name, (long long)lineno, perr.msg);
             return open_fail(s, f, line, dir);
         }
-        fclose(probe);
+        close(probe);
     }
     int bad = ferror(f);
     fclose(f);
@@ -1249,11 +1253,9 @@ mc_source *mc_tit_open(const char *path, mc_error *err)
     }
     s->base.ops = &tit_ops;
     s->base.name = s->name;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = mc_in_fopen(path, err); /* a FIFO or device is refused */
+    if (!f)
         return open_fail(s, NULL, NULL, NULL);
-    }
     int merged = looks_merged(f);
     if (ferror(f)) {
         mc_error_set(err, MC_ERR_IO, "%s: cannot read: %s", path, strerror(errno));

@@ -62,9 +62,9 @@ static int write_all(int fd, const unsigned char *p, size_t n)
     return 0;
 }
 
-static int make_dir(const char *dir)
+static int make_dir(const char *dir, mode_t mode)
 {
-    return mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : -1;
+    return mkdir(dir, mode) == 0 || errno == EEXIST ? 0 : -1;
 }
 
 /* Sizes the raw and output buffers for `cap` raw bytes. */
@@ -102,7 +102,9 @@ mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags, uint32_t ch
     if (w->chunk_events > MC_CHUNK_MAX_EVENTS)
         w->chunk_events = MC_CHUNK_MAX_EVENTS;
     mc_rank_path(w->path, sizeof w->path, dir, rank);
-    if (make_dir(dir) != 0) {
+    int private_ = (flags & MC_WRITER_PRIVATE) != 0;
+    flags &= ~MC_WRITER_PRIVATE;
+    if (make_dir(dir, private_ ? 0700 : 0777) != 0) {
         mc_error_set(err, MC_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
         goto fail;
     }
@@ -117,9 +119,14 @@ mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags, uint32_t ch
             mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", w->path);
         goto fail;
     }
-    w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* Never over an existing file or through a planted symlink: a trace
+     * directory is fresh, and whatever is in the way is not ours. */
+    w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 private_ ? 0600 : 0666);
     if (w->fd < 0) {
-        mc_error_set(err, MC_ERR_IO, "%s: cannot create: %s", w->path, strerror(errno));
+        int e = errno;
+        mc_error_set(err, MC_ERR_IO, "%s: cannot create: %s%s", w->path, strerror(e),
+                     e == EEXIST ? " (not overwritten)" : "");
         goto fail;
     }
     unsigned char hdr[MC_FILE_HEADER_SIZE] = {0};

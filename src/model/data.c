@@ -2,6 +2,7 @@
  * inputs (CSV, Extra-P text, `mpicast stats --json`). */
 #define MPICAST_MODEL_INTERNAL
 #include "mpicast/model.h"
+#include "mpicast/outfile.h"
 #include "model_impl.h"
 
 #include <ctype.h>
@@ -302,9 +303,9 @@ static mc_err csv_field(char **f, int nf, int i, const char *name, const char *p
 mc_err mc_mdata_read_csv(mc_mdata *d, const char *path, mc_error *err)
 {
     static const char *const want[] = {"p", "n", "function", "metric", "value"};
-    FILE *fp = fopen(path, "r");
+    FILE *fp = mc_in_fopen(path, err); /* a FIFO or device is refused */
     if (!fp)
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return err && err->code ? err->code : MC_ERR_IO;
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
@@ -536,9 +537,9 @@ static mc_err xp_line(mc_mdata *d, xp_state *s, char *line, long lineno, mc_erro
 
 mc_err mc_mdata_read_extrap(mc_mdata *d, const char *path, mc_model_var by, mc_error *err)
 {
-    FILE *fp = fopen(path, "r");
+    FILE *fp = mc_in_fopen(path, err);
     if (!fp)
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return err && err->code ? err->code : MC_ERR_IO;
     xp_state s;
     memset(&s, 0, sizeof s);
     s.path = path;
@@ -578,7 +579,11 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
                            mc_error *err)
 {
     json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
+    FILE *fp = mc_in_fopen(path, err);
+    if (!fp)
+        return err && err->code ? err->code : MC_ERR_IO;
+    json_t *doc = json_loadf(fp, 0, &je);
+    fclose(fp);
     if (!doc)
         return mc_error_set(err, MC_ERR_FORMAT, "%s:%d: %s", path, je.line, je.text);
     mc_err rc = MC_OK;

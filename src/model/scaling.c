@@ -14,6 +14,7 @@
  */
 #define MPICAST_MODEL_INTERNAL
 #include "mpicast/model.h"
+#include "mpicast/outfile.h"
 #include "model_impl.h"
 
 #include <errno.h>
@@ -84,9 +85,9 @@ static mc_err add_obs(mc_scaling_obs **arr, size_t *n, size_t *cap, mc_scaling_o
 mc_err mc_scaling_read_csv(const char *path, mc_scaling_obs **out, size_t *count, mc_error *err)
 {
     static const char *const want[] = {"p", "n", "tau", "gamma"};
-    FILE *fp = fopen(path, "r");
+    FILE *fp = mc_in_fopen(path, err); /* a FIFO or device is refused */
     if (!fp)
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return err && err->code ? err->code : MC_ERR_IO;
     char *line = NULL;
     size_t cap = 0, n = 0, ocap = 0;
     mc_scaling_obs *obs = NULL;

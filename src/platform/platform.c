@@ -5,6 +5,7 @@
  * help); the platform object is just one value slot per row, so adding a key
  * is adding a row. */
 #include "mpicast/platform.h"
+#include "mpicast/outfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -810,11 +811,9 @@ static int on_value(void *user, const char *section, const char *name, const cha
 
 mc_platform *mc_platform_load(const char *path, mc_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        mc_error_set(err, MC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = mc_in_fopen(path, err); /* a FIFO or device is refused, not read forever */
+    if (!f)
         return NULL;
-    }
     mc_platform *p = mc_platform_create();
     if (!p) {
         fclose(f);

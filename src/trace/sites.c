@@ -283,9 +283,14 @@ int mct_sites_write(const char *dir, int rank)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/sites-%06d.txt", dir, rank);
-    FILE *fp = fopen(path, "w");
-    if (!fp)
+    /* Fresh and owner-only, like the rank file: never through a symlink. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!fp) {
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
     char line[8192];
     for (size_t i = 0; i < nsites; i++) {
         site_line(line, sizeof line, &sites[i]);

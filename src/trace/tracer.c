@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpicast/outfile.h"
+
 volatile int mct_state = MCT_OFF;
 int mct_world_rank = 0, mct_world_size = 1;
 int mct_cpu_mode = 0;
@@ -374,6 +376,18 @@ static void at_exit(void)
     mct_flush_now();
 }
 
+/* A fork()ed child is not a rank: it holds a copy of the parent's buffer,
+ * which the parent writes itself, and its own calls are no part of the
+ * run. It stops tracing and drops its copy (only plain stores: the child of
+ * a threaded process may call async-signal-safe functions only), so its
+ * exit and signal paths find nothing to write. */
+static void child_after_fork(void)
+{
+    mct_state = MCT_DONE;
+    have_pending_finalize = 0;
+    writer = NULL; /* the parent's; its memory is the child's copy, left as is */
+}
+
 /* ------------------------------------------------------------ init */
 
 /* Without the launcher and without MPICAST_TRACE_DIR, rank 0 picks a
@@ -461,8 +475,9 @@ static void open_writer(void)
 {
     uint32_t chunk = chunk_events();
     mc_error err = {0};
-    writer = mc_writer_open(trace_dir, mct_world_rank, mct_cpu_mode ? MC_WRITER_CPU : 0,
-                            chunk, &err);
+    unsigned flags = MC_WRITER_PRIVATE | MC_WRITER_ENDS_WITH_FINALIZE |
+                     (mct_cpu_mode ? MC_WRITER_CPU : 0u);
+    writer = mc_writer_open(trace_dir, mct_world_rank, flags, chunk, &err);
     if (!writer)
         mct_fail(err.msg[0] ? err.msg : "cannot open the trace file");
 }
@@ -527,6 +542,7 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
     agree_on_writers();
     install_signal_handlers();
     atexit(at_exit);
+    pthread_atfork(NULL, NULL, child_after_fork);
     mct_epoch = mct_now();
     /* The Init event goes out as a chunk of its own: a rank killed before
      * its first regular flush still shows up in the trace. */
@@ -665,7 +681,7 @@ static void write_meta(const char *comms, size_t ncomm_bytes, const char *sites,
     if (sites)
         mct_sites_parse_into(sites, nsite_bytes, m);
     if (rc == MC_OK)
-        rc = mc_meta_write(m, trace_dir, &err);
+        rc = mc_meta_write_as(m, trace_dir, MC_OUT_PRIVATE, &err);
     if (rc != MC_OK)
         mct_fail(err.msg);
     mc_meta_destroy(m);
