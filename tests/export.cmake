@@ -43,3 +43,6 @@ add_test(NAME test_output_safety
 # FIFO and device inputs refused, rank files checked against their names.
 add_test(NAME test_input_safety
          COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_input_safety.sh)
+# report shows stats' figures and fails on an unreadable input (src/stats).
+add_test(NAME test_report_same_figures
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_report_same_figures.sh)

@@ -31,3 +31,5 @@ mc_add_test(test_net_models_match_platform mc_net mc_platform)
 add_test(NAME test_predict_jobs_same_result
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_predict_jobs_same_result.sh
                  $<TARGET_FILE:mpicast> ${CMAKE_CURRENT_SOURCE_DIR}/bad)
+# The stats module counts exactly or refuses (src/stats).
+mc_add_test(test_stats_exact_totals mc_test_mem mc_stats)

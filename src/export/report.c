@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "mpicast/platform.h"
+#include "mpicast/input.h"
 #include "mpicast/predict.h"
+#include "mpicast/stats.h"
 #include "mpicast/sim.h"
 
 typedef struct rep {
@@ -32,6 +34,8 @@ typedef struct rep {
     size_t npts;
     char **files; /* created in tmpdir, removed at the end */
     size_t nfiles;
+    int failed;   /* an input could not be read: the command fails with fail_err */
+    mc_error fail_err;
 } rep;
 
 /* Remembers a temporary file to remove at the end. */
@@ -124,49 +128,36 @@ static FILE *data_file(rep *R, const char *name, char *path, size_t len)
 
 /* ------------------------------------------------------------ trace input */
 
-typedef struct opstat {
-    int64_t calls, bytes, ns;
-} opstat;
-
-static void stats_section(rep *R, const loaded_trace *t, size_t nmsgs, int64_t msg_bytes)
+/* Summary and per-function table: the figures of `mpicast stats` (stats.h),
+ * so that the same trace shows the same numbers in both. */
+static void stats_section(rep *R, const mc_stats *st, const mc_meta *meta)
 {
-    opstat ops[MC_OP_COUNT];
-    memset(ops, 0, sizeof ops);
-    int64_t mpi = 0, app = 0;
-    for (int r = 0; r < t->nranks; r++) {
-        const lt_rank *rk = &t->ranks[r];
-        for (size_t i = 0; i < rk->n; i++) {
-            const mc_event *e = &rk->ev[i];
-            if (e->op < 0 || e->op >= MC_OP_COUNT)
-                continue;
-            ops[e->op].calls++;
-            ops[e->op].bytes += e->bytes;
-            ops[e->op].ns += e->t_end - e->t_start;
-            if (e->op != MC_OP_INIT && e->op != MC_OP_FINALIZE)
-                mpi += e->t_end - e->t_start;
-        }
-        if (rk->n)
-            app += rk->ev[rk->n - 1].t_end - (rk->ev[0].t_start > 0 ? rk->ev[0].t_start : 0);
-    }
-    const char *cmd = t->meta ? mc_meta_get(t->meta, "command") : NULL;
-    const char *lib = t->meta ? mc_meta_get(t->meta, "mpi_library") : NULL;
+    mc_stats_totals t = mc_stats_total(st);
+    const char *cmd = meta ? mc_meta_get(meta, "command") : NULL;
+    const char *lib = meta ? mc_meta_get(meta, "mpi_library") : NULL;
     fputs("<h3>Summary</h3><table class=\"kv\">", R->out);
-    fprintf(R->out, "<tr><td>ranks</td><td>%d</td></tr><tr><td>events</td><td>%llu</td></tr>",
-            t->nranks, (unsigned long long)t->events);
+    fprintf(R->out, "<tr><td>ranks</td><td>%d</td></tr><tr><td>MPI calls</td><td>%lld</td></tr>",
+            mc_stats_nranks(st), (long long)t.calls);
     fputs("<tr><td>command</td><td>", R->out);
     esc(R->out, cmd ? cmd : "(unknown)");
     fputs("</td></tr><tr><td>MPI library</td><td>", R->out);
     esc(R->out, lib ? lib : "(unknown)");
-    fprintf(R->out, "</td></tr><tr><td>point-to-point messages</td><td>%zu (%lld bytes)</td></tr>"
-                    "<tr><td>time in MPI (all ranks)</td><td>%.6f s of %.6f s (%.1f %%)</td></tr></table>\n",
-            nmsgs, (long long)msg_bytes, mpi * 1e-9, app * 1e-9, app > 0 ? 100.0 * (double)mpi / (double)app : 0.0);
-    fputs("<h3>MPI functions</h3><table class=\"stats\"><tr><th>function</th><th>calls</th>"
-          "<th>bytes</th><th>time (s)</th><th>mean (&micro;s)</th></tr>\n", R->out);
-    for (int op = 0; op < MC_OP_COUNT; op++)
-        if (ops[op].calls)
+    fprintf(R->out, "</td></tr><tr><td>point-to-point messages</td><td>%lld (%lld bytes)</td></tr>"
+                    "<tr><td>time in MPI (all ranks)</td><td>%.6f s of %.6f s (%.1f %%)</td></tr>",
+            (long long)t.sends, (long long)t.send_bytes, t.mpi_ns * 1e-9, t.app_sum_ns * 1e-9,
+            t.app_sum_ns > 0 ? 100.0 * (double)t.mpi_ns / (double)t.app_sum_ns : 0.0);
+    if (mc_stats_truncated(st))
+        fputs("<tr><td>truncated</td><td>yes: a rank's stream ends early (a crashed run?); "
+              "the figures cover the readable prefix</td></tr>", R->out);
+    fputs("</table>\n<h3>MPI functions</h3><table class=\"stats\"><tr><th>function</th>"
+          "<th>calls</th><th>bytes</th><th>time (s)</th><th>mean (&micro;s)</th></tr>\n", R->out);
+    for (int op = 0; op < MC_OP_COUNT; op++) {
+        mc_stats_counts c = mc_stats_op(st, op, -1);
+        if (c.calls)
             fprintf(R->out, "<tr><td>MPI_%s</td><td>%lld</td><td>%lld</td><td>%.6f</td><td>%.3f</td></tr>\n",
-                    mc_op_name(op), (long long)ops[op].calls, (long long)ops[op].bytes, ops[op].ns * 1e-9,
-                    ops[op].ns * 1e-3 / (double)ops[op].calls);
+                    mc_op_name(op), (long long)c.calls, (long long)c.bytes, c.time_ns * 1e-9,
+                    c.time_ns * 1e-3 / (double)c.calls);
+    }
     fputs("</table>\n", R->out);
 }
 
@@ -251,22 +242,22 @@ static void trace_section(rep *R, const char *dir, int idx, mc_progress *prog)
     esc(R->out, dir);
     fputs("</h2>\n", R->out);
     mc_error e = {0};
-    loaded_trace *t = lt_load(dir, prog, &e);
-    if (!t) {
+    (void)prog; /* one streaming pass: the statistics' reading is the progress */
+    mc_source *src = mc_input_open(dir, &e);
+    mc_stats *st = src ? mc_stats_collect(src, &e) : NULL;
+    if (!st) {
         fputs("<p class=\"note\">Cannot read: ", R->out);
         esc(R->out, e.msg);
         fputs("</p></section>\n", R->out);
+        if (!R->failed) /* the command fails too, naming the input */
+            R->fail_err = e, R->failed = 1;
+        mc_source_close(src);
         return;
     }
-    size_t nm = 0;
-    lt_msg *m = lt_match(t, &nm, &e);
-    int64_t mb = 0;
-    for (size_t i = 0; m && i < nm; i++)
-        mb += m[i].bytes;
-    stats_section(R, t, nm, mb);
-    free(m);
-    int nranks = t->nranks;
-    lt_free(t);
+    stats_section(R, st, mc_source_meta(src));
+    int nranks = mc_stats_nranks(st);
+    mc_stats_destroy(st);
+    mc_source_close(src);
     if (!R->o->no_predict)
         prediction_section(R, dir, idx, nranks);
     fputs("</section>\n", R->out);
@@ -573,5 +564,7 @@ mc_err mc_report_html(const mc_report_opts *o, FILE *out, mc_progress *prog, mc_
     rm_tmpdir(&R);
     if (ferror(out))
         return mc_error_set(err, MC_ERR_IO, "report: write failed");
-    return MC_OK;
+    if (R.failed && err)
+        *err = R.fail_err;
+    return R.failed ? (R.fail_err.code ? R.fail_err.code : MC_ERR_FORMAT) : MC_OK;
 }

@@ -1,0 +1,78 @@
+/* mpicast — the statistics of a trace: per MPI function and per rank the
+ * calls, bytes, time inside MPI and polls; per rank the application window
+ * (from the end of MPI_Init to the start of MPI_Finalize, as mpiP) and the
+ * point-to-point messages it sends; the call sites by MPI time. One
+ * computation for `stats`, `report` and anything else that summarises a
+ * trace, so the same figure is the same everywhere (docs/json.md, "stats").
+ *
+ * Collection reads every event of every rank once, in bounded memory (per
+ * rank and per function counters, one entry per (call site, function)).
+ * Totals are exact: a total that passes 2^63 - 1 is an error, never printed
+ * wrapped. A truncated rank stream counts its readable prefix, sets
+ * mc_stats_truncated and adds a warning.
+ *
+ * Ownership: mc_stats_collect returns an object freed by mc_stats_destroy
+ * (NULL is a no-op); warning strings belong to it.
+ */
+#ifndef MPICAST_STATS_H
+#define MPICAST_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpicast/error.h"
+#include "mpicast/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mc_stats mc_stats;
+
+typedef struct mc_stats_counts {
+    int64_t calls, bytes, time_ns;
+    int64_t polls; /* calls that completed or found nothing (Test*, Iprobe) */
+} mc_stats_counts;
+
+typedef struct mc_stats_rank {
+    int64_t app_ns;  /* the application window */
+    int64_t mpi_ns;  /* inside MPI calls in it (Init and Finalize excluded) */
+    int64_t calls, bytes, sends, send_bytes, polls;
+} mc_stats_rank;
+
+typedef struct mc_stats_totals {
+    int64_t app_max_ns, app_sum_ns, mpi_ns, calls, bytes, polls;
+    int64_t sends, send_bytes;  /* point-to-point messages (to a real peer) */
+    int overflow;               /* never set for a collected trace */
+} mc_stats_totals;
+
+typedef struct mc_stats_site {
+    int32_t site, op;
+    mc_stats_counts c;
+} mc_stats_site;
+
+/* Reads every rank of src. NULL with err filled ("NAME: ...") on a corrupt
+ * stream, out of memory or a total past 2^63 - 1. */
+mc_stats *mc_stats_collect(mc_source *src, mc_error *err);
+void mc_stats_destroy(mc_stats *s);
+
+int mc_stats_nranks(const mc_stats *s);
+int mc_stats_truncated(const mc_stats *s);
+size_t mc_stats_nwarnings(const mc_stats *s);
+const char *mc_stats_warning(const mc_stats *s, size_t i);
+
+/* Whether function op occurred; its counts on rank (or over all: rank -1). */
+int mc_stats_op_seen(const mc_stats *s, int op);
+mc_stats_counts mc_stats_op(const mc_stats *s, int op, int rank);
+mc_stats_rank mc_stats_rank_at(const mc_stats *s, int rank);
+mc_stats_totals mc_stats_total(const mc_stats *s);
+/* Up to max call sites by MPI time (ties: calls, then ids), into out. */
+size_t mc_stats_top_sites(const mc_stats *s, mc_stats_site *out, size_t max);
+
+/* Test, Testall, Testany, Testsome and Iprobe: the calls a polling loop makes. */
+int mc_stats_is_poll_op(int op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
