@@ -5,6 +5,7 @@ mc_add_test(test_net_table_platform_keys mc_platform)
 # the simulator's measured-collective hook (src/sim/exec.c); mc_test_mem: tests/sim.cmake
 mc_add_test(test_net_table_sim_collectives mc_test_mem mc_sim)
 mc_add_test(test_bench_fit mc_benchfit mc_platform)
+mc_add_test(test_bench_disturbed_fit_flagged mc_benchfit)
 
 # mpicast-bench itself (src/bench), per MPI flavour; not with sanitizers
 # (the bench is not built then).
@@ -17,6 +18,17 @@ if(OMPI_FOUND)
   add_test(NAME test_bench_run_ompi COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_run.sh
            $<TARGET_FILE:mpicast-bench> $<TARGET_FILE:test_bench_check> ompi)
   set_tests_properties(test_bench_run_ompi PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+# a fault-injected ping-pong (MPICAST_BENCH_DISTURB): warned, flagged, re-measured
+if(OMPI_FOUND)
+  add_test(NAME test_bench_disturb_ompi COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_disturb.sh
+           $<TARGET_FILE:mpicast-bench> ompi)
+  set_tests_properties(test_bench_disturb_ompi PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+if(MPICH_FOUND)
+  add_test(NAME test_bench_disturb_mpich COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_disturb.sh
+           $<TARGET_FILE:mpicast-bench-mpich> mpich)
+  set_tests_properties(test_bench_disturb_mpich PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
 if(MPICH_FOUND)
   add_test(NAME test_bench_run_mpich COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_run.sh

@@ -18,7 +18,7 @@ static int make_curve(mcb_point *p, double limit)
     for (double s = 0; s <= 1 << 20; s = s == 0 ? 1 : s * 2) {
         double t1 = 1e-6 + s / 2e9 + (s > limit ? 3e-6 : 0);
         double send = s > limit ? t1 : 0.3e-6;
-        p[n++] = (mcb_point){s, send, 2 * t1 - send};
+        p[n++] = (mcb_point){s, send, 2 * t1 - send, 0};
     }
     return n;
 }

@@ -46,7 +46,9 @@ grep -q "^membw = " "$tmp/p.ini" || fail "--compute wrote no membw"
 cmd=($run -np 3 "$bench" --max-size 4KiB --step 512 --reps 10 --budget 2ms --collectives
      --coll-max-size 4KiB --quiet)
 checked "$tmp/c.ini" "$name" 4096 3
-[ ! -s "$tmp/err" ] || { cat "$tmp/err"; fail "--quiet wrote to stderr"; }
+# --quiet: nothing but the warning of a disturbed measurement (a shared machine)
+! grep -v "^mpicast-bench: warning: disturbed measurement" "$tmp/err" \
+    || fail "--quiet wrote to stderr"
 grep -q "^pingpong.512 = " "$tmp/c.ini" || fail "--step 512: no 512-byte point"
 
 # usage errors exit 2 and name the option

@@ -43,8 +43,8 @@ assert len(a) == len(b), (len(a), len(b))
 keys = ("rank", "op", "comm", "peer", "tag", "bytes", "start", "end", "burst", "req")
 for x, y in zip(a, b):
     ks = keys
-    if x["op"] == "Comm_split":   # lost: color, key, members, new comm (in the definitions)
-        ks = ("rank", "op", "comm", "start", "end", "burst")
+    if x["op"] == "Comm_split":   # colour, key, members, new comm kept (mpicast::comm_call)
+        ks = keys + ("newcomm", "vals")
     if x["op"] == "Irecv":        # lost: the buffer size (OTF2 has the message size)
         ks = tuple(k for k in keys if k != "bytes")
     for k in ks:

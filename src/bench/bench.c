@@ -46,7 +46,11 @@ typedef struct results {
     mcb_point pts[MAX_POINTS];
     int n;
     double o_send, o_recv, gap;
+    double gap_spread;  /* of the stream intervals: mcb_spread */
     mcb_loggp fit;
+    int remeasured;     /* rounds of re-measuring after a verdict of disturbed */
+    int disturbed;      /* still disturbed after them: the verdict of the last fit */
+    char why[512];      /* its reasons (mcb_assess) */
     /* collectives: one line per (op, size) */
     struct coll_point {
         const char *op;
@@ -57,6 +61,36 @@ typedef struct results {
 } results;
 
 static int rank, nranks;
+
+/* Test hook (docs/bench.md, tests/test_bench_disturb.sh): MPICAST_BENCH_DISTURB
+ * = "EVERY:SECONDS[:PASSES]" makes rank 0 spin SECONDS more inside the timed
+ * MPI_Recv of every EVERY-th ping-pong repetition, during the first PASSES
+ * sweeps over the sizes (all of them without PASSES). A disturbance on
+ * demand, to check that the bench notices it. */
+static struct {
+    int every;
+    double delay;
+    int passes; /* sweeps disturbed; -1: all */
+    int pass;   /* the sweep being measured */
+} disturb = {0, 0, -1, 0};
+
+static void disturb_init(void)
+{
+    const char *v = getenv("MPICAST_BENCH_DISTURB");
+    int every = 0, passes = -1;
+    double delay = 0;
+    if (v && sscanf(v, "%d:%lf:%d", &every, &delay, &passes) >= 2 && every > 0 && delay > 0) {
+        disturb.every = every;
+        disturb.delay = delay;
+        disturb.passes = passes;
+    }
+}
+
+static int disturbed_rep(int r)
+{
+    return disturb.every > 0 && r % disturb.every == 0 &&
+           (disturb.passes < 0 || disturb.pass < disturb.passes);
+}
 
 /* ------------------------------------------------------------ messages */
 
@@ -259,11 +293,18 @@ static int agree(int v)
     return v;
 }
 
+/* Rank 0's per-repetition times: Send, Recv and their one-way mean. */
+typedef struct reptimes {
+    double *ts, *tr, *tw;
+} reptimes;
+
+static void spin_for(double seconds);
+
 /* One size: warm-up, then reps round trips; medians of the Send and Recv
- * calls of rank 0. */
-static void pingpong_size(const opts *o, char *buf, int size, double *ts, double *tr,
-                          mcb_point *out)
+ * calls of rank 0 and the spread of the one-way times. */
+static void pingpong_size(const opts *o, char *buf, int size, reptimes *rt, mcb_point *out)
 {
+    double *ts = rt->ts, *tr = rt->tr;
     double rtt = 0;
     for (int w = 0; w < o->warmup + 1; w++) {
         double t0 = MPI_Wtime();
@@ -284,9 +325,12 @@ static void pingpong_size(const opts *o, char *buf, int size, double *ts, double
             MPI_Send(buf, size, MPI_BYTE, 1, TAG_PP, MPI_COMM_WORLD);
             double t1 = MPI_Wtime();
             MPI_Recv(buf, size, MPI_BYTE, 1, TAG_PP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (disturbed_rep(r))
+                spin_for(disturb.delay);
             double t2 = MPI_Wtime();
             ts[r] = t1 - t0;
             tr[r] = t2 - t1;
+            rt->tw[r] = (ts[r] + tr[r]) / 2;
         } else {
             MPI_Recv(buf, size, MPI_BYTE, 0, TAG_PP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(buf, size, MPI_BYTE, 0, TAG_PP, MPI_COMM_WORLD);
@@ -295,6 +339,7 @@ static void pingpong_size(const opts *o, char *buf, int size, double *ts, double
     out->size = size;
     out->send = mcb_median(ts, (size_t)reps);
     out->recv = mcb_median(tr, (size_t)reps);
+    out->spread = rank == 0 ? mcb_spread(rt->tw, (size_t)reps) : 0;
 }
 
 /* Overheads and gap, Netgauge-style (docs/bench.md), with 8-byte messages:
@@ -306,6 +351,7 @@ static void pingpong_size(const opts *o, char *buf, int size, double *ts, double
  *          taken off. */
 static void overheads(const opts *o, char *buf, double rtt, double *ts, results *res)
 {
+    double *keep = ts + o->reps + 64; /* the gap's intervals, for their spread */
     int reps = o->reps < 30 ? o->reps : 30;
     char ack = 0;
     for (int r = 0; r < reps; r++) {
@@ -352,6 +398,7 @@ static void overheads(const opts *o, char *buf, double rtt, double *ts, results 
             MPI_Recv(&ack, 1, MPI_BYTE, 1, TAG_CTL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             double t = MPI_Wtime() - t0 - rtt; /* first message out, ack back */
             ts[r] = t > 0 ? t / (STREAM - 1) : 0;
+            keep[r] = ts[r];
         } else {
             for (int i = 0; i < STREAM; i++)
                 MPI_Irecv(buf + 8 * i, 8, MPI_BYTE, 0, TAG_PP, MPI_COMM_WORLD, &rq[i]);
@@ -361,6 +408,7 @@ static void overheads(const opts *o, char *buf, double rtt, double *ts, results 
         }
     }
     res->gap = rank == 0 ? mcb_median(ts, (size_t)sreps) : 0;
+    res->gap_spread = rank == 0 ? mcb_spread(keep, (size_t)sreps) : 0;
 }
 
 /* Of two measurements of one size, the one with the shorter round trip:
@@ -368,7 +416,7 @@ static void overheads(const opts *o, char *buf, double rtt, double *ts, results 
  * smaller median is the one less disturbed. */
 static void keep_better(mcb_point *have, const mcb_point *p, int first)
 {
-    if (first || mcb_one_way(p) < mcb_one_way(have))
+    if (first || mcb_better(p, have))
         *have = *p;
 }
 
@@ -389,7 +437,7 @@ static int is_spike(const results *res, int i)
     return t > 1.5 * ref;
 }
 
-static void repair_spikes(const opts *o, char *buf, double *ts, double *tr, results *res)
+static void repair_spikes(const opts *o, char *buf, reptimes *rt, results *res)
 {
     for (int round = 0; round < 3; round++) {
         int found = 0;
@@ -403,7 +451,7 @@ static void repair_spikes(const opts *o, char *buf, double *ts, double *tr, resu
                 break;
             found = 1;
             mcb_point p;
-            pingpong_size(o, buf, (int)res->pts[idx].size, ts, tr, &p);
+            pingpong_size(o, buf, (int)res->pts[idx].size, rt, &p);
             if (rank == 0)
                 keep_better(&res->pts[idx], &p, 0);
             start = idx + 1;
@@ -427,7 +475,7 @@ static void insert_point(results *res, const mcb_point *p)
 /* Narrows the break of the curve (the eager limit) down to one byte by
  * bisection between the two sizes around it, keeping the points measured
  * (they are ordinary points of the table). Rank 0 decides, rank 1 follows. */
-static void refine_break(const opts *o, char *buf, double *ts, double *tr, results *res)
+static void refine_break(const opts *o, char *buf, reptimes *rt, results *res)
 {
     for (int iter = 0; iter < 24; iter++) {
         int mid = -1;
@@ -440,8 +488,8 @@ static void refine_break(const opts *o, char *buf, double *ts, double *tr, resul
         if (mid < 0)
             return;
         mcb_point p, again;
-        pingpong_size(o, buf, mid, ts, tr, &p);
-        pingpong_size(o, buf, mid, ts, tr, &again);
+        pingpong_size(o, buf, mid, rt, &p);
+        pingpong_size(o, buf, mid, rt, &again);
         keep_better(&p, &again, 0);
         if (rank == 0) {
             insert_point(res, &p);
@@ -452,52 +500,107 @@ static void refine_break(const opts *o, char *buf, double *ts, double *tr, resul
     }
 }
 
+/* One sweep over the sizes in res (the first: over `sizes`), each point
+ * keeping the better of what it had and the new measurement. */
+static void sweep(const opts *o, char *buf, reptimes *rt, results *res, const double *sizes,
+                  int n, int first, int step, int steps)
+{
+    for (int i = 0; i < n; i++) {
+        mcb_point p;
+        pingpong_size(o, buf, (int)sizes[i], rt, &p);
+        keep_better(&res->pts[i], &p, first);
+        char sz[32], tc[32];
+        mcb_fmt_size(sz, sizeof sz, p.size);
+        mcb_fmt_time(tc, sizeof tc, p.recv);
+        progress(o, step * n + i, steps * n, "ping-pong %s B: T_comm %s", sz, tc);
+    }
+    disturb.pass++;
+}
+
+/* Rank 0's verdict on the curve and the overheads measured so far (the fit
+ * is redone from them in main). */
+static int verdict(results *res)
+{
+    if (rank != 0)
+        return 0;
+    mcb_fit_loggp(res->pts, res->n, res->o_send, res->o_recv, res->gap, &res->fit);
+    res->disturbed = mcb_assess(res->pts, res->n, &res->fit, res->gap_spread, res->why,
+                                sizeof res->why) > 0;
+    return res->disturbed;
+}
+
+/* Up to two more rounds while the verdict is "disturbed": every size
+ * measured again (the better kept, mcb_better), and the overheads, each
+ * keeping its smaller value (interference only adds time) and the gap
+ * the less spread one. A transient disturbance goes; a lasting one stays
+ * in the verdict, which main writes to stderr and the file. */
+static void remeasure(const opts *o, char *buf, reptimes *rt, results *res)
+{
+    static double sizes[MAX_POINTS];
+    for (int round = 0; round < 2 && agree(verdict(res)); round++) {
+        if (!o->quiet)
+            say("disturbed measurement (%s): measuring again", res->why);
+        res->remeasured++;
+        /* only rank 0 holds the curve (the bisection's points included) */
+        int n = agree(res->n);
+        for (int i = 0; i < n; i++)
+            sizes[i] = res->pts[i].size;
+        if (rank == 0)
+            MPI_Send(sizes, n, MPI_DOUBLE, 1, TAG_CTL, MPI_COMM_WORLD);
+        else
+            MPI_Recv(sizes, n, MPI_DOUBLE, 0, TAG_CTL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        sweep(o, buf, rt, res, sizes, n, 0, 0, 1);
+        results was = {.o_send = res->o_send, .o_recv = res->o_recv, .gap = res->gap,
+                       .gap_spread = res->gap_spread};
+        overheads(o, buf, res->pts[0].send + res->pts[0].recv, rt->ts, res);
+        res->o_send = fmin(res->o_send, was.o_send);
+        res->o_recv = fmin(res->o_recv, was.o_recv);
+        if (was.gap_spread < res->gap_spread) {
+            res->gap = was.gap;
+            res->gap_spread = was.gap_spread;
+        }
+    }
+    verdict(res);
+}
+
 static int run_pingpong(const opts *o, results *res)
 {
     static double sizes[MAX_POINTS];
     int n = make_sizes(o, sizes);
     size_t cap = (size_t)o->max_size > 64 * 8 ? (size_t)o->max_size : 64 * 8;
+    size_t nrep = (size_t)o->reps + 64;
     char *buf = NULL;
-    double *ts = NULL, *tr = NULL;
+    reptimes rt = {0};
     int ok = 1;
     if (rank <= 1) {
         buf = calloc(cap, 1);
-        ts = malloc(((size_t)o->reps + 64) * sizeof *ts);
-        tr = malloc(((size_t)o->reps + 64) * sizeof *tr);
-        ok = buf && ts && tr;
+        rt.ts = malloc(2 * nrep * sizeof *rt.ts); /* second half: overheads' gap intervals */
+        rt.tr = malloc(nrep * sizeof *rt.tr);
+        rt.tw = malloc(nrep * sizeof *rt.tw);
+        ok = buf && rt.ts && rt.tr && rt.tw;
     }
     int all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all_ok) {
-        say("out of memory for %.0f-byte messages", o->max_size);
-        free(buf);
-        free(ts);
-        free(tr);
-        return -1;
-    }
-    if (rank <= 1) {
-        for (int pass = 0; pass < 2; pass++) {
-            for (int i = 0; i < n; i++) {
-                mcb_point p;
-                pingpong_size(o, buf, (int)sizes[i], ts, tr, &p);
-                keep_better(&res->pts[i], &p, pass == 0);
-                char sz[32], tc[32];
-                mcb_fmt_size(sz, sizeof sz, p.size);
-                mcb_fmt_time(tc, sizeof tc, p.recv);
-                progress(o, pass * n + i, 2 * n, "ping-pong %s B: T_comm %s", sz, tc);
-            }
-        }
+    if (all_ok && rank <= 1) {
+        for (int pass = 0; pass < 2; pass++)
+            sweep(o, buf, &rt, res, sizes, n, pass == 0, pass, 2);
         res->n = n;
-        repair_spikes(o, buf, ts, tr, res);
-        refine_break(o, buf, ts, tr, res);
+        repair_spikes(o, buf, &rt, res);
+        refine_break(o, buf, &rt, res);
         double rtt = res->pts[0].send + res->pts[0].recv;
-        overheads(o, buf, rtt, ts, res);
+        overheads(o, buf, rtt, rt.ts, res);
+        remeasure(o, buf, &rt, res);
     }
     if (rank > 1)
         res->n = n;
     free(buf);
-    free(ts);
-    free(tr);
+    free(rt.ts);
+    free(rt.tr);
+    free(rt.tw);
+    if (!all_ok) {
+        say("out of memory for %.0f-byte messages", o->max_size);
+        return -1;
+    }
     sleepy_barrier();
     return 0;
 }
@@ -626,8 +729,8 @@ static void print_summary(const opts *o, const results *res)
 {
     if (o->quiet)
         return;
-    fprintf(stderr, "%12s %14s %14s %14s %12s\n", "size", "T_comm(recv)", "send", "one-way",
-            "MB/s");
+    fprintf(stderr, "%12s %14s %14s %14s %12s %8s\n", "size", "T_comm(recv)", "send", "one-way",
+            "MB/s", "spread");
     for (int i = 0; i < res->n; i++) {
         const mcb_point *p = &res->pts[i];
         double t1 = mcb_one_way(p);
@@ -635,8 +738,8 @@ static void print_summary(const opts *o, const results *res)
         mcb_fmt_time(a, sizeof a, p->recv);
         mcb_fmt_time(b, sizeof b, p->send);
         mcb_fmt_time(c, sizeof c, t1);
-        fprintf(stderr, "%12.0f %14s %14s %14s %12.1f\n", p->size, a, b, c,
-                t1 > 0 ? p->size / t1 / 1e6 : 0.0);
+        fprintf(stderr, "%12.0f %14s %14s %14s %12.1f %7.0f%%\n", p->size, a, b, c,
+                t1 > 0 ? p->size / t1 / 1e6 : 0.0, 100 * p->spread);
     }
     const mcb_loggp *f = &res->fit;
     char L[32], ov[32], g[32], bw[32], el[32];
@@ -677,6 +780,47 @@ static double rendezvous_overhead(const results *res)
     return x > 0 ? x : 0;
 }
 
+/* The verdict's reasons, one comment line each (an INI line is short). */
+static void write_reasons(FILE *f, const char *why)
+{
+    fprintf(f, "# WARNING: disturbed measurement, do not trust this file:\n");
+    for (const char *r = why; *r;) {
+        const char *end = strstr(r, "; ");
+        int n = end ? (int)(end - r) : (int)strlen(r);
+        fprintf(f, "#   %.*s\n", n, r);
+        r = end ? end + 2 : r + n;
+    }
+}
+
+static double median_spread(const results *res)
+{
+    double v[MAX_POINTS];
+    for (int i = 0; i < res->n; i++)
+        v[i] = res->pts[i].spread;
+    return mcb_median(v, (size_t)res->n);
+}
+
+/* How o, L, g and the bandwidth were obtained, saying so where a value
+ * written is not the measured one (a cap or a clamp). */
+static void write_param_comments(FILE *f, const results *res, const char *os, const char *orv)
+{
+    const mcb_loggp *fit = &res->fit;
+    char om[32], gs[32];
+    mcb_fmt_time(om, sizeof om, fit->o_measured);
+    snprintf(gs, sizeof gs, "%.0f %%", 100 * res->gap_spread);
+    if (fit->o_capped)
+        fprintf(f, "# o: the mean %s of the send overhead %s and the receive overhead %s\n"
+                   "# exceeds half the zero-byte time: capped to that half, and L = 0\n",
+                om, os, orv);
+    else
+        fprintf(f, "# o = mean of the send overhead %s and the receive overhead %s;\n"
+                   "# L = zero-byte time - 2o\n", os, orv);
+    fprintf(f, "# g = interval of a stream of 8-byte messages (spread %s)\n", gs);
+    if (fit->G_clamped)
+        fprintf(f, "# bandwidth: the fitted time falls with the size (a disturbed curve): no\n"
+                   "# per-byte cost measured, written as inf\n");
+}
+
 static int write_platform(const opts *o, const results *res, FILE *f)
 {
     char host[256] = "unknown", lib[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown", date[64];
@@ -705,6 +849,14 @@ static int write_platform(const opts *o, const results *res, FILE *f)
                "#   mpicast predict TRACE --platform THIS --set network.model=table\n");
     fprintf(f, "\n[measured]\nhost = %s\nmpi = %s\ndate = %s\ntool = %s\nranks = %d\n"
                "repetitions = %d\n", host, lib, date, TOOL, nranks, o->reps);
+    fprintf(f, "# spread: median over the sizes of the interquartile range / median of the\n"
+               "# one-way times of the repetitions; quality: ok, or disturbed when a\n"
+               "# spread, the fit error or the gap's spread stayed too large after %d\n"
+               "# rounds of measuring again (docs/bench.md)\n", res->remeasured);
+    if (res->disturbed)
+        write_reasons(f, res->why);
+    fprintf(f, "spread = %.3f\nquality = %s\n", median_spread(res),
+            res->disturbed ? "disturbed" : "ok");
     if (o->compute) {
         char mb[32];
         mcb_fmt_bandwidth(mb, sizeof mb, res->membw);
@@ -715,10 +867,9 @@ static int write_platform(const opts *o, const results *res, FILE *f)
     }
     fprintf(f, "\n[network]\nmodel = loggp\n");
     fprintf(f, "# LogGP fitted to the one-way time T1(s) = (send + recv) / 2 over the %d\n"
-               "# eager sizes: T1(s) = L + 2o + s G by least squares (largest error %.1f %%);\n"
-               "# o = mean of the send overhead %s and the receive overhead %s;\n"
-               "# g = interval of a stream of 8-byte messages\n",
-            fit->nfit, 100 * fit->max_rel_err, os, orv);
+               "# eager sizes: T1(s) = L + 2o + s G by least squares (largest error %.1f %%);\n",
+            fit->nfit, 100 * fit->max_rel_err);
+    write_param_comments(f, res, os, orv);
     fprintf(f, "latency = %s\noverhead = %s\ngap = %s\nbandwidth = %s\n", L, ov, g, bw);
     if (fit->eager_found)
         fprintf(f, "# the one-way time jumps above this size (the rendezvous handshake)\n");
@@ -748,6 +899,12 @@ static int write_platform(const opts *o, const results *res, FILE *f)
         mcb_fmt_size(sz, sizeof sz, res->pts[i].size);
         mcb_fmt_time(t, sizeof t, res->pts[i].send);
         fprintf(f, "send.%s = %s\n", sz, t);
+    }
+    fprintf(f, "# spread per size (interquartile range / median of the one-way times):\n");
+    for (int i = 0; i < res->n; i++) {
+        char sz[32];
+        mcb_fmt_size(sz, sizeof sz, res->pts[i].size);
+        fprintf(f, "#   %s: %.0f %%\n", sz, 100 * res->pts[i].spread);
     }
     if (res->ncoll > 0)
         fprintf(f, "# OP.RANKS.SIZE = time of one collective at RANKS ranks with SIZE = count x\n"
@@ -798,6 +955,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    disturb_init();
     opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc == 1 && rank == 0)
@@ -826,6 +984,10 @@ int main(int argc, char **argv)
     if (rc == 0 && rank == 0) {
         mcb_fit_loggp(res->pts, res->n, res->o_send, res->o_recv, res->gap, &res->fit);
         print_summary(&o, res);
+        if (res->disturbed) /* even with --quiet: the file is not to be trusted */
+            fprintf(stderr, "mpicast-bench: warning: disturbed measurement after %d rounds of "
+                            "measuring again, written with quality = disturbed: %s\n",
+                    res->remeasured, res->why);
         rc = output(&o, res);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);

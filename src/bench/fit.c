@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 double mcb_one_way(const mcb_point *p)
 {
@@ -22,6 +23,77 @@ double mcb_median(double *v, size_t n)
         return 0.0;
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* Quartile by linear interpolation between order statistics (v sorted). */
+static double quartile(const double *v, size_t n, double q)
+{
+    double at = q * (double)(n - 1);
+    size_t i = (size_t)at;
+    double frac = at - (double)i;
+    return i + 1 < n ? v[i] + frac * (v[i + 1] - v[i]) : v[i];
+}
+
+double mcb_spread(double *v, size_t n)
+{
+    if (n < 2)
+        return 0.0;
+    double med = mcb_median(v, n); /* sorts v */
+    return med > 0 ? (quartile(v, n, 0.75) - quartile(v, n, 0.25)) / med : 0.0;
+}
+
+int mcb_better(const mcb_point *a, const mcb_point *b)
+{
+    int da = a->spread > MCB_SPREAD_MAX, db = b->spread > MCB_SPREAD_MAX;
+    if (da != db)
+        return !da;
+    return mcb_one_way(a) < mcb_one_way(b);
+}
+
+/* Appends one reason to `why`, "; "-separated. */
+static void add_reason(char *why, size_t len, const char *fmt, double x, double y)
+{
+    size_t used = strlen(why);
+    if (used + 3 >= len)
+        return;
+    if (used)
+        used += (size_t)snprintf(why + used, len - used, "; ");
+    snprintf(why + used, len - used, fmt, x, y);
+}
+
+int mcb_assess(const mcb_point *pts, int n, const mcb_loggp *fit, double gap_spread,
+               char *why, size_t len)
+{
+    int reasons = 0, noisy = 0;
+    double worst = 0;
+    if (len)
+        why[0] = '\0';
+    for (int i = 0; i < n; i++)
+        if (pts[i].spread > MCB_SPREAD_MAX) {
+            noisy++;
+            worst = fmax(worst, pts[i].spread);
+        }
+    if (noisy) {
+        reasons++;
+        add_reason(why, len, "%.0f sizes with a spread above 50 %% (largest %.0f %%)", noisy,
+                   100 * worst);
+    }
+    if (fit->max_rel_err > MCB_FIT_ERR_MAX) {
+        reasons++;
+        add_reason(why, len, "fit error %.0f %% above %.0f %%", 100 * fit->max_rel_err,
+                   100 * MCB_FIT_ERR_MAX);
+    }
+    if (gap_spread > MCB_SPREAD_MAX) {
+        reasons++;
+        add_reason(why, len, "gap spread %.0f %% above %.0f %%", 100 * gap_spread,
+                   100 * MCB_SPREAD_MAX);
+    }
+    if (fit->G_clamped) {
+        reasons++;
+        add_reason(why, len, "time falls with the size: no per-byte cost, bandwidth written as inf",
+                   0, 0); /* (excess arguments are ignored) */
+    }
+    return reasons;
 }
 
 /* A rendezvous message pays a handshake the eager one does not: the
@@ -81,12 +153,16 @@ void mcb_fit_loggp(const mcb_point *pts, int n, double o_send, double o_recv, do
         G = 0;
         a = m > 0 ? sy / m : 0;
     }
+    out->G_clamped = 0;
     if (G < 0) { /* a flat, noisy curve: no measurable per-byte cost */
+        out->G_clamped = m >= 2;
         G = 0;
         a = m > 0 ? sy / m : 0;
     }
     double o = (o_send + o_recv) / 2.0;
-    if (2 * o > a) /* the overheads explain all of the latency */
+    out->o_measured = o;
+    out->o_capped = 2 * o > a;
+    if (out->o_capped) /* the overheads explain all of the latency */
         o = a / 2.0;
     out->o = o;
     out->L = a - 2 * o > 0 ? a - 2 * o : 0;

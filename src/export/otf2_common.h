@@ -29,12 +29,24 @@ typedef struct otf2w {
     size_t ncomms, cap_comms;
     uint64_t offset;      /* ns added to every time (OTF2 times are unsigned) */
     uint64_t tmax;        /* largest timestamp written */
+    int call_attr;        /* the attribute OW_CALL_ATTR was used: defined as ref 0 */
 } otf2w;
+
+/* The string attribute on the Leave of a communicator call that keeps what
+ * OTF2 has no record for: "peer tag bytes peer2 tag2 bytes2 nvals v0 v1 ..."
+ * of the mpicast event (colour and key of Comm_split, the members and the
+ * Cartesian shape), after "comm=REF " (the OTF2 ref of the communicator the
+ * call is on). The new communicator itself is a CommCreate event, the one
+ * Comm_free frees a CommDestroy event. */
+#define OW_CALL_ATTR "mpicast::comm_call"
+
 
 /* Opens DIR as a new archive "traces" for nlocs locations. */
 mc_err ow_open(otf2w *w, const char *dir, int nlocs, uint64_t offset, mc_error *err);
 uint32_t ow_string(otf2w *w, const char *s);        /* UINT32_MAX: out of memory */
 uint32_t ow_region(otf2w *w, const char *name, int role, int paradigm);
+/* The attribute ref of OW_CALL_ATTR (defined at close once used). */
+uint32_t ow_call_attr(otf2w *w);
 /* Adds a communicator (members copied); returns its OTF2 ref or UINT32_MAX. */
 uint32_t ow_comm_add(otf2w *w, uint64_t id, const int32_t *members, int32_t size);
 /* OTF2 timestamp of a time in ns. */

@@ -177,6 +177,38 @@ static void coll_sizes(const mc_event *e, const xcomm *c, int rank, uint64_t *se
     *recvd = R > 0 ? (uint64_t)R : 0;
 }
 
+/* What a communicator call leaves that OTF2 has no field for (OW_CALL_ATTR,
+ * an attribute of its Leave in *al), and the communicator it created as a
+ * CommCreate event (Score-P's record), so that the import can rebuild the
+ * event: extrapolation needs to know which call created which communicator
+ * with which members and shape. */
+static int comm_call_record(xport *x, OTF2_EvtWriter *ew, const mc_event *e, uint64_t t1,
+                            OTF2_AttributeList **al)
+{
+    size_t cap = 160 + 21 * (size_t)e->nvals, n;
+    char *s = malloc(cap);
+    if (!s)
+        return -1;
+    const xcomm *c = comm_get(x, e->comm);
+    n = (size_t)snprintf(s, cap, "comm=%u %d %d %lld %d %d %lld %u", c ? c->ref : 0, e->peer, e->tag,
+                         (long long)e->bytes, e->peer2, e->tag2, (long long)e->bytes2, e->nvals);
+    for (uint32_t k = 0; k < e->nvals && n < cap; k++)
+        n += (size_t)snprintf(s + n, cap - n, " %lld", (long long)e->vals[k]);
+    uint32_t sref = ow_string(&x->w, s);
+    free(s);
+    *al = OTF2_AttributeList_New();
+    if (sref == UINT32_MAX || !*al ||
+        OTF2_AttributeList_AddStringRef(*al, ow_call_attr(&x->w), sref) != OTF2_SUCCESS)
+        return -1;
+    const xcomm *nc = e->op != MC_OP_COMM_FREE && e->newcomm != MC_COMM_NULL
+                          ? comm_get(x, e->newcomm) : NULL;
+    if (nc && OTF2_EvtWriter_CommCreate(ew, NULL, t1, nc->ref) != OTF2_SUCCESS)
+        return -1;
+    if (e->op == MC_OP_COMM_FREE && c && OTF2_EvtWriter_CommDestroy(ew, NULL, t1, c->ref) != OTF2_SUCCESS)
+        return -1;
+    return 0;
+}
+
 static const mc_event *req_def(const lt_rank *rk, size_t upto, uint32_t id)
 {
     return lt_find_req(rk, upto, id, NULL);
@@ -269,7 +301,11 @@ static int write_event(xport *x, OTF2_EvtWriter *ew, int r, size_t i)
         }
         break;
     }
-    ok &= OTF2_EvtWriter_Leave(ew, NULL, t1, reg) == OTF2_SUCCESS;
+    OTF2_AttributeList *al = NULL;
+    if (mc_op_kind_of(e->op) == MC_KIND_M)
+        ok &= comm_call_record(x, ew, e, t1, &al) == 0;
+    ok &= OTF2_EvtWriter_Leave(ew, al, t1, reg) == OTF2_SUCCESS;
+    OTF2_AttributeList_Delete(al);
     return ok ? 0 : -1;
 }
 

@@ -72,6 +72,7 @@ typedef struct imp {
     ireq *reqs;
     size_t nreqs, cap_reqs;
     uint32_t last_req;
+    uint32_t call_attr;   /* ref of the OW_CALL_ATTR attribute; UINT32_MAX: none */
     int oom;
     int beat_fd;          /* heartbeat pipe to the parent (see mc_import_otf2) */
     uint64_t beats;
@@ -196,6 +197,16 @@ static OTF2_CallbackCode d_group(void *u, OTF2_GroupRef self, OTF2_StringRef nam
     if (!g->m)
         return x->oom = 1, OTF2_CALLBACK_INTERRUPT;
     memcpy(g->m, m, n * sizeof *m);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_attr(void *u, OTF2_AttributeRef self, OTF2_StringRef name,
+                                OTF2_StringRef desc, OTF2_Type type)
+{
+    imp *x = u;
+    (void)desc;
+    if (type == OTF2_TYPE_STRING && strcmp(str(x, name), OW_CALL_ATTR) == 0)
+        x->call_attr = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -424,6 +435,67 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* The communicator an open communicator call created (our exports and
+ * Score-P's write CommCreate inside the call). */
+static OTF2_CallbackCode e_comm_create(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                       void *u, OTF2_AttributeList *al, OTF2_CommRef comm)
+{
+    imp *x = u;
+    (void)loc; (void)t; (void)pos; (void)al;
+    if (x->open && mc_op_kind_of(x->cur.op) == MC_KIND_M && comm_at(x, comm))
+        x->cur.newcomm = comm_id(x, comm);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The communicator Comm_free frees (Score-P writes CommDestroy in it). */
+static OTF2_CallbackCode e_comm_destroy(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                        void *u, OTF2_AttributeList *al, OTF2_CommRef comm)
+{
+    imp *x = u;
+    (void)loc; (void)t; (void)pos; (void)al;
+    if (x->open && x->cur.op == MC_OP_COMM_FREE && comm_at(x, comm))
+        x->cur.comm = comm_id(x, comm);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The fields our export keeps in OW_CALL_ATTR (otf2_common.h); a value
+ * that does not parse leaves the event as OTF2 alone gives it. */
+static int comm_call_fields(imp *x, OTF2_AttributeList *al)
+{
+    OTF2_Type type;
+    OTF2_AttributeValue v;
+    if (!al || x->call_attr == UINT32_MAX ||
+        OTF2_AttributeList_GetAttributeByID(al, x->call_attr, &type, &v) != OTF2_SUCCESS ||
+        type != OTF2_TYPE_STRING)
+        return 0;
+    const char *s = str(x, v.stringRef);
+    int peer, tag, peer2, tag2, used;
+    long long bytes, bytes2;
+    unsigned nvals, cref;
+    if (sscanf(s, "comm=%u %d %d %lld %d %d %lld %u%n", &cref, &peer, &tag, &bytes, &peer2,
+               &tag2, &bytes2, &nvals, &used) != 8 || nvals > (1u << 24))
+        return 0;
+    x->nvals = 0;
+    for (unsigned k = 0; k < nvals; k++) {
+        long long val;
+        int len;
+        if (sscanf(s + used, " %lld%n", &val, &len) != 1)
+            return 0;
+        used += len;
+        if (add_val(x, val))
+            return -1;
+    }
+    if (comm_at(x, cref))
+        x->cur.comm = comm_id(x, cref);
+    x->cur.peer = peer;
+    x->cur.tag = tag;
+    x->cur.bytes = bytes;
+    x->cur.peer2 = peer2;
+    x->cur.tag2 = tag2;
+    x->cur.bytes2 = bytes2;
+    return 0;
+}
+
 static OTF2_CallbackCode e_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
                                  OTF2_AttributeList *al, OTF2_RegionRef region)
 {
@@ -434,6 +506,8 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
         return OTF2_CALLBACK_SUCCESS;
     x->open = 0;
     x->cur.t_end = to_ns(x, t);
+    if (mc_op_kind_of(op) == MC_KIND_M && comm_call_fields(x, al))
+        return x->oom = 1, OTF2_CALLBACK_INTERRUPT;
     if (grow((void **)&x->ev, &x->cap, x->n + 1, sizeof *x->ev))
         return x->oom = 1, OTF2_CALLBACK_INTERRUPT;
     mc_event *e = &x->ev[x->n++];
@@ -682,6 +756,7 @@ static mc_err read_defs(OTF2_Reader *rd, imp *x, const char *anchor, mc_error *e
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, d_region);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, d_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, d_comm);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, d_attr);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, g, cb, x);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n;
@@ -707,6 +782,8 @@ static OTF2_EvtReaderCallbacks *evt_callbacks(void)
         return NULL;
     OTF2_EvtReaderCallbacks_SetEnterCallback(cb, e_enter);
     OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, e_comm_create);
+    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, e_comm_destroy);
     OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, e_send);
     OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, e_isend);
     OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, e_isend_done);
@@ -811,6 +888,7 @@ static mc_err import_here(const char *archive, const char *outdir, mc_export_inf
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     imp x;
     memset(&x, 0, sizeof x);
+    x.call_attr = UINT32_MAX;
     x.beat_fd = beat_fd;
     mc_err rc = read_defs(rd, &x, anchor, err);
     if (!rc && mc_mkdir(outdir, err))

@@ -160,6 +160,12 @@ static char *comm_name(const ow_comm *c, char *buf, size_t len)
     return buf;
 }
 
+uint32_t ow_call_attr(otf2w *w)
+{
+    w->call_attr = 1;
+    return 0;
+}
+
 static int write_globals(otf2w *w)
 {
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(w->ar);
@@ -169,6 +175,10 @@ static int write_globals(otf2w *w)
     uint32_t s_machine = ow_string(w, "machine"), s_node = ow_string(w, "node");
     uint32_t s_thread = ow_string(w, "Master thread"), s_empty = ow_string(w, "");
     uint32_t s_comm_locs = ow_string(w, "MPI_COMM_WORLD locations");
+    uint32_t s_attr = w->call_attr ? ow_string(w, OW_CALL_ATTR) : 0;
+    uint32_t s_attr_desc = w->call_attr ? ow_string(w, "mpicast event fields of a communicator "
+                                                       "call: peer tag bytes peer2 tag2 bytes2 "
+                                                       "nvals vals...") : 0;
     uint32_t *s_rank = malloc(((size_t)w->nlocs + 1) * sizeof *s_rank);
     uint32_t *s_comm = malloc((w->ncomms + 1) * sizeof *s_comm);
     if (!s_rank || !s_comm) {
@@ -185,6 +195,9 @@ static int write_globals(otf2w *w)
     int bad = 0;
     for (size_t i = 0; i < w->nstrings; i++)
         bad |= OTF2_GlobalDefWriter_WriteString(g, (uint32_t)i, w->strings[i]) != OTF2_SUCCESS;
+    if (w->call_attr)
+        bad |= OTF2_GlobalDefWriter_WriteAttribute(g, 0, s_attr, s_attr_desc, OTF2_TYPE_STRING) !=
+               OTF2_SUCCESS;
     bad |= OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, w->offset,
                                                      w->tmax > w->offset ? w->tmax - w->offset : 0,
                                                      OTF2_UNDEFINED_TIMESTAMP) != OTF2_SUCCESS;

@@ -365,6 +365,7 @@ static const struct {
     {"date", MC_UNIT_STRING, 0},      {"tool", MC_UNIT_STRING, 0},
     {"ranks", MC_UNIT_NONE, K_POS | K_INT}, {"repetitions", MC_UNIT_NONE, K_POS | K_INT},
     {"membw", MC_UNIT_BANDWIDTH, K_POS}, {"flops", MC_UNIT_NONE, K_POS},
+    {"spread", MC_UNIT_NONE, K_NONNEG}, {"quality", MC_UNIT_STRING, 0},
 };
 #define NMEASURED ((int)(sizeof measured_keys / sizeof measured_keys[0]))
 
@@ -436,7 +437,7 @@ static mc_err check_measured(const char *name, const char *value, mc_error *err)
     if (s)
         return mc_error_set(err, MC_ERR_PLATFORM, "unknown key (did you mean measured.%s?)", s);
     return mc_error_set(err, MC_ERR_PLATFORM, "unknown key (known: host, mpi, date, tool, "
-                        "ranks, repetitions, membw, flops)");
+                        "ranks, repetitions, membw, flops, spread, quality)");
 }
 
 static int is_extra_section(const char *name, size_t n)
