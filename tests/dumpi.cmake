@@ -7,7 +7,14 @@ foreach(name ${MC_DUMPI_FIXTURES})
   add_test(NAME test_dumpi_import_times_${name}
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_dumpi_check.py
       --mpicast $<TARGET_FILE:mpicast> times ${MC_DUMPI_DATA}/${name})
+  add_test(NAME test_dumpi_export_roundtrip_${name}
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_dumpi_export_check.py
+      --mpicast $<TARGET_FILE:mpicast> roundtrip ${MC_DUMPI_DATA}/${name})
 endforeach()
+# The exported bytes against the fixture's own (ring: the same calls, call by call).
+add_test(NAME test_dumpi_export_bytes_follow_fixture
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_dumpi_export_check.py
+    --mpicast $<TARGET_FILE:mpicast> bytes ${MC_DUMPI_DATA}/ring)
 
 if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE OR NOT TARGET example_ring)
   return()

@@ -9,7 +9,7 @@
 #include "mpicast/export.h"
 
 static const char export_usage[] =
-    "usage: mpicast export otf2|tit|chrome TRACE -o OUT [--flops RATE] [--quiet]\n"
+    "usage: mpicast export otf2|tit|chrome|dumpi TRACE -o OUT [--flops RATE] [--quiet]\n"
     "\n"
     "Writes TRACE (any input kind: a trace directory, an OTF2 archive, a\n"
     "time-independent text trace) in another tool's format:\n"
@@ -23,6 +23,12 @@ static const char export_usage[] =
     "  chrome  OUT is a JSON file (- for stdout): Chrome trace-event format for\n"
     "          Perfetto (ui.perfetto.dev) or chrome://tracing; one track per\n"
     "          rank, compute / MPI call / known waiting, arrows for messages\n"
+    "  dumpi   OUT is a directory: a DUMPI trace (format 13.0.0) for SST/macro,\n"
+    "          CODES and dumpi2ascii: OUT/dumpi-mpicast.meta and one\n"
+    "          OUT/dumpi-mpicast-NNNN.bin per rank, written rank by rank (an\n"
+    "          extrapolated pseudo-trace of any size streams through); sizes are\n"
+    "          counts of MPI_BYTE"
+
     "\n"
     "  -o OUT        output directory or file\n"
     "  --flops RATE  flop/s for the tit export (default 1e9)\n"
@@ -64,7 +70,7 @@ int cmd_export(int argc, char **argv)
         }
     }
     if (!fmt || !dir || !out)
-        return cli_usage_error("export: usage: mpicast export otf2|tit|chrome TRACE -o OUT (see --help)");
+        return cli_usage_error("export: usage: mpicast export otf2|tit|chrome|dumpi TRACE -o OUT (see --help)");
     mc_error err = {0};
     mc_export_info info;
     mc_progress prog = {.out = !quiet && isatty(2) ? stderr : NULL, .what = "export"};
@@ -73,6 +79,8 @@ int cmd_export(int argc, char **argv)
         rc = mc_export_tit(dir, out, flops, &info, &prog, &err);
     } else if (strcmp(fmt, "otf2") == 0) {
         rc = mc_export_otf2(dir, out, &info, &prog, &err);
+    } else if (strcmp(fmt, "dumpi") == 0) {
+        rc = mc_export_dumpi(dir, out, NULL, &info, &prog, &err);
     } else if (strcmp(fmt, "chrome") == 0) {
         int to_stdout = strcmp(out, "-") == 0;
         FILE *f = to_stdout ? stdout : fopen(out, "w");
@@ -84,7 +92,7 @@ int cmd_export(int argc, char **argv)
         if (!to_stdout && fclose(f) != 0 && !rc)
             rc = mc_error_set(&err, MC_ERR_IO, "%s: write failed", out);
     } else {
-        return cli_usage_error("export: unknown format '%s' (otf2, tit or chrome)", fmt);
+        return cli_usage_error("export: unknown format '%s' (otf2, tit, chrome or dumpi)", fmt);
     }
     if (rc)
         return cli_fail(&err);

@@ -455,7 +455,6 @@ static int op_of(int label)
     case DP_Cart_create: return MC_OP_CART_CREATE;
     case DP_Init: return MC_OP_INIT;
     case DP_Finalize: return MC_OP_FINALIZE;
-    case DP_Pcontrol: return MC_OP_PCONTROL;
     default: return -1;
     }
 }

@@ -512,9 +512,6 @@ static int arguments(dp_file *d, dp_rec *r)
         statuses(d, r);
         skip(d, 2 + 4);
         return 1;
-    case DP_Pcontrol:
-        r->tag = i32(d);
-        return 1;
     case DP_Wtime: case DP_Finalize:
         return 1;
     case DP_Init: {
