@@ -81,7 +81,31 @@ mc_err mc_export_otf2(const char *trace, const char *outdir, mc_export_info *inf
 mc_err mc_import_otf2(const char *archive, const char *outdir, mc_export_info *info,
                       mc_progress *prog, mc_error *err);
 
-/* Registers the importers' rows in the input registry (input.h): OTF2.
+/* ---------------------------------------------------------------- DUMPI */
+
+/* Reads a DUMPI trace (SST's libdumpi, format 13.0.0; PATH: its PREFIX.meta
+ * or a directory holding one dumpi-*.meta) and writes the trace directory
+ * OUTDIR: one event per MPI call mpicast records (local queries such as
+ * Comm_rank or Cart_shift fall into the compute burst around them),
+ * communicators mapped to world ranks with the ids the tracer gives,
+ * request handles renumbered 1, 2, ... per rank, wildcard receives resolved
+ * from the status when DUMPI kept it, wall and CPU times in ns from the
+ * earliest MPI_Init exit. info->dropped counts the calls left out. */
+mc_err mc_import_dumpi(const char *path, const char *outdir, mc_export_info *info,
+                       mc_progress *prog, mc_error *err);
+
+/* Writes TRACE (any input kind) as a DUMPI trace OUTDIR/PREFIX.meta and
+ * OUTDIR/PREFIX-NNNN.bin, rank by rank (one rank's events at a time), in
+ * the 13.0.0 layout SST/macro, CODES and dumpi2ascii read. Sizes are
+ * written as counts of MPI_BYTE; what DUMPI cannot express is counted in
+ * info->dropped (first in info->first_dropped). */
+mc_err mc_export_dumpi(const char *trace, const char *outdir, const char *prefix,
+                       mc_export_info *info, mc_progress *prog, mc_error *err);
+
+/* True when path is a DUMPI .meta file or a directory holding one. */
+int mc_dumpi_is_trace(const char *path);
+
+/* Registers the importers' rows in the input registry (input.h): OTF2, DUMPI.
  * Programs call it once at start-up, before mc_input_open. */
 mc_err mc_import_register_inputs(void);
 

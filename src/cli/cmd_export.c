@@ -10,7 +10,7 @@
 #include "mpicast/export.h"
 
 static const char export_usage[] =
-    "usage: mpicast export otf2|tit|chrome TRACE -o OUT [--flops RATE] [--quiet]\n"
+    "usage: mpicast export otf2|tit|chrome|dumpi TRACE -o OUT [--flops RATE] [--quiet]\n"
     "\n"
     "Writes TRACE (any input kind: a trace directory, an OTF2 archive, a\n"
     "time-independent text trace) in another tool's format:\n"
@@ -24,6 +24,12 @@ static const char export_usage[] =
     "  chrome  OUT is a JSON file (- for stdout): Chrome trace-event format for\n"
     "          Perfetto (ui.perfetto.dev) or chrome://tracing; one track per\n"
     "          rank, compute / MPI call / known waiting, arrows for messages\n"
+    "  dumpi   OUT is a directory: a DUMPI trace (format 13.0.0) for SST/macro,\n"
+    "          CODES and dumpi2ascii: OUT/dumpi-mpicast.meta and one\n"
+    "          OUT/dumpi-mpicast-NNNN.bin per rank, written rank by rank (an\n"
+    "          extrapolated pseudo-trace of any size streams through); sizes are\n"
+    "          counts of MPI_BYTE"
+
     "\n"
     "  -o OUT        output directory or file\n"
     "  --flops RATE  flop/s for the tit export (default 1e9)\n"
@@ -65,7 +71,7 @@ int cmd_export(int argc, char **argv)
         }
     }
     if (!fmt || !dir || !out)
-        return cli_usage_error("export: usage: mpicast export otf2|tit|chrome TRACE -o OUT (see --help)");
+        return cli_usage_error("export: usage: mpicast export otf2|tit|chrome|dumpi TRACE -o OUT (see --help)");
     const char *inputs[] = {dir};
     if (cli_output_clear(out, inputs, 1) != CLI_OK)
         return CLI_BAD_INPUT;
@@ -77,6 +83,8 @@ int cmd_export(int argc, char **argv)
         rc = mc_export_tit(dir, out, flops, &info, &prog, &err);
     } else if (strcmp(fmt, "otf2") == 0) {
         rc = mc_export_otf2(dir, out, &info, &prog, &err);
+    } else if (strcmp(fmt, "dumpi") == 0) {
+        rc = mc_export_dumpi(dir, out, NULL, &info, &prog, &err);
     } else if (strcmp(fmt, "chrome") == 0) {
         mc_out o;
         FILE *f = cli_output_open(&o, out, &err);
@@ -84,7 +92,7 @@ int cmd_export(int argc, char **argv)
             return cli_fail(&err);
         rc = cli_output_finish(&o, f, mc_export_chrome(dir, f, &info, &prog, &err), &err);
     } else {
-        return cli_usage_error("export: unknown format '%s' (otf2, tit or chrome)", fmt);
+        return cli_usage_error("export: unknown format '%s' (otf2, tit, chrome or dumpi)", fmt);
     }
     if (rc)
         return cli_fail(&err);

@@ -1,6 +1,7 @@
-/* The OTF2 row of the input registry (input.h): an archive is imported into
- * a private temporary trace directory, read from there, and the directory is
- * removed when the source closes. */
+/* The rows of the input registry (input.h) for the formats read by an
+ * importer (OTF2, DUMPI): the input is imported into a private temporary
+ * trace directory, read from there, and the directory is removed when the
+ * source closes. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,11 +72,11 @@ static mc_input_fit otf2_probe(const char *path)
     return mc_otf2_is_archive(path) ? MC_INPUT_SURE : MC_INPUT_NO;
 }
 
-static char *make_import_dir(const char *archive, mc_error *err)
+static char *make_import_dir(const char *archive, const char *kind, mc_error *err)
 {
     const char *tmp = getenv("TMPDIR");
     char tmpl[4096];
-    snprintf(tmpl, sizeof tmpl, "%s/mpicast-otf2-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    snprintf(tmpl, sizeof tmpl, "%s/mpicast-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", kind);
     char *dir = strdup(tmpl);
     if (!dir || !mkdtemp(dir)) {
         free(dir);
@@ -86,9 +87,13 @@ static char *make_import_dir(const char *archive, mc_error *err)
     return dir;
 }
 
-static mc_source *otf2_open(const char *path, mc_error *err)
+typedef mc_err (*import_fn)(const char *path, const char *outdir, mc_export_info *info,
+                           mc_progress *prog, mc_error *err);
+
+static mc_source *imported_open(const char *path, const char *kind, import_fn import,
+                                mc_error *err)
 {
-    char *dir = make_import_dir(path, err);
+    char *dir = make_import_dir(path, kind, err);
     if (!dir)
         return NULL;
     otf2_source *o = calloc(1, sizeof *o);
@@ -101,7 +106,7 @@ static mc_source *otf2_open(const char *path, mc_error *err)
         mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", path);
         return NULL;
     }
-    if (mc_import_otf2(path, dir, NULL, NULL, err) != MC_OK ||
+    if (import(path, dir, NULL, NULL, err) != MC_OK ||
         !(o->inner = mc_trace_open(dir, err))) {
         remove_import(dir);
         free(o->archive);
@@ -115,6 +120,29 @@ static mc_source *otf2_open(const char *path, mc_error *err)
     return &o->base;
 }
 
+static mc_source *otf2_open(const char *path, mc_error *err)
+{
+    return imported_open(path, "otf2", mc_import_otf2, err);
+}
+
+static mc_input_fit dumpi_probe(const char *path)
+{
+    return mc_dumpi_is_trace(path) ? MC_INPUT_SURE : MC_INPUT_NO;
+}
+
+static mc_source *dumpi_open(const char *path, mc_error *err)
+{
+    return imported_open(path, "dumpi", mc_import_dumpi, err);
+}
+
+static const mc_input_kind dumpi_kind = {
+    .name = "dumpi",
+    .description = "DUMPI trace (SST: its dumpi-*.meta, or the directory holding it): "
+                   "imported on the fly",
+    .probe = dumpi_probe,
+    .open = dumpi_open,
+};
+
 static const mc_input_kind otf2_kind = {
     .name = "otf2",
     .description = "OTF2 archive (Score-P's traces.otf2, or its directory): imported on the fly",
@@ -124,5 +152,6 @@ static const mc_input_kind otf2_kind = {
 
 mc_err mc_import_register_inputs(void)
 {
-    return mc_input_register(&otf2_kind);
+    mc_err rc = mc_input_register(&otf2_kind);
+    return rc ? rc : mc_input_register(&dumpi_kind);
 }
