@@ -513,8 +513,8 @@ int cmd_predict(int argc, char **argv)
         return cli_fail(&err);
     }
     FILE *tl = NULL;
-    mc_out tl_out = {.fd = -1};
-    if (a.timeline && !(tl = cli_output_open(&tl_out, a.timeline, &err))) {
+    mc_out tl_out = {.fd = -1}; /* a file, even when named "-" (as before) */
+    if (a.timeline && (mc_out_open(&tl_out, a.timeline, 0, &err) != MC_OK || !(tl = tl_out.f))) {
         rc = cli_fail(&err);
         goto out;
     }
