@@ -69,6 +69,16 @@ mc_err mc_out_refuse_input(const char *out, const char *const *inputs, size_t n,
  * nothing in it is overwritten and two outputs never mix. */
 mc_err mc_out_dir_fresh(const char *dir, mc_error *err);
 
+/* A whole output directory written aside: mc_out_dir_open makes an empty
+ * temporary directory next to `dir` (mkdtemp, ".NAME.XXXXXX", mode 0777
+ * less the umask) into tmp[len]; the caller fills it, then
+ * mc_out_dir_commit renames it to `dir` (which must not exist or be empty)
+ * or mc_out_dir_abort removes it with the files in it. So a failed
+ * command leaves nothing under `dir`. */
+mc_err mc_out_dir_open(char *tmp, size_t len, const char *dir, mc_error *err);
+mc_err mc_out_dir_commit(const char *tmp, const char *dir, mc_error *err);
+void mc_out_dir_abort(const char *tmp);
+
 /* Opens an input read-only with O_CLOEXEC; a FIFO, socket, device or
  * directory is refused ("PATH: not a regular file (a FIFO)") without
  * blocking (MC_ERR_FORMAT). Returns the descriptor, or -1 with err filled

@@ -296,6 +296,50 @@ mc_err mc_out_dir_fresh(const char *dir, mc_error *err)
     return MC_OK;
 }
 
+mc_err mc_out_dir_open(char *tmp, size_t len, const char *dir, mc_error *err)
+{
+    char name[MC_OUT_PATH_MAX];
+    int n = snprintf(name, sizeof name, "%s", dir);
+    while (n > 1 && name[n - 1] == '/') /* "DIR/" is DIR */
+        name[--n] = 0;
+    if (temp_template(tmp, len, name) != 0)
+        return mc_error_set(err, MC_ERR_IO, "%s: path too long", dir);
+    if (!mkdtemp(tmp)) {
+        int e = errno;
+        tmp[0] = 0;
+        return mc_error_set(err, MC_ERR_IO, "%s: cannot create: %s", dir, strerror(e));
+    }
+    chmod(tmp, 0777 & ~current_umask());
+    return MC_OK;
+}
+
+mc_err mc_out_dir_commit(const char *tmp, const char *dir, mc_error *err)
+{
+    /* rename(2) replaces an empty directory and refuses a non-empty one */
+    if (rename(tmp, dir) != 0) {
+        int e = errno;
+        mc_out_dir_abort(tmp);
+        return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", dir, strerror(e));
+    }
+    return MC_OK;
+}
+
+void mc_out_dir_abort(const char *tmp)
+{
+    if (!tmp || !tmp[0])
+        return;
+    DIR *d = opendir(tmp);
+    if (d) {
+        int dfd = dirfd(d);
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                unlinkat(dfd, e->d_name, 0); /* only files: we wrote no subdirectory */
+        closedir(d);
+    }
+    rmdir(tmp);
+}
+
 /* ------------------------------------------------------------ inputs */
 
 static const char *kind_of(mode_t m)

@@ -255,10 +255,10 @@ static int write_table(const blocks_args *a, const mc_blocks *b, const mc_meta *
     const char *inputs[] = {a->dir};
     if (cli_output_clear(a->table, inputs, 1) != CLI_OK)
         return CLI_BAD_INPUT;
-    mc_out o;
-    FILE *out = cli_output_open(&o, a->table, &err);
-    if (!out)
+    mc_out o; /* a file, even when named "-" (as before) */
+    if (mc_out_open(&o, a->table, 0, &err) != MC_OK)
         return cli_fail(&err);
+    FILE *out = o.f;
     char source[4200];
     const char *mode = m ? mc_meta_get(m, "mode") : NULL;
     snprintf(source, sizeof source, "%s, mode %s, %s time", a->dir, mode ? mode : "?",
@@ -266,10 +266,8 @@ static int write_table(const blocks_args *a, const mc_blocks *b, const mc_meta *
     mc_err rc = mc_ctable_write(b, out, a->per_rank, source, m, &err);
     if (rc != MC_OK)
         mc_error_prefix(&err, "%s", a->table);
-    rc = cli_output_finish(&o, out, rc, &err);
-    if (rc != MC_OK) {
+    if (cli_output_finish(&o, out, rc, &err) != MC_OK)
         return cli_fail(&err);
-    }
     return CLI_OK;
 }
 

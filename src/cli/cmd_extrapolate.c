@@ -75,6 +75,18 @@ static void rank_written(void *ticker)
     progress_ticker_add(ticker);
 }
 
+/* A message names the output directory the user gave, not the temporary
+ * it was being written to. */
+static void name_final_dir(mc_error *err, const char *tmp, const char *dir)
+{
+    char *at = strstr(err->msg, tmp);
+    if (!at)
+        return;
+    char rest[MC_ERROR_MSG_MAX];
+    snprintf(rest, sizeof rest, "%s", at + strlen(tmp));
+    snprintf(at, sizeof err->msg - (size_t)(at - err->msg), "%s%s", dir, rest);
+}
+
 int cmd_extrapolate(int argc, char **argv)
 {
     mc_extrap_rules rules;
@@ -143,10 +155,19 @@ int cmd_extrapolate(int argc, char **argv)
     if (out) {
         progress_ticker *t = quiet ? NULL : progress_ticker_start(stderr, "extrapolate: ranks",
                                                                   (uint64_t)nranks);
-        mc_err e = mc_extrap_write_progress(x, nranks, out, rank_written, t, &err);
+        /* written aside and renamed into place: a failure leaves no partial DIR */
+        char tmp[MC_OUT_PATH_MAX + 32];
+        mc_err e = mc_out_dir_open(tmp, sizeof tmp, out, &err);
+        if (!e)
+            e = mc_extrap_write_progress(x, nranks, tmp, rank_written, t, &err);
         progress_ticker_stop(t); /* the line is cleared before any error is printed */
-        if (e)
+        if (e) {
+            mc_out_dir_abort(tmp);
+            name_final_dir(&err, tmp, out);
             rc = cli_fail(&err);
+        } else if (mc_out_dir_commit(tmp, out, &err) != MC_OK) {
+            rc = cli_fail(&err);
+        }
     } else {
         mc_source *s = mc_extrap_source(x, nranks, &err); /* can P ranks be generated? */
         if (!s)

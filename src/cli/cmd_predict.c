@@ -368,14 +368,14 @@ int cmd_predict(int argc, char **argv)
     }
     mc_net_warn_ignored(p, stderr, NULL, 0);
     FILE *tl = NULL;
-    mc_out tl_out = {.fd = -1};
+    mc_out tl_out = {.fd = -1}; /* a file, even when named "-" (as before) */
     mc_tl_otf2 *tlo = NULL;
     if (a.timeline_otf2 && !(tlo = mc_tl_otf2_create())) {
         mc_error_set(&err, MC_ERR_NOMEM, "%s: out of memory", a.timeline_otf2);
         rc = cli_fail(&err);
         goto out;
     }
-    if (a.timeline && !(tl = cli_output_open(&tl_out, a.timeline, &err))) {
+    if (a.timeline && (mc_out_open(&tl_out, a.timeline, 0, &err) != MC_OK || !(tl = tl_out.f))) {
         rc = cli_fail(&err);
         goto out;
     }

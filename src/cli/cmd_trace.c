@@ -664,7 +664,7 @@ int cmd_trace(int argc, char **argv)
     int rc = run(cmd);
     if (count_rank_files(dir) == 0) {
         fprintf(stderr, "mpicast: %s: no trace written (%s ran no MPI program under the "
-                "tracer)\n", dir, cmd[0]);
+                "tracer, or tracing failed)\n", dir, cmd[0]);
         return rc != 0 ? rc : CLI_BAD_INPUT;
     }
     symbolise_sites(dir);
