@@ -39,3 +39,9 @@ endif()
 if(MPICH_FOUND)
   mc_add_example_tests(mpich "_mpich" ${CMAKE_BINARY_DIR}/examples/mpich)
 endif()
+# The tracer of the program's MPI; a launcher of the other MPI refused.
+if(OMPI_FOUND AND MPICH_FOUND AND TARGET example_ring AND TARGET example_ring_mpich)
+  add_test(NAME test_trace_wrong_mpi COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_trace_wrong_mpi.sh
+           $<TARGET_FILE:mpicast> $<TARGET_FILE:example_ring> $<TARGET_FILE:example_ring_mpich>)
+  set_tests_properties(test_trace_wrong_mpi PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

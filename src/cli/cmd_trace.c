@@ -1,9 +1,10 @@
 /* mpicast trace — run a command with the PMPI tracer preloaded.
  *
- * Picks libmpicast-trace.so (Open MPI) or libmpicast-trace-mpich.so by
- * looking at the command: a launcher that is, or resolves to, MPICH's
- * (mpirun.mpich, mpiexec.hydra), or a program linked against libmpich,
- * selects MPICH; anything else Open MPI. The environment carries the rest
+ * Picks libmpicast-trace.so (Open MPI) or libmpicast-trace-mpich.so for the
+ * MPI the program is linked against (its libraries resolved as the loader
+ * does, ldd), else the launcher's (mpirun.mpich, mpiexec.hydra: MPICH),
+ * else Open MPI; a launcher of one MPI with a program of the other is
+ * refused before anything runs. The environment carries the rest
  * to every rank (LD_PRELOAD, MPICAST_TRACE_DIR, MPICAST_MODE). The exit
  * status is the command's. Afterwards the call sites in meta.json get their
  * file:line from addr2line, which the tracer cannot run inside MPI ranks. */
@@ -47,7 +48,9 @@ static void usage(FILE *out)
           "  --mode token  token execution: only one rank computes at a time, so\n"
           "                bursts are uncontended even with more ranks than cores;\n"
           "                slower; limits in docs/compute-data.md\n\n"
-          "The tracer build (Open MPI or MPICH) is chosen from the launcher or program.\n"
+          "The tracer build (Open MPI or MPICH) is the one of the MPI the program is\n"
+          "linked against (as ldd resolves it), else the launcher's; a launcher of one\n"
+          "MPI running a program of the other is refused before anything runs.\n"
           "\n"
           "Example:\n"
           "  mpicast trace -o run9/ -- mpirun -np 9 ./halo2d\n"
@@ -117,6 +120,111 @@ static int flavour_of(const char *word)
     if (file_mentions(r, "libmpi.so") || file_mentions(r, "libmpi_mpifh"))
         return OPENMPI;
     return -1;
+}
+
+static enum flavour detect_flavour(char **cmd);
+
+/* MPI launchers by name (mpirun, mpiexec, their .openmpi/.mpich/.hydra
+ * variants, orterun, prterun). */
+static int is_launcher(const char *word)
+{
+    const char *b = base_name(word);
+    return strncmp(b, "mpirun", 6) == 0 || strncmp(b, "mpiexec", 7) == 0 ||
+           strcmp(b, "orterun") == 0 || strcmp(b, "prterun") == 0;
+}
+
+/* The MPI an executable is linked against, resolved as the loader does
+ * (ldd: a library that pulls MPI in counts too); -1 when none is found (a
+ * script, a static or non-MPI program). *lib gets the library's name. */
+static int program_flavour(const char *path, char *lib, size_t len)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2);
+        close(fd[0]);
+        close(fd[1]);
+        unsetenv("LD_PRELOAD");
+        execlp("ldd", "ldd", path, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    FILE *in = fdopen(fd[0], "r");
+    int f = -1;
+    char line[4096];
+    while (in && fgets(line, sizeof line, in)) {
+        char name[512] = "", where[PATH_MAX] = "", real[PATH_MAX];
+        if (sscanf(line, " %511s => %4095s", name, where) < 1)
+            continue;
+        const char *r = where[0] == '/' && realpath(where, real) ? real : where;
+        int g = strncmp(name, "libmpich", 8) == 0 || strstr(r, "mpich") ? MPICH
+                : strncmp(name, "libmpi.so.40", 12) == 0 || strstr(r, "openmpi") ||
+                          strncmp(name, "libopen-", 8) == 0
+                    ? OPENMPI
+                    : -1;
+        if (g >= 0 && f < 0) {
+            f = g;
+            snprintf(lib, len, "%s", name);
+        }
+    }
+    if (in)
+        fclose(in);
+    else
+        close(fd[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    return f;
+}
+
+/* The program a launcher runs: the first later word that is an executable
+ * file (option values such as "-np 2" or a host file are not). */
+static const char *launched_program(char **cmd, char *out, size_t len)
+{
+    for (int i = 1; cmd[i]; i++) {
+        struct stat st;
+        if (cmd[i][0] != '-' && find_in_path(cmd[i], out, len) && stat(out, &st) == 0 &&
+            S_ISREG(st.st_mode))
+            return out;
+    }
+    return NULL;
+}
+
+static const char *flavour_name(int f)
+{
+    return f == MPICH ? "MPICH" : "Open MPI";
+}
+
+/* The tracer's MPI: the program's (its PMPI symbols must be the ones the
+ * tracer wraps), else the launcher's, else what the command's words say.
+ * A launcher of one MPI running a program of the other cannot work (the
+ * ranks would crash in MPI_Init): refused before anything runs, -1. */
+static int choose_flavour(char **cmd, enum flavour *out)
+{
+    char prog[PATH_MAX], lib[512] = "";
+    int launcher = is_launcher(cmd[0]);
+    const char *p = launcher ? launched_program(cmd, prog, sizeof prog)
+                             : (find_in_path(cmd[0], prog, sizeof prog) ? prog : NULL);
+    int pf = p ? program_flavour(p, lib, sizeof lib) : -1;
+    int lf = launcher ? flavour_of(cmd[0]) : -1;
+    if (pf >= 0 && lf >= 0 && pf != lf) {
+        fprintf(stderr, "mpicast: trace: %s is %s's launcher but %s is linked against %s (%s): "
+                "run it with %s's launcher, or build it with %s; nothing was run\n",
+                cmd[0], flavour_name(lf), p, flavour_name(pf), lib, flavour_name(pf),
+                flavour_name(lf));
+        return -1;
+    }
+    *out = pf >= 0 ? (enum flavour)pf : lf >= 0 ? (enum flavour)lf : detect_flavour(cmd);
+    return 0;
 }
 
 /* The first word of the command that tells (launcher, then program). */
@@ -635,7 +743,10 @@ int cmd_trace(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     char lib[PATH_MAX];
-    if (!find_tracer(detect_flavour(cmd), lib, sizeof lib)) {
+    enum flavour fl;
+    if (choose_flavour(cmd, &fl) != 0)
+        return CLI_BAD_INPUT;
+    if (!find_tracer(fl, lib, sizeof lib)) {
         fprintf(stderr, "mpicast: %s: tracer library not found (not built for this MPI?)\n",
                 lib);
         return CLI_BAD_INPUT;
