@@ -33,3 +33,7 @@ endif()
 add_test(NAME test_model_selection
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/selection_test.py
           ${CMAKE_BINARY_DIR}/bin/mpicast)
+# TAU profiles as input and --extrap-out (issue 25 item 4)
+add_test(NAME test_model_tau
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/tau_test.py
+          ${CMAKE_BINARY_DIR}/bin/mpicast ${CMAKE_CURRENT_SOURCE_DIR}/data/model/tau)

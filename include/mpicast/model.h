@@ -22,6 +22,7 @@
 #define MPICAST_MODEL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "mpicast/error.h"
 
 #ifdef __cplusplus
@@ -79,6 +80,19 @@ mc_err mc_mdata_read_extrap(mc_mdata *d, const char *path, mc_model_var by, mc_e
 mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *label,
                            mc_error *err);
 
+/* TAU profiles: a directory of profile.N.C.T files (one run) or one such
+ * file. Per function "calls" and "time" (inclusive, seconds) summed over
+ * the files and divided by the node count N (per process); MPI names
+ * normalised ("MPI_Send()" -> MPI_Send); call-path entries ("a => b")
+ * skipped; the largest inclusive time is the run's wall time. p is the
+ * node count (1 for one file) unless `label` gives it; iterations as for
+ * stats files. A malformed line is an error naming FILE:LINE. */
+mc_err mc_mdata_read_tau(mc_mdata *d, const char *path, const mc_run_label *label,
+                         mc_error *err);
+/* 1 when path is a directory or a file whose first line is TAU's
+ * "COUNT templated_functions..." (the reader reports what is wrong). */
+int mc_tau_is_profile(const char *path);
+
 /* Divides the measurements of a run by its iteration count (the label's
  * iters, else the run's MPI_Pcontrol calls per process / 2): models per
  * iteration of the main loop. A function called fewer times per process
@@ -109,6 +123,15 @@ typedef struct mc_series {
     size_t npts;
     char where[256];               /* first measurement's "file:line" */
 } mc_series;
+
+/* Writes the series as Extra-P's text input (PARAMETER p and/or n, one
+ * POINTS line, then REGION/METRIC/DATA per series, the mean at each point
+ * in POINTS order). A series without a value at every point of the file
+ * cannot be expressed there: it is left out, counted in the return value,
+ * and the first one's function name put in *skipped (may be NULL).
+ * Returns (size_t)-1 when out of memory. */
+size_t mc_series_write_extrap(FILE *out, const mc_series *const *ser, size_t nser,
+                              const char **skipped);
 
 /* Groups the measurements of `metric` (NULL: every metric but "elapsed") into
  * series. A function that a stats file lacks while others have it gets 0

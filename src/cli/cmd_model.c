@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_output.h"
 #include "mpicast/export.h"
 #include "mpicast/model.h"
 #include "mpicast/outfile.h"
@@ -22,7 +23,7 @@ static const char model_usage[] =
     "                     [--metric calls|time|bytes|NAME] [--predict p=P[,n=N][,iters=K]]\n"
     "                     [--select auto|cv|aicc|mape|ar2] [--families LIST]\n"
     "                     [--per-iteration] [--function NAME] [--no-negative] [--json]\n"
-    "                     [--plot FILE.svg|FILE.png]\n"
+    "                     [--plot FILE.svg|FILE.png] [--extrap-out FILE]\n"
     "\n"
     "Fits, per MPI function, a model of a metric per process over the process\n"
     "count p, the problem size n, or both, and predicts it at --predict.\n"
@@ -36,6 +37,12 @@ static const char model_usage[] =
     "  CSV with header p,n,function,metric,value (repeats averaged; metric\n"
     "                                  \"elapsed\" = a run's wall time, for the cost)\n"
     "  Extra-P text input (PARAMETER/POINTS/METRIC/REGION/DATA lines)\n"
+    "  TAU profiles: a directory of profile.N.C.T files (one run; p = the\n"
+    "                                  number of nodes N unless labelled\n"
+    "                                  DIR:p=..,n=..) or one profile file (p = 1);\n"
+    "                                  calls and inclusive time per process\n"
+    "                                  (sum over the files / nodes), MPI names\n"
+    "                                  as in stats (\"MPI_Send()\" is MPI_Send)\n"
     "\n"
     "  --by p|n|pn       the model's parameter(s) (default p); with p (n), one\n"
     "                    model per value of the other parameter\n"
@@ -65,6 +72,8 @@ static const char model_usage[] =
     "  --plot FILE       draw measured points and the chosen model per series\n"
     "                    (the 6 with the largest values; --function selects)\n"
     "                    with gnuplot to FILE.svg or FILE.png\n"
+    "  --extrap-out FILE write the series fitted (mean per point) as Extra-P\n"
+    "                    text input, which Extra-P and `mpicast model` read\n"
     "\n"
     "Families: linear a*x+b, logarithmic a*log10(x)+b, inverse a/x+b,\n"
     "linear-saturation a*min(x,x')+b, normal-form c0+c1*x^i*log2(x)^j, and for\n"
@@ -90,6 +99,7 @@ typedef struct model_opts {
     int json;
     int per_iteration; /* --per-iteration */
     const char *plot; /* --plot FILE.svg|png, or NULL */
+    const char *extrap_out; /* --extrap-out FILE, or NULL */
 } model_opts;
 
 /* ---------------------------------------------------------------- args */
@@ -201,6 +211,10 @@ static int parse_args(int argc, char **argv, model_opts *o)
             if (!(v = cli_opt_value(argc, argv, &i, "--plot")) || !cli_plot_kind_ok(v))
                 return cli_usage_error("--plot takes FILE.svg or FILE.png");
             o->plot = v;
+        } else if (cli_is_opt(a, "--extrap-out")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--extrap-out")) || !*v)
+                return cli_usage_error("--extrap-out takes a file name");
+            o->extrap_out = v;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("model: unknown option '%s'; see 'mpicast model --help'", a);
         } else {
@@ -224,12 +238,14 @@ static int parse_args(int argc, char **argv, model_opts *o)
 
 /* ---------------------------------------------------------------- input */
 
-typedef enum { IN_CSV, IN_STATS, IN_EXTRAP } input_kind;
+typedef enum { IN_CSV, IN_STATS, IN_EXTRAP, IN_TAU } input_kind;
 
 /* The format from the first meaningful line: '{' is stats JSON, an Extra-P
  * keyword is Extra-P text, anything else CSV. */
 static input_kind sniff(const char *path)
 {
+    if (mc_tau_is_profile(path)) /* a directory, or TAU's first line */
+        return IN_TAU;
     FILE *fp = mc_in_fopen(path, NULL); /* never blocks on a FIFO */
     if (!fp)
         return IN_CSV; /* the reader reports the open error */
@@ -259,6 +275,7 @@ static mc_err load_inputs(const model_opts *o, mc_mdata *d, mc_error *err)
         mc_err rc;
         switch (sniff(o->files[i])) {
         case IN_STATS: rc = mc_mdata_read_stats(d, o->files[i], &o->labels[i], err); break;
+        case IN_TAU: rc = mc_mdata_read_tau(d, o->files[i], &o->labels[i], err); break;
         case IN_EXTRAP: rc = mc_mdata_read_extrap(d, o->files[i], o->by, err); break;
         default: rc = mc_mdata_read_csv(d, o->files[i], err); break;
         }
@@ -1024,6 +1041,40 @@ static int plot_models(const model_opts *o, const result *r, size_t n)
     return rc;
 }
 
+/* ---------------------------------------------------------------- Extra-P out */
+
+/* --extrap-out FILE: the series of the fitted models as Extra-P text; a
+ * series Extra-P's one POINTS list cannot hold is named in a warning. */
+static int write_extrap(const model_opts *o, const result *r, size_t n, int json)
+{
+    mc_error err = {0};
+    const mc_series **s = malloc((n ? n : 1) * sizeof *s);
+    mc_out out;
+    FILE *f = s ? cli_output_open(&out, o->extrap_out, &err) : NULL;
+    if (!s)
+        mc_error_set(&err, MC_ERR_NOMEM, "out of memory");
+    if (!f) {
+        free(s);
+        return cli_fail(&err);
+    }
+    for (size_t i = 0; i < n; i++)
+        s[i] = r[i].s;
+    const char *skipped = NULL;
+    size_t left = mc_series_write_extrap(f, s, n, &skipped);
+    free(s);
+    mc_err rc = MC_OK;
+    if (left == (size_t)-1)
+        rc = mc_error_set(&err, MC_ERR_NOMEM, "out of memory");
+    else if (left && !json)
+        fprintf(stderr, "mpicast: warning: %s: %zu series (first: %s) not written: Extra-P "
+                "needs a value at every point of the file\n", o->extrap_out, left, skipped);
+    if (rc == MC_OK && ferror(f))
+        rc = mc_error_set(&err, MC_ERR_IO, "%s: write error", o->extrap_out);
+    if (cli_output_finish(&out, f, rc, &err) != MC_OK)
+        return cli_fail(&err);
+    return CLI_OK;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int run_model(const model_opts *o, mc_mdata *d)
@@ -1082,6 +1133,8 @@ static int run_model(const model_opts *o, mc_mdata *d)
             print_text(o, res, nres, &c);
         if (rc == CLI_OK && o->plot)
             rc = plot_models(o, res, nres);
+        if (rc == CLI_OK && o->extrap_out)
+            rc = write_extrap(o, res, nres, o->json);
     }
     for (size_t i = 0; res && i < nres; i++)
         json_decref(res[i].warnings);
@@ -1100,6 +1153,9 @@ int cmd_model(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     int rc = parse_args(argc, argv, o);
+    if (rc < 0 && o->extrap_out)
+        if (cli_output_clear(o->extrap_out, o->files, (size_t)o->nfiles) != CLI_OK)
+            rc = CLI_USAGE; /* the output would overwrite an input */
     if (rc >= 0) {
         free(o);
         return rc;

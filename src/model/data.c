@@ -123,6 +123,22 @@ static mc_err add_obs(mc_mdata *d, double p, double n, double iters, int run,
     return MC_OK;
 }
 
+mc_err mcm_mdata_add_obs(mc_mdata *d, double p, double n, double iters, int run,
+                        const char *function, const char *metric, double value,
+                        const char *where, mc_error *err)
+{
+    return add_obs(d, p, n, iters, run, function, metric, value, where, err);
+}
+
+int mcm_mdata_add_srun(mc_mdata *d, double p, double n, double iters, const char *where)
+{
+    int wh = add_where(d, where);
+    if (wh < 0 || grow((void **)&d->sruns, &d->sruns_cap, d->nsruns, sizeof *d->sruns))
+        return -1;
+    d->sruns[d->nsruns] = (srun){p, n, iters, wh};
+    return (int)d->nsruns++;
+}
+
 mc_err mc_mdata_add(mc_mdata *d, double p, double n, const char *function, const char *metric,
                     double value, const char *where, mc_error *err)
 {

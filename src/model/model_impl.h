@@ -27,6 +27,17 @@ int mcm_sat_loo(const mcm_sat *s, const double *x, const double *y, double xbrea
 
 #endif
 
+#include "mpicast/model.h"
+
+/* For the readers outside data.c (tau.c). A complete run (absent functions
+ * count 0 calls there): its index for mcm_mdata_add_obs, -1 when out of
+ * memory. */
+int mcm_mdata_add_srun(mc_mdata *d, double p, double n, double iters, const char *where);
+/* One measurement of run `run` (-1: none) with its iterations (NAN: unknown). */
+mc_err mcm_mdata_add_obs(mc_mdata *d, double p, double n, double iters, int run,
+                        const char *function, const char *metric, double value,
+                        const char *where, mc_error *err);
+
 #include <stddef.h>
 
 enum { MCM_MAX_COLS = 8 };
