@@ -51,6 +51,10 @@ double mc_platform_num(const mc_platform *p, const char *key);
 const char *mc_platform_str(const mc_platform *p, const char *key);
 /* True if the key was set by the file or --set (not a default). */
 int mc_platform_is_set(const mc_platform *p, const char *key);
+/* Where a set key's value came from: "FILE:LINE" or "--set KEY=VALUE"; NULL for a
+ * default. Owned by the platform. For errors found later (by a network
+ * model) to name the place the user can fix. */
+const char *mc_platform_origin(const mc_platform *p, const char *key);
 
 /* Parses a value with units into SI (s, B, B/s); returns MC_ERR_PLATFORM
  * with a message naming the value on failure. */

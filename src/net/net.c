@@ -29,6 +29,26 @@ const mc_net_ops *mc_net_at(int i)
     return i >= 0 && i < NMODELS ? registry[i] : NULL;
 }
 
+/* A model's error about a key ("network.dims: ...") gets the place the
+ * key's value came from in front ("cluster.ini:7: network.dims: ..."). */
+static void name_origin(const mc_platform *p, mc_error *err)
+{
+    if (!err || err->code != MC_ERR_PLATFORM)
+        return;
+    char key[64];
+    const char *m = err->msg;
+    size_t n = strcspn(m, ": ");
+    if (m[n] == ':' && !memchr(m, '.', n)) /* "topo: network.dims: ..." */
+        m += n + (m[n + 1] == ' ' ? 2 : 1), n = strcspn(m, ": ");
+    if (n == 0 || n >= sizeof key || m[n] != ':' || !memchr(m, '.', n))
+        return;
+    memcpy(key, m, n);
+    key[n] = 0;
+    const char *where = mc_platform_origin(p, key);
+    if (where)
+        mc_error_prefix(err, "%s", where);
+}
+
 mc_net *mc_net_create(const char *name, const mc_platform *p, int nranks, mc_error *err)
 {
     if (!name)
@@ -48,7 +68,10 @@ mc_net *mc_net_create(const char *name, const mc_platform *p, int nranks, mc_err
                      known);
         return NULL;
     }
-    return ops->create(p, nranks, err);
+    mc_net *n = ops->create(p, nranks, err);
+    if (!n)
+        name_origin(p, err);
+    return n;
 }
 
 void mc_net_destroy(mc_net *n)

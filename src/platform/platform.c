@@ -139,6 +139,7 @@ struct mc_platform {
     double num[NKEYS];
     char *str[NKEYS];
     unsigned char set[NKEYS];
+    char *origin[NKEYS]; /* where a set value came from: "FILE:LINE" or "--set" */
     mc_extra *extra;
     int nextra, capextra;
 };
@@ -345,6 +346,20 @@ static mc_err apply(mc_platform *p, int i, const char *text, mc_error *err)
     }
     p->set[i] = 1;
     return MC_OK;
+}
+
+/* Records where key i's value came from (out of memory: no origin, the
+ * value stays; errors then name the key alone). */
+static void set_origin(mc_platform *p, int i, const char *origin)
+{
+    free(p->origin[i]);
+    p->origin[i] = strdup(origin);
+}
+
+const char *mc_platform_origin(const mc_platform *p, const char *key)
+{
+    int i = key_index(key);
+    return p && i >= 0 && p->set[i] ? p->origin[i] : NULL;
 }
 
 /* ------------------------------------------------------------ measured data
@@ -612,8 +627,10 @@ void mc_platform_destroy(mc_platform *p)
 {
     if (!p)
         return;
-    for (int i = 0; i < NKEYS; i++)
+    for (int i = 0; i < NKEYS; i++) {
         free(p->str[i]);
+        free(p->origin[i]);
+    }
     for (int i = 0; i < p->nextra; i++) {
         free(p->extra[i].key);
         free(p->extra[i].value);
@@ -672,6 +689,11 @@ mc_err mc_platform_set_kv(mc_platform *p, const char *key, const char *value, mc
                 : unknown_key(key, err);
     if (rc != MC_OK)
         mc_error_prefix(err, "%s", key);
+    else if (i >= 0) {
+        char where[512];
+        snprintf(where, sizeof where, "--set %s=%s", key, value);
+        set_origin(p, i, where);
+    }
     return rc;
 }
 
@@ -804,6 +826,9 @@ static int on_value(void *user, const char *section, const char *name, const cha
     } else if (i < 0) {
         unknown_key(key, &e);
     } else if (apply(c->p, i, value, &e) == MC_OK) {
+        char where[4096 + 16];
+        snprintf(where, sizeof where, "%s:%d", c->path, c->lineno);
+        set_origin(c->p, i, where);
         return 1;
     }
     fail_at(c, e.code, key, e.msg);
