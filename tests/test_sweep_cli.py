@@ -222,6 +222,10 @@ def strong_scaling(d):
               f"strong efficiency at {P}: {pts[P]['efficiency']} vs T(P0)P0/(T(P)P) = {want}")
         check(abs(comp[P] - comp[P0] * P0 / P) <= 1e-12, f"compute at {P} follows P0/P: {comp[P]}")
     check(pts[64]["efficiency"] < pts[16]["efficiency"] < 1, "efficiency falls with P")
+    for p in pts.values():  # the key's meaning, and its old name kept as an alias
+        check(abs(p["non_compute_time"] - (p["predicted_time"] - p["compute_time"])) <= 1e-15,
+              "non_compute_time = predicted - compute")
+        check(p["comm_time"] == p["non_compute_time"], "comm_time alias")
     # the same points without --scaling are weak scaling: compute stays
     out, _ = run([path, "--ranks", "4,16", "--json"])
     weak = {p["ranks"]: p for p in json.loads(out)["points"]}

@@ -743,6 +743,10 @@ static int print_json(const sweep_cfg *c, const sweep_result *res, FILE *out)
         json_object_set_new(o, "ranks", json_integer(res[i].ranks));
         json_object_set_new(o, "predicted_time", json_real(res[i].predicted));
         json_object_set_new(o, "compute_time", json_real(res[i].compute));
+        /* T - mean compute: not predict's comm_time (CPU time in MPI) nor its
+         * breakdown (T - free-network T); "comm_time" stays one release as an
+         * alias (docs/json.md) */
+        json_object_set_new(o, "non_compute_time", json_real(res[i].comm));
         json_object_set_new(o, "comm_time", json_real(res[i].comm));
         json_object_set_new(o, "efficiency", json_real(point_eff(c, res, i)));
         json_array_append_new(pts, o);
