@@ -34,7 +34,9 @@ typedef enum mc_err {
 /* Holds the detail of the last failure. Zero-initialise before use. */
 typedef struct mc_error {
     mc_err code;
-    char msg[MC_ERROR_MSG_MAX]; /* "FILE:WHERE: what is wrong", no newline */
+    char msg[MC_ERROR_MSG_MAX]; /* "FILE:WHERE: what is wrong", no newline; a longer
+                                   message keeps its start and its end (the reason)
+                                   with "..." in the middle */
 } mc_error;
 
 /* Short description of a code ("corrupt input", ...); static string. */

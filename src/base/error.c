@@ -32,14 +32,39 @@ static void one_line(char *msg)
             *p = *p == '\t' ? ' ' : '?';
 }
 
+/* Copies a message of any length into dst (cap bytes): one that does not fit
+ * keeps its start and its end — the reason comes last ("PATH: cannot open:
+ * No such file") — with "..." in the middle, cut between UTF-8 characters. */
+static void fit_message(char *dst, size_t cap, const char *src)
+{
+    size_t len = strlen(src);
+    if (len < cap) {
+        memcpy(dst, src, len + 1);
+        return;
+    }
+    size_t head = cap / 3, tail = cap - 1 - head - 3;
+    while (head > 0 && ((unsigned char)src[head] & 0xC0) == 0x80)
+        head--; /* src[head] starts a character: the head ends before it */
+    size_t from = len - tail;
+    while (from < len && ((unsigned char)src[from] & 0xC0) == 0x80)
+        from++;
+    memcpy(dst, src, head);
+    memcpy(dst + head, "...", 3);
+    memcpy(dst + head + 3, src + from, len - from + 1);
+}
+
+enum { LONG_MESSAGE = 16384 }; /* longer still: cut at the end, as vsnprintf does */
+
 mc_err mc_error_set(mc_error *err, mc_err code, const char *fmt, ...)
 {
     if (err) {
+        char full[LONG_MESSAGE];
         va_list ap;
         va_start(ap, fmt);
         err->code = code;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(full, sizeof full, fmt, ap);
         va_end(ap);
+        fit_message(err->msg, sizeof err->msg, full);
         one_line(err->msg);
     }
     return code;
@@ -49,20 +74,16 @@ void mc_error_prefix(mc_error *err, const char *fmt, ...)
 {
     if (!err)
         return;
-    char prefix[MC_ERROR_MSG_MAX];
+    char full[LONG_MESSAGE];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    int n = vsnprintf(full, sizeof full, fmt, ap);
     va_end(ap);
-    size_t n = strlen(prefix);
-    if (n + 2 >= sizeof err->msg)
-        n = sizeof err->msg - 3;
-    size_t keep = strnlen(err->msg, sizeof err->msg - 1);
-    if (n + 2 + keep >= sizeof err->msg)
-        keep = sizeof err->msg - 1 - n - 2;
-    memmove(err->msg + n + 2, err->msg, keep);
-    memcpy(err->msg, prefix, n);
-    memcpy(err->msg + n, ": ", 2);
-    err->msg[n + 2 + keep] = '\0';
+    if (n < 0)
+        n = 0;
+    if ((size_t)n > sizeof full - 3)
+        n = (int)(sizeof full - 3);
+    snprintf(full + n, sizeof full - (size_t)n, ": %s", err->msg);
+    fit_message(err->msg, sizeof err->msg, full);
     one_line(err->msg);
 }
