@@ -30,7 +30,12 @@ same 'export tit $T/tr -o $T/t1 --flops 2e9 --quiet 2>/dev/null; cat $T/t1/rank-
 out=$("$MPICAST" predict "$T/tr" --set=network.latency=7us --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["predicted_time"])')
 ref=$("$MPICAST" predict "$T/tr" --set network.latency=7us --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["predicted_time"])')
 [ "$out" = "$ref" ] || fail "--set=KEY=VALUE: $out vs $ref"
-# after "--" the traced command's arguments stay as written
-got=$("$MPICAST" trace -o "$T/run" -- sh -c 'printf "%s\n" "$1"' sh --flag=value 2>/dev/null | head -1 || true)
-[ "$got" = "--flag=value" ] || fail "argument after -- was changed: '$got'"
+# after "--" the traced command's arguments stay as written (builds without
+# the tracer library, e.g. the sanitizer build, cannot run `trace`)
+got=$("$MPICAST" trace -o "$T/run" -- sh -c 'printf "%s\n" "$1"' sh --flag=value 2>"$T/err" | head -1 || true)
+if grep -q "tracer library not found" "$T/err"; then
+  echo "no tracer library in this build: the '--' check is skipped"
+else
+  [ "$got" = "--flag=value" ] || fail "argument after -- was changed: '$got'"
+fi
 echo "--opt=value and --opt value agree"
