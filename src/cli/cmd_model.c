@@ -435,9 +435,10 @@ static mc_err without_filled(run_state *st, result *r, double *x, double *x2, do
 {
     const model_opts *o = st->o;
     size_t k = 0, n = *m;
-    double *bx = malloc(3 * (n + 1) * sizeof *bx), *bx2 = bx + n + 1, *by = bx2 + n + 1;
+    double *bx = malloc(3 * (n + 1) * sizeof *bx);
     if (!bx)
         return mc_error_set(e, MC_ERR_NOMEM, "out of memory");
+    double *bx2 = bx + n + 1, *by = bx2 + n + 1;
     for (size_t i = 0; i < n; i++)
         if (!unscored[i])
             bx[k] = x[i], bx2[k] = x2[i], by[k] = y[i], k++;
