@@ -135,10 +135,10 @@ static void check_few_points(void)
 static void check_loo_matches_refit(size_t N)
 {
     double x[100], y[100], bx[100], by[100], F[100];
-    for (size_t i = 0; i < N; i++) {
+    for (size_t i = 0; i < N; i++)
         x[i] = 1 + 3.0 * (double)i;
+    for (size_t i = 0; i < N; i++) /* x[N - 1] is set before it is read */
         y[i] = (4 * (x[i] < 0.6 * x[N - 1] ? x[i] : 0.6 * x[N - 1]) + 50) * noise((int)i, 0.03);
-    }
     mc_fit_opts o = mc_fit_opts_default();
     for (int fam = MC_FAMILY_LINEAR; fam <= MC_FAMILY_NORMAL; fam++) {
         mc_fit full, f;
