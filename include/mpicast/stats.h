@@ -38,6 +38,7 @@ typedef struct mc_stats_rank {
     int64_t app_ns;  /* the application window */
     int64_t mpi_ns;  /* inside MPI calls in it (Init and Finalize excluded) */
     int64_t calls, bytes, sends, send_bytes, polls;
+    int finalized;   /* the rank's stream holds MPI_Finalize */
 } mc_stats_rank;
 
 typedef struct mc_stats_totals {

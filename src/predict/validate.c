@@ -8,77 +8,39 @@
 #include <string.h>
 
 #include "mpicast/input.h"
+#include "mpicast/stats.h"
 
-/* Measured window of one rank, as `stats` and mpiP take it: from the end of
- * MPI_Init to the start of MPI_Finalize (the first/last event without them),
- * and the time inside other MPI calls there. */
-typedef struct window {
-    int64_t first_start, last_end, init_end, fin_start, mpi_ns;
-    int have_events, have_init, have_fin;
-} window;
-
-static void window_add(window *w, const mc_event *e)
-{
-    if (!w->have_events) {
-        w->first_start = e->t_start;
-        w->have_events = 1;
-    }
-    w->last_end = e->t_end;
-    if (e->op == MC_OP_INIT && !w->have_init) {
-        w->init_end = e->t_end;
-        w->have_init = 1;
-    } else if (e->op == MC_OP_FINALIZE && !w->have_fin) {
-        w->fin_start = e->t_start;
-        w->have_fin = 1;
-    } else if (e->op != MC_OP_COMPUTE && e->op != MC_OP_INIT && e->op != MC_OP_FINALIZE) {
-        w->mpi_ns += mc_event_duration(e);
-    }
-}
-
-static double window_seconds(const window *w)
-{
-    int64_t a = w->have_init ? w->init_end : w->first_start;
-    int64_t b = w->have_fin ? w->fin_start : w->last_end;
-    return b > a ? (double)(b - a) * 1e-9 : 0.0;
-}
-
-/* Reads every rank's measured window. */
+/* The measured side is `stats`' (stats.h): the window from the end of
+ * MPI_Init to the start of MPI_Finalize and the time inside the other calls. */
 static mc_err measure(const char *trace, mc_validate_result *v, mc_error *err)
 {
     mc_source *src = mc_input_open(trace, err);
-    if (!src)
+    mc_stats *st = src ? mc_stats_collect(src, err) : NULL;
+    mc_source_close(src);
+    if (!st)
         return err->code ? err->code : MC_ERR_IO;
-    v->nranks = src->nranks;
-    v->ranks = calloc(src->nranks > 0 ? (size_t)src->nranks : 1, sizeof *v->ranks);
+    v->nranks = mc_stats_nranks(st);
+    v->ranks = calloc(v->nranks > 0 ? (size_t)v->nranks : 1, sizeof *v->ranks);
     if (!v->ranks) {
-        mc_source_close(src);
+        mc_stats_destroy(st);
         return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
     }
-    int any_time = 0;
-    mc_err rc = MC_OK;
-    for (int r = 0; r < src->nranks && rc == MC_OK; r++) {
-        window w = {0};
-        mc_event e;
-        int got;
-        while ((got = mc_source_next(src, r, &e, err)) == 1) {
-            window_add(&w, &e);
-            if (e.op != MC_OP_COMPUTE && e.t_end > e.t_start)
-                any_time = 1; /* a time-independent trace's calls all last 0 */
-        }
-        if (got < 0)
-            rc = err->code ? err->code : MC_ERR_FORMAT;
-        if (!w.have_fin)
-            v->unfinished++;
-        mc_validate_rank *x = &v->ranks[r];
-        x->measured.time = window_seconds(&w);
-        x->measured.communication = (double)w.mpi_ns * 1e-9;
-        x->measured.computation = x->measured.time - x->measured.communication;
+    int64_t timed = 0; /* a time-independent trace's calls all last 0 */
+    for (int op = 0; op < MC_OP_COUNT; op++)
+        timed |= mc_stats_op(st, op, -1).time_ns;
+    for (int r = 0; r < v->nranks; r++) {
+        mc_stats_rank x = mc_stats_rank_at(st, r);
+        mc_validate_rank *k = &v->ranks[r];
+        k->measured.time = (double)x.app_ns * 1e-9;
+        k->measured.communication = (double)x.mpi_ns * 1e-9;
+        k->measured.computation = k->measured.time - k->measured.communication;
+        v->unfinished += !x.finalized;
     }
-    mc_source_close(src);
-    if (rc == MC_OK && !any_time)
-        rc = mc_error_set(err, MC_ERR_FORMAT, "%s: no MPI call has a measured duration (a "
-                          "time-independent trace?): nothing to validate against", trace);
-    return rc;
+    mc_stats_destroy(st);
+    if (!timed)
+        return mc_error_set(err, MC_ERR_FORMAT, "%s: no MPI call has a measured duration (a "
+                            "time-independent trace?): nothing to validate against", trace);
+    return MC_OK;
 }
 
 /* Eq. 8 of MPIETE: (predicted - measured) / measured, in %; NAN when the

@@ -468,7 +468,7 @@ mc_stats_counts mc_stats_op(const mc_stats *s, int op, int rank)
 
 mc_stats_rank mc_stats_rank_at(const mc_stats *s, int r)
 {
-    mc_stats_rank x = {0, 0, 0, 0, 0, 0, 0};
+    mc_stats_rank x = {0, 0, 0, 0, 0, 0, 0, 0};
     if (r < 0 || r >= s->nranks)
         return x;
     const rank_stats *k = &s->ranks[r];
@@ -479,6 +479,7 @@ mc_stats_rank mc_stats_rank_at(const mc_stats *s, int r)
     x.sends = k->sends;
     x.send_bytes = k->send_bytes;
     x.polls = k->polls;
+    x.finalized = k->have_fin;
     return x;
 }
 
