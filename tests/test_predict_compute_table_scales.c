@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "check.h"
@@ -88,6 +89,17 @@ int main(void)
     fclose(f);
     snprintf(arg, sizeof arg, "--scaling strong --compute %s", path);
     CHECK_EQ_INT(compute_per_rank(arg, 12, 1500e-9), 24);
+    /* a compute law of the communicator size has no one factor: refused */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s predict %s/trace --ranks 12 --rule compute=1/comm --compute "
+             "%s/own.tsv > /dev/null 2> %s/err.txt", MPICAST_BIN, dir, dir, dir);
+    CHECK_EQ_INT(sh("%s", cmd), 1);
+    char msg[1024] = "";
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    f = fopen(path, "r");
+    CHECK(f != NULL && fgets(msg, sizeof msg, f) != NULL);
+    fclose(f);
+    CHECK(strstr(msg, "--compute with --ranks") != NULL && strstr(msg, "communicator") != NULL);
     rm_tree(dir);
     return 0;
 }
