@@ -17,23 +17,30 @@ target_link_libraries(test_bench_check PRIVATE mc_net mc_platform mc_base m)
 if(OMPI_FOUND)
   add_test(NAME test_bench_run_ompi COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_run.sh
            $<TARGET_FILE:mpicast-bench> $<TARGET_FILE:test_bench_check> ompi)
-  set_tests_properties(test_bench_run_ompi PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
+  set_tests_properties(test_bench_run_ompi PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77
+                       RUN_SERIAL TRUE)
 endif()
-# a fault-injected ping-pong (MPICAST_BENCH_DISTURB): warned, flagged, re-measured
+# a fault-injected ping-pong (MPICAST_BENCH_DISTURB): warned, flagged, re-measured.
+# Every bench test is RUN_SERIAL: its figures are microsecond medians, and two
+# busy-polling ranks beside another MPI test on 2 cores measure time slices
+# (CI failure on e3228fb: a clean median of milliseconds, load average still low).
 if(OMPI_FOUND)
   add_test(NAME test_bench_disturb_ompi COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_disturb.sh
            $<TARGET_FILE:mpicast-bench> ompi)
-  set_tests_properties(test_bench_disturb_ompi PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
+  set_tests_properties(test_bench_disturb_ompi PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77
+                       RUN_SERIAL TRUE)
 endif()
 if(MPICH_FOUND)
   add_test(NAME test_bench_disturb_mpich COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_disturb.sh
            $<TARGET_FILE:mpicast-bench-mpich> mpich)
-  set_tests_properties(test_bench_disturb_mpich PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
+  set_tests_properties(test_bench_disturb_mpich PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77
+                       RUN_SERIAL TRUE)
 endif()
 if(MPICH_FOUND)
   add_test(NAME test_bench_run_mpich COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_run.sh
            $<TARGET_FILE:mpicast-bench-mpich> $<TARGET_FILE:test_bench_check> mpich)
-  set_tests_properties(test_bench_run_mpich PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77)
+  set_tests_properties(test_bench_run_mpich PROPERTIES LABELS mpi TIMEOUT 300 SKIP_RETURN_CODE 77
+                       RUN_SERIAL TRUE)
 endif()
 
 # Self-consistency (issue 4): the ring example at 2 ranks traced and replayed
