@@ -15,6 +15,19 @@ endforeach()
 add_test(NAME test_dumpi_export_bytes_follow_fixture
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_dumpi_export_check.py
     --mpicast $<TARGET_FILE:mpicast> bytes ${MC_DUMPI_DATA}/ring)
+# Pseudo-traces to DUMPI (issue 25 item 2): extrapolate --format dumpi at P = 64 and
+# 4096 reads back as extrapolate to mpicast format (and as export + import dumpi of
+# it); cg (1-D, point-to-point) and fft (Comm_split); the outputs' refusals.
+foreach(name cg fft)
+  add_test(NAME test_dumpi_extrapolate_stream_${name}
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_dumpi_extrapolate_check.py
+      --mpicast $<TARGET_FILE:mpicast> stream ${MC_DUMPI_DATA}/${name} 64 4096)
+  set_tests_properties(test_dumpi_extrapolate_stream_${name} PROPERTIES TIMEOUT 600)
+endforeach()
+add_test(NAME test_dumpi_extrapolate_refusals
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_dumpi_extrapolate_check.py
+    --mpicast $<TARGET_FILE:mpicast> --tit ${CMAKE_CURRENT_SOURCE_DIR}/data/tit/coll.txt
+    refuse ${MC_DUMPI_DATA}/fft)
 
 if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE OR NOT TARGET example_ring)
   return()

@@ -39,6 +39,9 @@ typedef struct mc_export_info {
     uint64_t dropped;     /* events the target format cannot express */
     uint64_t messages;    /* point-to-point messages matched (chrome flows) */
     char first_dropped[64]; /* name of the first dropped operation */
+    char dropped_ops[256];  /* every dropped operation's name, comma-separated,
+                               as many as fit ("" when the exporter does not list
+                               them: DUMPI does) */
 } mc_export_info;
 
 /* ---------------------------------------------------------------- TIT */
@@ -101,6 +104,14 @@ mc_err mc_import_dumpi(const char *path, const char *outdir, mc_export_info *inf
  * info->dropped (first in info->first_dropped). */
 mc_err mc_export_dumpi(const char *trace, const char *outdir, const char *prefix,
                        mc_export_info *info, mc_progress *prog, mc_error *err);
+
+/* As mc_export_dumpi from an open source (the caller keeps and closes it),
+ * e.g. mc_extrap_source's pseudo-trace: ranks are read in order 0..P-1,
+ * each to its end before the next, and each rank file is written through
+ * outfile.h (a temporary renamed when complete), so one file is open and
+ * memory holds one rank's communicator table whatever P. */
+mc_err mc_export_dumpi_source(mc_source *src, const char *outdir, const char *prefix,
+                              mc_export_info *info, mc_progress *prog, mc_error *err);
 
 /* True when path is a DUMPI .meta file or a directory holding one. */
 int mc_dumpi_is_trace(const char *path);

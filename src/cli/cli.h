@@ -58,4 +58,17 @@ int cli_extrap_rule_option(int argc, char **argv, int *i, struct mc_extrap_rules
 /* A positive rank count; 0 on success. */
 int cli_parse_ranks(const char *s, int *out);
 
+/* extrapolate --format dumpi (extrap_dumpi.c): the P-rank pseudo-trace of x
+ * streamed from its event source straight into the DUMPI files of dir (one
+ * rank at a time, never a mpicast trace in between); the losses are named
+ * in one warning. MC_OK or an error in err. */
+struct mc_extrap;
+struct mc_error;
+int cli_extrapolate_dumpi(const struct mc_extrap *x, int nranks, const char *dir, int quiet,
+                          struct mc_error *err);
+/* The one-line warning of what an export left out (cmd_export.c): the count
+ * and the operations' names; nothing when nothing was. */
+struct mc_export_info;
+void cli_warn_dropped(const char *cmd, const char *fmt, const struct mc_export_info *info);
+
 #endif

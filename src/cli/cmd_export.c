@@ -76,7 +76,7 @@ int cmd_export(int argc, char **argv)
     if (cli_output_clear(out, inputs, 1) != CLI_OK)
         return CLI_BAD_INPUT;
     mc_error err = {0};
-    mc_export_info info;
+    mc_export_info info = {0};
     mc_progress prog = {.out = !quiet && isatty(2) ? stderr : NULL, .what = "export"};
     mc_err rc;
     if (strcmp(fmt, "tit") == 0) {
@@ -96,9 +96,20 @@ int cmd_export(int argc, char **argv)
     }
     if (rc)
         return cli_fail(&err);
-    if (info.dropped) /* a loss of data: said even with --quiet */
-        fprintf(stderr, "mpicast: export %s: %llu events the format cannot express were left out "
-                        "(first: %s; see docs/formats.md)\n",
-                fmt, (unsigned long long)info.dropped, info.first_dropped);
+    cli_warn_dropped("export", fmt, &info);
     return CLI_OK;
+}
+
+void cli_warn_dropped(const char *cmd, const char *fmt, const mc_export_info *info)
+{
+    if (!info->dropped) /* a loss of data: said even with --quiet */
+        return;
+    if (info->dropped_ops[0])
+        fprintf(stderr, "mpicast: %s %s: %llu events the format cannot express were left out "
+                        "(%s; see docs/formats.md)\n",
+                cmd, fmt, (unsigned long long)info->dropped, info->dropped_ops);
+    else
+        fprintf(stderr, "mpicast: %s %s: %llu events the format cannot express were left out "
+                        "(first: %s; see docs/formats.md)\n",
+                cmd, fmt, (unsigned long long)info->dropped, info->first_dropped);
 }

@@ -17,7 +17,8 @@
 #include "progress_source.h"
 
 static const char extrapolate_usage[] =
-    "usage: mpicast extrapolate TRACE... --ranks P [-o DIR] [--explain]\n"
+    "usage: mpicast extrapolate TRACE... --ranks P [-o DIR] [--format mpicast|dumpi]\n"
+    "                           [--explain]\n"
     "                           [--rules FILE] [--rule KEY=VALUE]... [--grid DxD...]\n"
     "                           [--periodic 0,1,...] [--replicate [RANK]]\n"
     "                           [--scaling weak|strong] [--quiet]\n"
@@ -33,6 +34,9 @@ static const char extrapolate_usage[] =
     "\n"
     "  --ranks P          process count of the run to generate\n"
     "  -o DIR             write the pseudo-trace there (a normal trace directory)\n"
+    "  --format F         mpicast (default) or dumpi: DIR gets a DUMPI trace\n"
+    "                     (DIR/dumpi-mpicast.meta and -NNNN.bin, for SST/macro and\n"
+    "                     CODES) streamed from the extrapolation, rank by rank\n"
     "  --explain          print the grid, the classes and the rule of each event\n"
     "  --rules FILE       rules file (KEY VALUE lines, docs/extrapolation.md)\n"
     "  --rule KEY=VALUE   one rule, e.g. size.p2p=surface, compute=volume\n"
@@ -94,7 +98,7 @@ int cmd_extrapolate(int argc, char **argv)
     const char **traces = calloc((size_t)argc, sizeof *traces);
     if (!traces)
         return cli_usage_error("extrapolate: out of memory");
-    int ntraces = 0, nranks = 0, explain = 0, quiet = 0, rc = CLI_OK;
+    int ntraces = 0, nranks = 0, explain = 0, quiet = 0, dumpi = 0, rc = CLI_OK;
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -119,6 +123,13 @@ int cmd_extrapolate(int argc, char **argv)
             }
         } else if (strcmp(s, "-o") == 0 && has_next) {
             out = argv[++i];
+        } else if (strcmp(s, "--format") == 0 && has_next) {
+            dumpi = strcmp(argv[++i], "dumpi") == 0;
+            if (!dumpi && strcmp(argv[i], "mpicast") != 0) {
+                free(traces);
+                return cli_usage_error("extrapolate: --format %s: expected mpicast or dumpi",
+                                       argv[i]);
+            }
         } else if (strcmp(s, "--explain") == 0) {
             explain = 1;
         } else if (strcmp(s, "--quiet") == 0) {
@@ -153,12 +164,14 @@ int cmd_extrapolate(int argc, char **argv)
     if (explain)
         mc_extrap_explain(x, nranks, stdout);
     if (out) {
-        progress_ticker *t = quiet ? NULL : progress_ticker_start(stderr, "extrapolate: ranks",
-                                                                  (uint64_t)nranks);
+        progress_ticker *t = quiet || dumpi ? NULL : progress_ticker_start(
+                                 stderr, "extrapolate: ranks", (uint64_t)nranks);
         /* written aside and renamed into place: a failure leaves no partial DIR */
         char tmp[MC_OUT_PATH_MAX + 32];
         mc_err e = mc_out_dir_open(tmp, sizeof tmp, out, &err);
-        if (!e)
+        if (!e && dumpi) /* output-format hook: DUMPI from the event stream */
+            e = cli_extrapolate_dumpi(x, nranks, tmp, quiet, &err);
+        else if (!e)
             e = mc_extrap_write_progress(x, nranks, tmp, rank_written, t, &err);
         progress_ticker_stop(t); /* the line is cleared before any error is printed */
         if (e) {

@@ -14,6 +14,7 @@
 #include "mpicast/export.h"
 #include "mpicast/format.h"
 #include "mpicast/input.h"
+#include "mpicast/outfile.h"
 
 /* Exported wall times are the trace's plus this many seconds, so that the
  * negative entry time of MPI_Init (the trace epoch is its exit) stays
@@ -28,7 +29,7 @@ typedef struct wcomm {
 } wcomm;
 
 typedef struct wrank {
-    FILE *f;
+    FILE *f;                /* the rank file's temporary (mc_out) */
     const char *path;
     int rank, nranks;
     const mc_meta *meta;
@@ -454,10 +455,28 @@ static void tail(wrank *w, uint64_t body)
     p64(w, 0);
 }
 
+/* Adds op to info->dropped_ops once (the warning names every kind lost). */
+static void name_dropped(mc_export_info *info, int op)
+{
+    const char *name = mc_op_name(op);
+    size_t len = strlen(info->dropped_ops), n = strlen(name);
+    for (const char *at = info->dropped_ops; (at = strstr(at, name)) != NULL; at += n)
+        if ((at == info->dropped_ops || at[-1] == ' ') && (at[n] == ',' || at[n] == 0))
+            return;
+    if (len + n + 3 < sizeof info->dropped_ops)
+        snprintf(info->dropped_ops + len, sizeof info->dropped_ops - len, "%s%s",
+                 len ? ", " : "", name);
+}
+
+/* One rank file, written to a temporary renamed into place when complete
+ * (outfile.h): one file open at a time, whatever the rank count. */
 static mc_err write_rank(mc_source *src, wrank *w, mc_error *err)
 {
-    if (!(w->f = fopen(w->path, "wb")))
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", w->path, strerror(errno));
+    mc_out o = {.fd = -1};
+    mc_err rc = mc_out_open(&o, w->path, 0, err);
+    if (rc)
+        return rc;
+    w->f = o.f;
     p64(w, DP_MAGIC);
     uint64_t body = (uint64_t)ftell(w->f);
     p32(w, 0); /* cpu and wall time offsets: times are written whole */
@@ -472,32 +491,40 @@ static mc_err write_rank(mc_source *src, wrank *w, mc_error *err)
         w->info->events++;
         if (record(w, &e)) {
             w->info->written++;
-        } else if (e.op != MC_OP_COMPUTE && !w->info->dropped++) {
-            snprintf(w->info->first_dropped, sizeof w->info->first_dropped, "%s",
-                     mc_op_name(e.op));
+        } else if (e.op != MC_OP_COMPUTE) {
+            if (!w->info->dropped++)
+                snprintf(w->info->first_dropped, sizeof w->info->first_dropped, "%s",
+                         mc_op_name(e.op));
+            name_dropped(w->info, e.op);
         }
     }
     tail(w, body);
-    int bad = ferror(w->f);
-    if (fclose(w->f) != 0 || bad)
+    if (got < 0 || ferror(w->f)) {
+        mc_out_abort(&o);
         return got < 0 ? err->code : mc_error_set(err, MC_ERR_IO, "%s: write failed", w->path);
-    return got < 0 ? err->code : MC_OK;
+    }
+    return mc_out_commit(&o, err);
 }
 
 static mc_err write_meta(const char *outdir, const char *prefix, int nranks, mc_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.meta", outdir, prefix);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    fprintf(f, "hostname=mpicast\nnumprocs=%d\nusername=<none>\nstartime=0\nfileprefix=%s\n"
-               "version=13\nsubversion=0\nsubsubversion=0\n", nranks, prefix);
-    return fclose(f) ? mc_error_set(err, MC_ERR_IO, "%s: write failed", path) : MC_OK;
+    mc_out o = {.fd = -1};
+    mc_err rc = mc_out_open(&o, path, 0, err);
+    if (rc)
+        return rc;
+    fprintf(o.f, "hostname=mpicast\nnumprocs=%d\nusername=<none>\nstartime=0\nfileprefix=%s\n"
+                 "version=13\nsubversion=0\nsubsubversion=0\n", nranks, prefix);
+    if (ferror(o.f)) {
+        mc_out_abort(&o);
+        return mc_error_set(err, MC_ERR_IO, "%s: write failed", path);
+    }
+    return mc_out_commit(&o, err);
 }
 
-mc_err mc_export_dumpi(const char *trace, const char *outdir, const char *prefix,
-                       mc_export_info *info, mc_progress *prog, mc_error *err)
+mc_err mc_export_dumpi_source(mc_source *src, const char *outdir, const char *prefix,
+                              mc_export_info *info, mc_progress *prog, mc_error *err)
 {
     mc_export_info dummy;
     if (!info)
@@ -507,17 +534,16 @@ mc_err mc_export_dumpi(const char *trace, const char *outdir, const char *prefix
         prefix = "dumpi-mpicast";
     if (mkdir(outdir, 0777) != 0 && errno != EEXIST)
         return mc_error_set(err, MC_ERR_IO, "%s: cannot create: %s", outdir, strerror(errno));
-    mc_source *src = mc_input_open(trace, err);
-    if (!src)
-        return err->code;
     mc_err rc = MC_OK;
     for (int r = 0; !rc && r < src->nranks; r++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s-%04d.bin", outdir, prefix, r);
         wrank w = {.path = path, .rank = r, .nranks = src->nranks,
                    .meta = mc_source_meta(src), .next_idx = DP_FIRST_USER_COMM, .info = info};
-        comm_add(&w, MC_COMM_WORLD, DP_COMM_WORLD, NULL, src->nranks);
-        rc = write_rank(src, &w, err);
+        if (!comm_add(&w, MC_COMM_WORLD, DP_COMM_WORLD, NULL, src->nranks))
+            rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        if (!rc)
+            rc = write_rank(src, &w, err);
         for (size_t i = 0; i < w.ncomms; i++)
             free(w.comms[i].members);
         free(w.comms);
@@ -528,6 +554,16 @@ mc_err mc_export_dumpi(const char *trace, const char *outdir, const char *prefix
         rc = write_meta(outdir, prefix, src->nranks, err);
     if (prog)
         mc_progress_done(prog);
+    return rc;
+}
+
+mc_err mc_export_dumpi(const char *trace, const char *outdir, const char *prefix,
+                       mc_export_info *info, mc_progress *prog, mc_error *err)
+{
+    mc_source *src = mc_input_open(trace, err);
+    if (!src)
+        return err->code;
+    mc_err rc = mc_export_dumpi_source(src, outdir, prefix, info, prog, err);
     mc_source_close(src);
     return rc;
 }
