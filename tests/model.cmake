@@ -5,6 +5,13 @@ mc_add_test(test_model_normal_form mc_model)
 mc_add_test(test_model_inputs mc_model)
 target_compile_definitions(test_model_inputs PRIVATE MODEL_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data/model")
 mc_add_test(test_scaling_recover mc_model)
+# --extrap-json: Extra-P's JSON input of a known CSV, parsed back (issue 25 item 4)
+mc_add_test(test_model_extrap_json mc_model)
+target_compile_definitions(test_model_extrap_json PRIVATE MODEL_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data/model")
+# ... and as Extra-P's JSON reader requires it, from the command line
+add_test(NAME test_model_extrap_json_cli
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_model_extrap_json_cli.py
+          ${CMAKE_BINARY_DIR}/bin/mpicast ${CMAKE_CURRENT_SOURCE_DIR}/data/model/calls.csv)
 # scaling input from traces with MPI_Pcontrol markers (synthetic rank files)
 mc_add_test(test_scaling_pcontrol mc_model mc_format)
 add_test(NAME test_model_cli

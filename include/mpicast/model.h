@@ -132,6 +132,16 @@ typedef struct mc_series {
  * Returns (size_t)-1 when out of memory. */
 size_t mc_series_write_extrap(FILE *out, const mc_series *const *ser, size_t nser,
                               const char **skipped);
+/* The series as Extra-P's JSON input (jansson object, caller decrefs):
+ * {"parameters": ["p"(, "n")], "measurements": {FUNCTION: {METRIC:
+ * [{"point": [p(, n)], "values": [mean]}]}}}; p and n are parameters when
+ * every point has them and they vary (p alone when neither varies). Each
+ * function and metric
+ * keeps its own points (nothing is left out); series of one function and
+ * metric (--by p, one per n) are merged, a point given once. NULL when out
+ * of memory. */
+struct json_t;
+struct json_t *mc_series_extrap_json(const mc_series *const *ser, size_t nser);
 
 /* Groups the measurements of `metric` (NULL: every metric but "elapsed") into
  * series. A function that a stats file lacks while others have it gets 0

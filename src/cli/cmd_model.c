@@ -24,6 +24,7 @@ static const char model_usage[] =
     "                     [--select auto|cv|aicc|mape|ar2] [--families LIST]\n"
     "                     [--per-iteration] [--function NAME] [--no-negative] [--json]\n"
     "                     [--plot FILE.svg|FILE.png] [--extrap-out FILE]\n"
+    "                     [--extrap-json FILE]\n"
     "\n"
     "Fits, per MPI function, a model of a metric per process over the process\n"
     "count p, the problem size n, or both, and predicts it at --predict.\n"
@@ -74,6 +75,10 @@ static const char model_usage[] =
     "                    with gnuplot to FILE.svg or FILE.png\n"
     "  --extrap-out FILE write the series fitted (mean per point) as Extra-P\n"
     "                    text input, which Extra-P and `mpicast model` read\n"
+    "  --extrap-json FILE write the series fitted (mean per point) as Extra-P's\n"
+    "                    JSON input (parameters, measurements), every series\n"
+    "                    kept, with the chosen models under \"mpicast\" (Extra-P\n"
+    "                    ignores that key): load it in Extra-P and compare\n"
     "\n"
     "Families: linear a*x+b, logarithmic a*log10(x)+b, inverse a/x+b,\n"
     "linear-saturation a*min(x,x')+b, normal-form c0+c1*x^i*log2(x)^j, and for\n"
@@ -100,6 +105,7 @@ typedef struct model_opts {
     int per_iteration; /* --per-iteration */
     const char *plot; /* --plot FILE.svg|png, or NULL */
     const char *extrap_out; /* --extrap-out FILE, or NULL */
+    const char *extrap_json; /* --extrap-json FILE, or NULL */
 } model_opts;
 
 /* ---------------------------------------------------------------- args */
@@ -215,6 +221,10 @@ static int parse_args(int argc, char **argv, model_opts *o)
             if (!(v = cli_opt_value(argc, argv, &i, "--extrap-out")) || !*v)
                 return cli_usage_error("--extrap-out takes a file name");
             o->extrap_out = v;
+        } else if (cli_is_opt(a, "--extrap-json")) {
+            if (!(v = cli_opt_value(argc, argv, &i, "--extrap-json")) || !*v)
+                return cli_usage_error("--extrap-json takes a file name");
+            o->extrap_json = v;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("model: unknown option '%s'; see 'mpicast model --help'", a);
         } else {
@@ -1076,6 +1086,44 @@ static int write_extrap(const model_opts *o, const result *r, size_t n, int json
     return CLI_OK;
 }
 
+/* --extrap-json FILE: Extra-P's JSON input of the fitted series, and under
+ * "mpicast" the models chosen (as --json gives them), for comparison. */
+static int write_extrap_json(const model_opts *o, const result *r, size_t n)
+{
+    mc_error err = {0};
+    const mc_series **s = malloc((n ? n : 1) * sizeof *s);
+    json_t *doc = NULL, *models = json_array();
+    for (size_t i = 0; s && i < n; i++)
+        s[i] = r[i].s;
+    if (s && models)
+        doc = mc_series_extrap_json(s, n);
+    free(s);
+    for (size_t i = 0; doc && i < n; i++)
+        json_array_append_new(models, result_json(o, &r[i]));
+    if (doc)
+        json_object_set_new(doc, "mpicast", json_pack("{s:s,s:o}", "by", xname(o->by),
+                                                      "models", models));
+    else
+        json_decref(models);
+    if (!doc) {
+        mc_error_set(&err, MC_ERR_NOMEM, "out of memory");
+        return cli_fail(&err);
+    }
+    mc_out out;
+    FILE *f = cli_output_open(&out, o->extrap_json, &err);
+    if (!f) {
+        json_decref(doc);
+        return cli_fail(&err);
+    }
+    mc_err rc = MC_OK;
+    if (json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) != 0 || fputc('\n', f) == EOF)
+        rc = mc_error_set(&err, MC_ERR_IO, "%s: write error", o->extrap_json);
+    json_decref(doc);
+    if (cli_output_finish(&out, f, rc, &err) != MC_OK)
+        return cli_fail(&err);
+    return CLI_OK;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int run_model(const model_opts *o, mc_mdata *d)
@@ -1136,6 +1184,8 @@ static int run_model(const model_opts *o, mc_mdata *d)
             rc = plot_models(o, res, nres);
         if (rc == CLI_OK && o->extrap_out)
             rc = write_extrap(o, res, nres, o->json);
+        if (rc == CLI_OK && o->extrap_json)
+            rc = write_extrap_json(o, res, nres);
     }
     for (size_t i = 0; res && i < nres; i++)
         json_decref(res[i].warnings);
@@ -1157,6 +1207,9 @@ int cmd_model(int argc, char **argv)
     if (rc < 0 && o->extrap_out)
         if (cli_output_clear(o->extrap_out, o->files, (size_t)o->nfiles) != CLI_OK)
             rc = CLI_USAGE; /* the output would overwrite an input */
+    if (rc < 0 && o->extrap_json)
+        if (cli_output_clear(o->extrap_json, o->files, (size_t)o->nfiles) != CLI_OK)
+            rc = CLI_USAGE;
     if (rc >= 0) {
         free(o);
         return rc;
