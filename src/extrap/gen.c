@@ -456,8 +456,12 @@ static int xs_next(mc_source *s, int rank, mc_event *e, mc_error *err)
         rs->t_end = INT64_MIN;
     }
     const xclass *C = &x->cls[rs->cls];
-    if (rs->pos >= xs->xn[rs->cls])
+    if (rs->pos >= xs->xn[rs->cls]) { /* an ended rank needs no buffer: a reader
+                                         going rank after rank keeps one */
+        free(rs->vb.v);
+        rs->vb = (genbuf){0};
         return 0;
+    }
     const tev *t = &xs->xev[rs->cls][rs->pos];
     const int64_t *shared = NULL;
     if (t->newcomm >= 0) {
