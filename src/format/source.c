@@ -32,7 +32,8 @@ typedef struct rank_state {
     int64_t *cur_vals; /* vals of the event last delivered from the queue */
     int ended;         /* the reader returned 0 or -1 */
     int end_rc;        /* what to return once the queue drains */
-    mc_error end_err;
+    mc_error *end_err; /* its message when end_rc < 0 (NULL: out of memory); a
+                          pointer, not a member: 10^6 ranks' states stay small */
 } rank_state;
 
 typedef struct trace_source {
@@ -278,9 +279,14 @@ static void rank_end(rank_state *rs, int rc)
 /* Next valid event from the file: 1, 0 at the end, -1 (rs->end_err). */
 static int read_checked(trace_source *ts, rank_state *rs, int rank, mc_event *e)
 {
-    int rc = mc_rank_reader_next(rs->reader, e, &rs->end_err);
-    if (rc > 0 && check_event(ts, rs, rank, e, &rs->end_err) != 0)
+    mc_error err; /* not zeroed per event: only read after a failure set it */
+    err.code = MC_OK;
+    err.msg[0] = 0;
+    int rc = mc_rank_reader_next(rs->reader, e, &err);
+    if (rc > 0 && check_event(ts, rs, rank, e, &err) != 0)
         rc = -1;
+    if (rc < 0 && (rs->end_err = malloc(sizeof *rs->end_err)) != NULL)
+        *rs->end_err = err;
     if (rc <= 0)
         rank_end(rs, rc);
     return rc;
@@ -312,10 +318,25 @@ static int read_ahead(trace_source *ts, rank_state *rs, int rank, mc_error *err)
     return 1;
 }
 
+/* The end of a rank's stream, once its queue has drained: what the reader
+ * said; the buffers only a live stream needs are released (a reader going
+ * rank after rank through 10^6 ranks keeps one rank's). */
 static int deliver_end(rank_state *rs, mc_error *err)
 {
-    if (rs->end_rc < 0 && err)
-        *err = rs->end_err;
+    if (rs->end_rc < 0 && err) {
+        if (rs->end_err)
+            *err = *rs->end_err;
+        else
+            mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    }
+    free(rs->q);
+    rs->q = NULL;
+    rs->qhead = rs->qcap = 0;
+    free(rs->cur_vals);
+    rs->cur_vals = NULL;
+    free(rs->comms);
+    rs->comms = NULL;
+    rs->ncomms = rs->cap_comms = 0;
     return rs->end_rc;
 }
 
@@ -363,6 +384,7 @@ static void trace_close(mc_source *s)
         free(rs->q);
         free(rs->cur_vals);
         free(rs->comms);
+        free(rs->end_err);
     }
     free(ts->ranks);
     mc_meta_destroy(ts->meta);
