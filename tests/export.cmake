@@ -46,3 +46,7 @@ add_test(NAME test_input_safety
 # report shows stats' figures and fails on an unreadable input (src/stats).
 add_test(NAME test_report_same_figures
          COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_report_same_figures.sh)
+# More rank files than the process may open (ulimit -n 256, 1,000 ranks):
+# pooled readers (src/format/reader.c, tit.c).
+add_test(NAME test_rank_files_past_open_limit
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_rank_files_past_open_limit.sh)
