@@ -108,6 +108,12 @@ static int add_vary(sweep_cfg *c, const char *arg)
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg || !eq[1])
         return usage_error(c->prog, "--vary %s: expected KEY=V1,V2,...", arg);
+    /* a second --vary of one key would silently override the first's values */
+    size_t klen = (size_t)(eq - arg);
+    for (int k = 0; k < c->nvary; k++)
+        if (strlen(c->vary[k].key) == klen && !strncmp(c->vary[k].key, arg, klen))
+            return usage_error(c->prog, "--vary %s: the key is given twice (list all its "
+                               "values in one --vary)", c->vary[k].key);
     sweep_vary *v = realloc(c->vary, (size_t)(c->nvary + 1) * sizeof *v);
     if (!v)
         return usage_error(c->prog, "%s", "out of memory");
@@ -305,6 +311,10 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
         return usage_error(prog, "%s", "--json and --csv exclude each other");
     if (!c->solve != !(c->target > 0))
         return usage_error(prog, "%s", "--solve KEY and --target-efficiency E go together");
+    for (int k = 0; c->solve && k < c->nvary; k++)
+        if (!strcmp(c->vary[k].key, c->solve))
+            return usage_error(prog, "--solve %s: the key is also in --vary (the search sets it)",
+                               c->solve);
     c->ncombos = 1;
     for (int k = 0; k < c->nvary; k++) {
         if (c->ncombos > 1000000 / c->vary[k].nvals)
