@@ -50,3 +50,6 @@ add_test(NAME test_report_same_figures
 # pooled readers (src/format/reader.c, tit.c).
 add_test(NAME test_rank_files_past_open_limit
          COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_rank_files_past_open_limit.sh)
+# MPICAST_* variables checked before any command (include/mpicast/env.h).
+add_test(NAME test_env_checked
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_env_checked.sh)

@@ -16,6 +16,7 @@
 
 #include "codec.h"
 #include "reader_where.h"
+#include "mpicast/env.h"
 #include "mpicast/format.h"
 #include "mpicast/outfile.h"
 
@@ -270,18 +271,14 @@ void mc_rank_reader_close(mc_rank_reader *r)
     free(r);
 }
 
-/* MPICAST_READ_MEMORY ("512MiB", "4GiB", bytes), else half the RAM. */
+/* MPICAST_READ_MEMORY ("512MiB", "4GiB", bytes; checked by mpicast's
+ * start, include/mpicast/env.h), else half the RAM. */
 static size_t read_budget(void)
 {
     const char *e = getenv("MPICAST_READ_MEMORY");
-    if (e && *e) {
-        char *end;
-        double v = strtod(e, &end);
-        double unit = *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0
-                    : *end == 'G' ? 1073741824.0 : 1.0;
-        if (v > 0 && v < 1e18 && (unit > 1.0 || *end == 0))
-            return (size_t)(v * unit);
-    }
+    uint64_t v;
+    if (e && *e && mc_env_parse_bytes(e, &v) == 0)
+        return v < SIZE_MAX ? (size_t)v : SIZE_MAX;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     size_t half = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 2 : (size_t)1 << 32;
     return half < ((size_t)256 << 20) ? (size_t)256 << 20 : half;
