@@ -139,42 +139,58 @@ static uint32_t crank(const xcomm *c, int32_t world)
     return (uint32_t)c->crank[world];
 }
 
-static int64_t sum_vals(const mc_event *e, uint32_t from, uint32_t n)
+/* Sizes in 128 bits: per-rank counts of a crafted trace (each up to 2^63)
+ * summed or multiplied by the communicator size must not wrap. */
+typedef unsigned __int128 u128;
+
+static u128 sum_vals(const mc_event *e, uint32_t from, uint32_t n)
 {
-    int64_t s = 0;
+    u128 s = 0;
     for (uint32_t i = from; i < from + n && i < e->nvals; i++)
-        s += e->vals[i];
+        s += e->vals[i] > 0 ? (u128)e->vals[i] : 0;
     return s;
 }
 
-/* Bytes sent and received as Score-P's scorep_mpi_coll_bytes_* compute them. */
-static void coll_sizes(const mc_event *e, const xcomm *c, int rank, uint64_t *sent, uint64_t *recvd)
+static u128 pos(int64_t v)
+{
+    return v > 0 ? (u128)v : 0;
+}
+
+/* Bytes sent and received as Score-P's scorep_mpi_coll_bytes_* compute them;
+ * -1 when one does not fit the 64 bits of OTF2's record. */
+static int coll_sizes(const mc_event *e, const xcomm *c, int rank, uint64_t *sent, uint64_t *recvd)
 {
     int64_t N = c ? c->size : 1, me = c && c->crank[rank] >= 0 ? c->crank[rank] : 0;
     int root = e->peer == rank;
-    int64_t b = e->bytes, b2 = e->bytes2, S = 0, R = 0;
+    u128 n128 = pos(N), b = pos(e->bytes), b2 = pos(e->bytes2), S = 0, R = 0;
     uint32_t n = (uint32_t)N;
     switch (e->op) {
-    case MC_OP_BCAST: S = root ? N * b : 0; R = b; break;
-    case MC_OP_REDUCE: S = b; R = root ? N * b : 0; break;
-    case MC_OP_GATHER: S = b; R = root ? N * b2 : 0; break;
-    case MC_OP_SCATTER: S = root ? N * b : 0; R = b2; break;
-    case MC_OP_ALLGATHER: case MC_OP_ALLTOALL: S = N * b; R = N * b2; break;
-    case MC_OP_ALLREDUCE: case MC_OP_REDUCE_SCATTER_BLOCK: S = R = N * b; break;
-    case MC_OP_SCAN: S = (N - me) * b; R = (me + 1) * b; break;
-    case MC_OP_EXSCAN: S = (N - me - 1) * b; R = me * b; break;
+    case MC_OP_BCAST: S = root ? n128 * b : 0; R = b; break;
+    case MC_OP_REDUCE: S = b; R = root ? n128 * b : 0; break;
+    case MC_OP_GATHER: S = b; R = root ? n128 * b2 : 0; break;
+    case MC_OP_SCATTER: S = root ? n128 * b : 0; R = b2; break;
+    case MC_OP_ALLGATHER: case MC_OP_ALLTOALL: S = n128 * b; R = n128 * b2; break;
+    case MC_OP_ALLREDUCE: case MC_OP_REDUCE_SCATTER_BLOCK: S = R = n128 * b; break;
+    case MC_OP_SCAN: S = pos(N - me) * b; R = pos(me + 1) * b; break;
+    case MC_OP_EXSCAN: S = pos(N - me - 1) * b; R = pos(me) * b; break;
     case MC_OP_GATHERV: S = b; R = root ? sum_vals(e, 0, n) : 0; break;
     case MC_OP_SCATTERV: S = root ? sum_vals(e, 0, n) : 0; R = b2; break;
-    case MC_OP_ALLGATHERV: S = N * b; R = sum_vals(e, e->nvals >= n ? e->nvals - n : 0, n); break;
+    case MC_OP_ALLGATHERV: S = n128 * b; R = sum_vals(e, e->nvals >= n ? e->nvals - n : 0, n); break;
     case MC_OP_ALLTOALLV: case MC_OP_ALLTOALLW:
         S = sum_vals(e, 0, n);
         R = sum_vals(e, e->nvals >= 2 * n ? n : 0, n);
         break;
-    case MC_OP_REDUCE_SCATTER: S = sum_vals(e, 0, n); R = N * ((uint32_t)me < e->nvals ? e->vals[me] : 0); break;
+    case MC_OP_REDUCE_SCATTER:
+        S = sum_vals(e, 0, n);
+        R = n128 * ((uint32_t)me < e->nvals ? pos(e->vals[me]) : 0);
+        break;
     default: break;
     }
-    *sent = S > 0 ? (uint64_t)S : 0;
-    *recvd = R > 0 ? (uint64_t)R : 0;
+    if (S > UINT64_MAX || R > UINT64_MAX)
+        return -1;
+    *sent = (uint64_t)S;
+    *recvd = (uint64_t)R;
+    return 0;
 }
 
 /* What a communicator call leaves that OTF2 has no field for (OW_CALL_ATTR,
@@ -293,7 +309,8 @@ static int write_event(xport *x, OTF2_EvtWriter *ew, int r, size_t i)
             }
         } else if (mc_op_kind_of(e->op) == MC_KIND_C && ow_coll_op(e->op) >= 0) {
             uint64_t S, R;
-            coll_sizes(e, c, r, &S, &R);
+            if (coll_sizes(e, c, r, &S, &R) != 0)
+                return -2;
             ok &= OTF2_EvtWriter_MpiCollectiveBegin(ew, NULL, t0) == OTF2_SUCCESS;
             ok &= OTF2_EvtWriter_MpiCollectiveEnd(ew, NULL, t1, (OTF2_CollectiveOp)ow_coll_op(e->op), cref,
                                                   e->peer >= 0 ? crank(c, e->peer) : OTF2_UNDEFINED_UINT32,
@@ -345,10 +362,14 @@ mc_err mc_export_otf2(const char *trace, const char *outdir, mc_export_info *inf
                 info->dropped++;
                 continue;
             }
-            if (write_event(&x, ew, r, i)) {
-                fail = 1;
+            int w = write_event(&x, ew, r, i);
+            if (w == -2)
+                mc_error_set(err, MC_ERR_FORMAT, "%s: rank %d event %zu (%s): the collective's "
+                             "bytes sent or received exceed 2^64, more than OTF2 records", trace,
+                             r, i, mc_op_name(t->ranks[r].ev[i].op));
+            else if (w)
                 mc_error_set(err, MC_ERR_IO, "%s: writing the events of rank %d failed", outdir, r);
-            }
+            fail = w != 0;
             info->written++;
         }
         OTF2_EvtWriter_GetNumberOfEvents(ew, &x.w.nevents[r]);

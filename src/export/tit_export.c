@@ -170,27 +170,29 @@ static void counts(tit_w *w, const mc_event *e, uint32_t first, int have, int n)
         fprintf(w->f, " %lld", have ? (long long)val_or0(e, first + (uint32_t)i) : 0LL);
 }
 
-static void collective(tit_w *w, const mc_event *e)
+/* -2 when an all-to-all's per-rank counts sum past 2^63 (a crafted trace):
+ * the total would wrap, and no reader of the text takes it. */
+static int collective(tit_w *w, const mc_event *e)
 {
     int n = w->nranks;
     int root = e->peer < 0 ? 0 : e->peer;
     long long b = (long long)e->bytes, b2 = (long long)e->bytes2;
     switch (e->op) {
-    case MC_OP_BARRIER: line(w, "barrier"); return;
-    case MC_OP_BCAST: line(w, "bcast %lld %d", b, root); return;
-    case MC_OP_REDUCE: line(w, "reduce %lld 0 %d", b, root); return;
-    case MC_OP_ALLREDUCE: line(w, "allreduce %lld 0", b); return;
-    case MC_OP_ALLTOALL: line(w, "alltoall %lld %lld", b, b2); return;
-    case MC_OP_ALLGATHER: line(w, "allgather %lld %lld", b, b2); return;
-    case MC_OP_GATHER: line(w, "gather %lld %lld %d", b, b2, root); return;
-    case MC_OP_SCATTER: line(w, "scatter %lld %lld %d", b, b2, root); return;
+    case MC_OP_BARRIER: line(w, "barrier"); return 0;
+    case MC_OP_BCAST: line(w, "bcast %lld %d", b, root); return 0;
+    case MC_OP_REDUCE: line(w, "reduce %lld 0 %d", b, root); return 0;
+    case MC_OP_ALLREDUCE: line(w, "allreduce %lld 0", b); return 0;
+    case MC_OP_ALLTOALL: line(w, "alltoall %lld %lld", b, b2); return 0;
+    case MC_OP_ALLGATHER: line(w, "allgather %lld %lld", b, b2); return 0;
+    case MC_OP_GATHER: line(w, "gather %lld %lld %d", b, b2, root); return 0;
+    case MC_OP_SCATTER: line(w, "scatter %lld %lld %d", b, b2, root); return 0;
     case MC_OP_REDUCE_SCATTER_BLOCK:
         fprintf(w->f, "%d reducescatter", w->rank);
         for (int i = 0; i < n; i++)
             fprintf(w->f, " %lld", b2 ? b2 : b);
         fputs(" 0\n", w->f);
         w->info->written++;
-        return;
+        return 0;
     default:
         break;
     }
@@ -215,10 +217,10 @@ static void collective(tit_w *w, const mc_event *e)
     case MC_OP_ALLTOALLW: {
         int two = e->nvals >= 2u * (uint32_t)n; /* else in place: receive side only */
         long long ss = 0, rs = 0;
-        for (int i = 0; i < n; i++) {
-            rs += val_or0(e, (uint32_t)(two ? n + i : i));
-            ss += val_or0(e, (uint32_t)i);
-        }
+        for (int i = 0; i < n; i++)
+            if (__builtin_add_overflow(rs, val_or0(e, (uint32_t)(two ? n + i : i)), &rs) ||
+                __builtin_add_overflow(ss, val_or0(e, (uint32_t)i), &ss))
+                return -2;
         fprintf(w->f, "alltoallv %lld", ss);
         counts(w, e, 0, 1, n);
         fprintf(w->f, " %lld", rs);
@@ -235,6 +237,7 @@ static void collective(tit_w *w, const mc_event *e)
     }
     fputc('\n', w->f);
     w->info->written++;
+    return 0;
 }
 
 static int pair_cmp(const void *a, const void *b)
@@ -333,7 +336,8 @@ static void comm_setup(tit_w *w, const mc_event *e)
         line(w, "sleep %lld.%09lld", (long long)(d / 1000000000), (long long)(d % 1000000000));
 }
 
-/* One event → zero or more lines. Returns -1 when out of memory. */
+/* One event → zero or more lines. Returns -1 when out of memory, -2 when
+ * its sizes cannot be written (collective). */
 static int event(tit_w *w, const mc_event *e)
 {
     if (e->burst > 0 && e->op != MC_OP_INIT)
@@ -349,7 +353,7 @@ static int event(tit_w *w, const mc_event *e)
             e->op == MC_OP_EXSCAN)
             drop(w, e->op);
         else
-            collective(w, e);
+            return collective(w, e);
         return 0;
     case MC_KIND_W:
         if (e->op == MC_OP_START || e->op == MC_OP_STARTALL)
@@ -497,7 +501,12 @@ mc_err mc_export_tit(const char *trace, const char *outdir, double flops, mc_exp
             rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         for (size_t i = 0; !rc && i < t->ranks[r].n; i++) {
             info->events++;
-            if (event(&w, &t->ranks[r].ev[i]))
+            int ev = event(&w, &t->ranks[r].ev[i]);
+            if (ev == -2)
+                rc = mc_error_set(err, MC_ERR_FORMAT, "%s: rank %d event %zu (%s): the per-rank "
+                                  "counts sum past 2^63 bytes", trace, r, i,
+                                  mc_op_name(t->ranks[r].ev[i].op));
+            else if (ev)
                 rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         }
         if (rc)
