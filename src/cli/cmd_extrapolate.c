@@ -150,6 +150,11 @@ int cmd_extrapolate(int argc, char **argv)
         free(traces);
         return cli_fail(&err);
     }
+    char stated[256];
+    mc_extrap_rules_describe(&rules, stated, sizeof stated);
+    if (!mc_extrap_checked(x) && (*stated || ntraces > 1))
+        fprintf(stderr, "mpicast: warning: extrapolate: unchecked: %s (docs/extrapolation.md, "
+                "\"Leave-one-out check\")\n", mc_extrap_unchecked(x));
     if (explain)
         mc_extrap_explain(x, nranks, stdout);
     if (out) {

@@ -225,6 +225,41 @@ static uint32_t copies_from(const tev *ev, uint32_t n, uint32_t start, uint32_t 
     }
 }
 
+int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t L, int law,
+                            const char *cname, mc_error *err)
+{
+    int rep = -1;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present && (rep < 0 || x->tP[k] > x->tP[rep]))
+            rep = k;
+    if (rep < 0)
+        return 0;
+    const xclass *R = &per[rep];
+    int32_t site = start < R->n ? R->ev[start].e.site : 0;
+    uint32_t c = start + L <= R->n ? copies_from(R->ev, R->n, start, L) : 0;
+    double a = c / law_f(law, x->tP[rep], 1, x->nd);
+    for (int k = 0; k < x->ntraces; k++) {
+        if (!per[k].present)
+            continue;
+        if (start + L > per[k].n) {
+            mc_error_set(err, MC_ERR_USAGE, "%s: repeat %x: the block is missing at P=%d",
+                         cname, (unsigned)site, x->tP[k]);
+            return -1;
+        }
+        uint32_t first = 0, ck = copies_from(per[k].ev, per[k].n, start, L);
+        uint32_t nreq = count_reqs(per[k].ev, start, start + L, &first);
+        compress(&per[k], start, L, ck, nreq, first);
+        per[k].rep_on = 1;
+        per[k].rep_start = start;
+        per[k].rep_len = L;
+        per[k].rep_nreq = nreq;
+        per[k].rep_first_req = first;
+        per[k].rep_law = law;
+        per[k].rep_a = a;
+    }
+    return 0;
+}
+
 int extrap_stated_repetition(mc_extrap *x, xclass *per, const char *cname, mc_error *err)
 {
     const mc_extrap_rules *ru = &x->rules;
@@ -249,28 +284,8 @@ int extrap_stated_repetition(mc_extrap *x, xclass *per, const char *cname, mc_er
                          (unsigned)ru->repeat[q].site);
             return -1;
         }
-        uint32_t c = copies_from(R->ev, R->n, start, L);
-        double a = c / law_f(ru->repeat[q].law, x->tP[rep], 1, x->nd);
-        uint32_t nreq = 0, first = 0;
-        for (int k = 0; k < x->ntraces; k++) {
-            if (!per[k].present)
-                continue;
-            if (start + L > per[k].n) {
-                mc_error_set(err, MC_ERR_USAGE, "%s: repeat %x: the block is missing at P=%d",
-                             cname, (unsigned)ru->repeat[q].site, x->tP[k]);
-                return -1;
-            }
-            uint32_t ck = copies_from(per[k].ev, per[k].n, start, L);
-            nreq = count_reqs(per[k].ev, start, start + L, &first);
-            compress(&per[k], start, L, ck, nreq, first);
-            per[k].rep_on = 1;
-            per[k].rep_start = start;
-            per[k].rep_len = L;
-            per[k].rep_nreq = nreq;
-            per[k].rep_first_req = first;
-            per[k].rep_law = ru->repeat[q].law;
-            per[k].rep_a = a;
-        }
+        if (extrap_apply_repetition(x, per, start, L, ru->repeat[q].law, cname, err))
+            return -1;
         return 0; /* one repetition per class */
     }
     return 0;
