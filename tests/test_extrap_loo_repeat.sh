@@ -42,8 +42,7 @@ echo "$out" | grep -q "leave-one-out check: $tmp/t4 (P=4) rebuilt from $tmp/t8 (
     || fail "the refusal does not name rank 0, event 15 (Allreduce, site $allred)"
 echo "$out" | grep -q "stated: repeat $irecv:log2p" || fail "the refusal does not name the rule"
 
-# the same through predict --ranks (one trace: not checked, but said)
-# and --explain with two traces refuses the same way
+# --explain with two traces refuses the same way
 "$MPICAST" extrapolate "$tmp/t4" "$tmp/t8" --ranks 16 --explain --rule "repeat=$irecv:log2p" \
     > /dev/null 2>&1
 [ $? = 1 ] || fail "--explain with the wrong rule on two traces is not refused"
@@ -60,4 +59,15 @@ grep -q '"checked": "no: one trace: repeat' "$tmp/x1/meta.json" || fail "meta.js
 "$MPICAST" extrapolate "$tmp/t4" --ranks 16 --explain --rule "repeat=$irecv:log2p" 2>/dev/null \
     | grep -q "^check: none (one trace: repeat $irecv:log2p not checked" \
     || fail "--explain does not say the rules are unchecked"
+# predict --ranks and sweep --ranks extrapolate one trace: they say so too
+"$MPICAST" predict "$tmp/t4" --ranks 16 --rule "repeat=$irecv:log2p" > /dev/null 2> "$tmp/errp" \
+    || fail "predict --ranks with a rule: exit $?"
+grep -q "warning: predict: unchecked: one trace: repeat $irecv:log2p" "$tmp/errp" \
+    || fail "predict --ranks does not warn about the unchecked rule"
+"$MPICAST" sweep "$tmp/t4" --ranks 4,16 --rule "repeat=$irecv:log2p" > /dev/null 2> "$tmp/errs" \
+    || fail "sweep --ranks with a rule: exit $?"
+grep -q "warning: sweep: unchecked: one trace: repeat $irecv:log2p" "$tmp/errs" \
+    || fail "sweep --ranks does not warn about the unchecked rule"
+"$MPICAST" predict "$tmp/t4" --ranks 16 > /dev/null 2> "$tmp/errq" || fail "predict --ranks: exit $?"
+[ ! -s "$tmp/errq" ] || fail "predict --ranks without rules warned: $(cat "$tmp/errq")"
 echo "test_extrap_loo_repeat: ok"

@@ -165,6 +165,10 @@ const char *mc_extrap_unchecked(const mc_extrap *x);
 /* The stated rules, those that differ from mc_extrap_rules_init (e.g.
  * "repeat 378b9d1b:log2p, scaling strong"); "" if none. */
 void mc_extrap_rules_describe(const mc_extrap_rules *r, char *buf, size_t len);
+/* What predict --ranks, sweep --ranks and sweep-mpi (one trace each) say on
+ * stderr: "one trace: RULES not checked against another process count".
+ * Returns 1 with the line in buf when rules are stated, else 0 (buf ""). */
+int mc_extrap_rules_unchecked(const mc_extrap_rules *r, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

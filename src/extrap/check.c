@@ -227,8 +227,9 @@ mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extr
             *err = ferr;
             return NULL;
         }
-        snprintf(x->unchecked, sizeof x->unchecked, "one trace: %s not checked against "
-                 "another process count", *stated ? stated : "the default laws");
+        if (!mc_extrap_rules_unchecked(rules, x->unchecked, sizeof x->unchecked))
+            snprintf(x->unchecked, sizeof x->unchecked, "one trace: the default laws not "
+                     "checked against another process count");
         extrap_note(x, "check: none (%s)", x->unchecked);
         return x;
     }
@@ -302,4 +303,16 @@ int mc_extrap_checked(const mc_extrap *x)
 const char *mc_extrap_unchecked(const mc_extrap *x)
 {
     return x ? x->unchecked : "";
+}
+
+int mc_extrap_rules_unchecked(const mc_extrap_rules *r, char *buf, size_t len)
+{
+    char stated[256];
+    mc_extrap_rules_describe(r, stated, sizeof stated);
+    if (len)
+        buf[0] = '\0';
+    if (!*stated)
+        return 0;
+    snprintf(buf, len, "one trace: %s not checked against another process count", stated);
+    return 1;
 }
