@@ -9,7 +9,8 @@
 # first differing event: rank 0, event 15, where the rebuilt trace has its
 # third Irecv of the second iteration and the real one the Allreduce. With
 # the one trace the pseudo-trace is written, marked unchecked in meta.json
-# and by one warning line naming the rule.
+# and by one warning line naming the rule. Inference from the same two traces
+# finds the block in every outer iteration and reproduces the real P=16 run.
 #
 # usage: test_extrap_loo_repeat.sh MPICAST CG_LOG2_EXE
 set -u
@@ -41,6 +42,23 @@ echo "$out"
 echo "$out" | grep -q "leave-one-out check: $tmp/t4 (P=4) rebuilt from $tmp/t8 (P=8) differs at rank 0, event 15 (Allreduce, site $allred): Irecv in the model, Allreduce in the trace" \
     || fail "the refusal does not name rank 0, event 15 (Allreduce, site $allred)"
 echo "$out" | grep -q "stated: repeat $irecv:log2p" || fail "the refusal does not name the rule"
+
+# (b) inference from the same two traces: the block recurs in every outer
+# iteration and is repeated log2(P) times in each; the check passes and the
+# pseudo-trace at P=16 is the real 16-rank trace, event for event
+"$MPICAST" extrapolate "$tmp/t4" "$tmp/t8" --ranks 16 -o "$tmp/xi" 2> "$tmp/erri" \
+    || { cat "$tmp/erri"; fail "inference from t4 t8: exit $?"; }
+[ ! -s "$tmp/erri" ] || fail "inference from t4 t8 (checked) printed: $(cat "$tmp/erri")"
+"$MPICAST" dump --no-times "$tmp/t16" > "$tmp/d16"
+"$MPICAST" dump --no-times "$tmp/xi" > "$tmp/dxi"
+diff "$tmp/d16" "$tmp/dxi" > "$tmp/diff" || { head "$tmp/diff"; fail "inferred pseudo-trace differs from the real P=16 trace"; }
+[ "$(irecv_count "$tmp/xi")" = 8 ] || fail "inferred pseudo-trace: $(irecv_count "$tmp/xi") Irecv on rank 0"
+grep -q '"checked": "yes: 2 of 2 input traces rebuilt from the others, 252 events equal"' "$tmp/xi/meta.json" \
+    || fail "meta.json of the inferred pseudo-trace: $(grep -o '"checked": "[^"]*"' "$tmp/xi/meta.json")"
+"$MPICAST" extrapolate "$tmp/t4" "$tmp/t8" --ranks 16 --explain > "$tmp/explain" || fail "--explain: exit $?"
+grep -q "^check: $tmp/t4 (P=4) rebuilt from $tmp/t8 (P=8): 68 events equal" "$tmp/explain" \
+    || fail "--explain does not report the check of t4"
+grep -q "the block recurs in 2 runs" "$tmp/explain" || fail "--explain does not show the runs"
 
 # --explain with two traces refuses the same way
 "$MPICAST" extrapolate "$tmp/t4" "$tmp/t8" --ranks 16 --explain --rule "repeat=$irecv:log2p" \

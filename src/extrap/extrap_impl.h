@@ -95,6 +95,13 @@ typedef struct xclass {
     uint32_t rep_first_req;  /* lowest request id created in the block */
     int rep_law;
     double rep_a;
+    /* Runs of the block (issue 20: log2 P exchanges inside an outer loop):
+     * rep_nruns >= 2: every run j, ev[rep_run[j] .. + rep_len) one copy
+     * whose lowest created request id is rep_run[rep_nruns + j], repeats
+     * the same number of times (malloc'd, 2 * rep_nruns entries); 0: the
+     * one run at rep_start. */
+    uint32_t rep_nruns;
+    uint32_t *rep_run;
     /* Measured only (bursts are timings, not applied): the class's total
      * compute per rank ~ P^burst_alpha over the traces (burst_npts of them). */
     double burst_alpha;
@@ -151,9 +158,10 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
                            mc_error *err);
 
 /* The block ev[start .. start+L) of one class's templates repeats a *
- * law(P) times (a from the largest trace): compresses each to one copy. */
+ * law(P) times (a from the largest trace): compresses each to one copy;
+ * all_runs: every later run of the block too (each as many times). */
 int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t L, int law,
-                            const char *cname, mc_error *err);
+                            int all_runs, const char *cname, mc_error *err);
 
 /* Builds and verifies a model (model.c); inherit: a model of more traces
  * whose inferred laws and repetitions are taken as stated (NULL: none). */

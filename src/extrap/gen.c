@@ -805,6 +805,9 @@ void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
             fprintf(out, "  events %u..%u repeat %g x %s(P) times (request ids +%u per "
                     "copy)\n", C->rep_start, C->rep_start + C->rep_len - 1, C->rep_a,
                     mc_extrap_law_name(C->rep_law), C->rep_nreq);
+        if (C->rep_on && C->rep_nruns >= 2)
+            fprintf(out, "  the block recurs in %u runs (one per outer iteration), each "
+                    "repeated as often\n", C->rep_nruns);
         /* Distinct rules in order of appearance, with their counts. */
         char (*seen)[256] = calloc(C->n ? C->n : 1, sizeof *seen);
         unsigned *cnt = calloc(C->n ? C->n : 1, sizeof *cnt);

@@ -777,7 +777,8 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
         return -1;
     const xclass *I = b->inherit && b->inherit->cls[cls].present ? &b->inherit->cls[cls] : NULL;
     if (I && I->rep_on && !R->rep_on &&
-        extrap_apply_repetition(x, per, I->rep_start, I->rep_len, I->rep_law, cname, err))
+        extrap_apply_repetition(x, per, I->rep_start, I->rep_len, I->rep_law, I->rep_nruns > 1,
+                                cname, err))
         return -1;
     int differ = 0;
     for (int k = 0; k < x->ntraces; k++)
@@ -1029,6 +1030,7 @@ static void free_per(const mc_extrap *x, xclass (*per)[NCLASSES])
             for (uint32_t i = 0; i < per[k][c].n; i++)
                 tev_free(&per[k][c].ev[i]);
             free(per[k][c].ev);
+            free(per[k][c].rep_run);
             memset(&per[k][c], 0, sizeof per[k][c]);
         }
 }
@@ -1202,6 +1204,7 @@ mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
                 for (uint32_t i = 0; i < tmp[k].n; i++)
                     tev_free(&tmp[k].ev[i]);
                 free(tmp[k].ev);
+                free(tmp[k].rep_run);
             }
             memset(&per[k][cls], 0, sizeof per[k][cls]);
         }
@@ -1244,6 +1247,7 @@ void mc_extrap_destroy(mc_extrap *x)
         for (uint32_t i = 0; i < x->cls[c].n; i++)
             tev_free(&x->cls[c].ev[i]);
         free(x->cls[c].ev);
+        free(x->cls[c].rep_run);
     }
     for (int k = 0; x->paths && k < x->ntraces; k++)
         free(x->paths[k]);
