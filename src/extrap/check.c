@@ -140,7 +140,7 @@ static void others_str(const mc_extrap *x, const char *const *traces, int n, int
  * error (err). */
 static int loo_one(const mc_extrap *full, const char *const *traces, int n, int i,
                    const mc_extrap_rules *rules, const int *P, uint64_t *nev, int *same,
-                   char *why, size_t whylen, mc_error *err)
+                   char *why, size_t whylen, void (*tick)(void *), void *ctx, mc_error *err)
 {
     *same = 0;
     const char **sub = malloc((size_t)n * sizeof *sub);
@@ -178,7 +178,7 @@ static int loo_one(const mc_extrap *full, const char *const *traces, int n, int 
      * checked is how rank R itself changes with P */
     int r0 = rules->replicate ? rules->rep : 0;
     int r1 = rules->replicate ? rules->rep + 1 : real->nranks;
-    int rc = compare_ranks(gen, real, r0, r1, &d, nev, NULL, NULL, err);
+    int rc = compare_ranks(gen, real, r0, r1, &d, nev, tick, ctx, err);
     mc_source_close(gen);
     mc_source_close(real);
     mc_extrap_destroy(M);
@@ -224,6 +224,13 @@ static int trace_counts(const mc_extrap *full, const char *const *traces, int n,
 
 mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extrap_rules *rules,
                            mc_error *err)
+{
+    return mc_extrap_build_progress(traces, ntraces, rules, NULL, NULL, err);
+}
+
+mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
+                                    const mc_extrap_rules *rules, void (*rank_checked)(void *ctx),
+                                    void *ctx, mc_error *err)
 {
     mc_extrap_rules defaults;
     if (!rules) {
@@ -272,7 +279,8 @@ mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extr
         uint64_t nev = 0;
         int same = 0;
         char why[MC_ERROR_MSG_MAX];
-        if (loo_one(x, traces, ntraces, i, rules, P, &nev, &same, why, sizeof why, err)) {
+        if (loo_one(x, traces, ntraces, i, rules, P, &nev, &same, why, sizeof why, rank_checked,
+                    ctx, err)) {
             mc_error_prefix(err, "extrapolate");
             free(P);
             mc_extrap_destroy(x);
