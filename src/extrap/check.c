@@ -252,7 +252,7 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
         extrap_note(x, "check: none (%s)", x->unchecked);
         return x;
     }
-    if (!x && !*stated) {
+    if (!x && (!*stated || ntraces > 64)) {
         /* nothing stated: the build's refusal names what inference could
          * not explain, which says more than a rebuild by the default laws */
         *err = ferr;
