@@ -403,10 +403,16 @@ int cmd_predict(int argc, char **argv)
         rc = fail_replay(&err, &res.run);
     } else if (r2) {
         rc = fail_replay(&err, &res.free_run);
-    } else if (a.json) {
-        rc = print_json(&a, p, &res, f);
     } else {
-        print_text(&a, p, &res, f);
+        /* a prediction that rests on rules one trace cannot check says so */
+        char unchecked[600];
+        if (a.ranks > 0 && mc_extrap_rules_unchecked(&a.xrules, unchecked, sizeof unchecked))
+            fprintf(stderr, "mpicast: warning: predict: unchecked: %s (docs/extrapolation.md, "
+                    "\"Leave-one-out check\")\n", unchecked);
+        if (a.json)
+            rc = print_json(&a, p, &res, f);
+        else
+            print_text(&a, p, &res, f);
     }
     if (tlo && rc == CLI_OK && mc_tl_otf2_write(tlo, a.timeline_otf2, res.run.nranks, &err))
         rc = cli_fail(&err);

@@ -328,6 +328,17 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
     return SWEEP_OK;
 }
 
+void sweep_warn_unchecked(const sweep_cfg *c, FILE *out)
+{
+    int extrapolates = 0;
+    for (int k = 0; k < c->nranks; k++)
+        extrapolates |= c->ranks[k] != c->trace_ranks;
+    char line[600];
+    if (extrapolates && mc_extrap_rules_unchecked(&c->rules, line, sizeof line))
+        fprintf(out, "mpicast: warning: %s: unchecked: %s (docs/extrapolation.md, "
+                "\"Leave-one-out check\")\n", c->prog, line);
+}
+
 void sweep_cfg_free(sweep_cfg *c)
 {
     for (int k = 0; k < c->nvary; k++) {
