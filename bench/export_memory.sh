@@ -3,8 +3,7 @@
 # `export tit`, `export otf2` and `stats` on synthetic traces (bench_bigtrace)
 # of two sizes: stats and export tit stay flat; export otf2 grows up to the
 # OTF2 library's own pool (128 MiB per writer) and no further; export chrome
-# still loads the trace (it matches messages across ranks) and is shown for
-# comparison.
+# keeps 24 bytes per message (its first pass, for flows and waits).
 # usage: bench/export_memory.sh BUILD_DIR [EVENTS1] [EVENTS2] [RANKS]
 set -e
 B=${1:?usage: export_memory.sh BUILD_DIR [EVENTS1] [EVENTS2] [RANKS]}

@@ -12,7 +12,8 @@
 struct lt_stream {
     mc_source *src;
     int nranks;
-    int64_t tmin;
+    int64_t tmin;  /* min(0, tfirst) */
+    int64_t tfirst; /* earliest first event; INT64_MAX without events */
     uint64_t events;
     mc_event *first; /* each rank's first event (vals owned), until delivered */
     int *have_first; /* 1: first[r] waits, 0: delivered or none, -1: rank empty */
@@ -34,6 +35,7 @@ lt_stream *lt_stream_open(const char *path, mc_error *err)
         return NULL;
     }
     s->nranks = s->src->nranks;
+    s->tfirst = INT64_MAX;
     size_t n = s->nranks > 0 ? (size_t)s->nranks : 1;
     s->first = calloc(n, sizeof *s->first);
     s->have_first = calloc(n, sizeof *s->have_first);
@@ -67,6 +69,8 @@ lt_stream *lt_stream_open(const char *path, mc_error *err)
         s->have_first[r] = 1;
         if (e.t_start < s->tmin)
             s->tmin = e.t_start;
+        if (e.t_start < s->tfirst)
+            s->tfirst = e.t_start;
     }
     return s;
 }
@@ -84,6 +88,11 @@ const mc_meta *lt_stream_meta(const lt_stream *s)
 int64_t lt_stream_tmin(const lt_stream *s)
 {
     return s->tmin;
+}
+
+int64_t lt_stream_tfirst(const lt_stream *s)
+{
+    return s->tfirst;
 }
 
 uint64_t lt_stream_events(const lt_stream *s)
@@ -196,7 +205,7 @@ int lt_reqmap_put(lt_reqmap *m, const mc_event *e)
         m->n++;
     m->used[i] = 1;
     m->slot[i] = (lt_reqdef){.req = e->req, .op = e->op, .peer = e->peer, .tag = e->tag,
-                             .bytes = e->bytes, .comm = e->comm};
+                             .bytes = e->bytes, .comm = e->comm, .seq = -1};
     return 0;
 }
 
@@ -206,6 +215,11 @@ const lt_reqdef *lt_reqmap_get(const lt_reqmap *m, uint32_t id)
         return NULL;
     size_t i = probe(m, id);
     return m->used[i] ? &m->slot[i] : NULL;
+}
+
+lt_reqdef *lt_reqmap_get_mut(lt_reqmap *m, uint32_t id)
+{
+    return (lt_reqdef *)lt_reqmap_get(m, id);
 }
 
 void lt_reqmap_del(lt_reqmap *m, uint32_t id)
