@@ -1,0 +1,174 @@
+/* The misses the processor model computes from a reuse-distance histogram
+ * equal those of a direct simulation of a fully associative LRU cache:
+ * address streams are generated here, their exact stack distances binned as
+ * the profile format says (exact below 16, then 8 buckets per power of two,
+ * docs/cpu-profile.md), written as a profile and read back; a separate LRU
+ * cache of C lines (timestamps, evict the oldest) replays the same stream.
+ * Exact where the bucket holding C is exact (C <= 16); within 5 % at other
+ * sizes, chosen outside the one bucket that holds a loop's single distance
+ * (inside it the step is interpolated: docs/compute-data.md). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "mpicast/cpu.h"
+#include "rankfile_util.h"
+
+#define MAXLEN 40000
+#define MAXD 4096
+
+static uint32_t stream[MAXLEN];
+static double hist[MAXD + 1]; /* by exact distance; [MAXD]: unused */
+
+/* Stack distance of every access (move-to-front list); cold accesses count
+ * in *cold. */
+static void distances(const uint32_t *s, int n, double *cold)
+{
+    static uint32_t stack[MAXD];
+    int depth = 0;
+    memset(hist, 0, sizeof hist);
+    *cold = 0;
+    for (int i = 0; i < n; i++) {
+        int d = 0;
+        while (d < depth && stack[d] != s[i])
+            d++;
+        if (d == depth) {
+            (*cold)++;
+            CHECK(depth < MAXD);
+            depth++;
+        } else {
+            hist[d]++;
+        }
+        memmove(stack + 1, stack, (size_t)d * sizeof *stack);
+        stack[0] = s[i];
+    }
+}
+
+/* Misses of a C-line fully associative LRU cache, simulated directly. */
+static double lru_misses(const uint32_t *s, int n, int C)
+{
+    uint32_t *line = calloc((size_t)C, sizeof *line);
+    long *used = calloc((size_t)C, sizeof *used);
+    int filled = 0;
+    double misses = 0;
+    for (int i = 0; i < n; i++) {
+        int hit = -1, oldest = 0;
+        for (int k = 0; k < filled; k++) {
+            if (line[k] == s[i])
+                hit = k;
+            if (used[k] < used[oldest])
+                oldest = k;
+        }
+        if (hit < 0) {
+            misses++;
+            hit = filled < C ? filled++ : oldest;
+            line[hit] = s[i];
+        }
+        used[hit] = i + 1;
+    }
+    free(line);
+    free(used);
+    return misses;
+}
+
+/* The profile of the stream: one block, data at 64 B lines in the format's
+ * buckets, an empty instruction histogram. */
+static void write_profile(const char *path, double cold)
+{
+    int maxd = 0;
+    for (int d = 0; d < MAXD; d++)
+        if (hist[d] > 0)
+            maxd = d;
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fprintf(f, "# mpicast cpu profile 1\nmeta\ttool\ttest_cpu_misses_match_lru\n"
+               "meta\tsample_rate\t1\nblock\ta.c:1\ta.c:2\t0\t1\t1000\t1000\t0\n"
+               "rd\ta.c:1\ta.c:2\t0\ti\t64\t0\t\nrd\ta.c:1\ta.c:2\t0\td\t64\t%.0f\t", cold);
+    int lo = 0, first = 1;
+    while (lo <= maxd) {
+        int up = lo + 1; /* exact below 16 */
+        if (lo >= 16) {  /* then 8 per octave: the smallest ceil(2^(j/8)) above lo */
+            int j = 0;
+            while ((up = (int)ceil(pow(2, j / 8.0) - 1e-9)) <= lo)
+                j++;
+        }
+        double c = 0;
+        for (int d = lo; d < up && d < MAXD; d++)
+            c += hist[d];
+        fprintf(f, "%s%d:%.0f", first ? "" : ",", up, c);
+        first = 0;
+        lo = up;
+    }
+    fputs("\n", f);
+    fclose(f);
+}
+
+static void compare(const char *what, const char *dir, int n, const int *sizes, int nsizes)
+{
+    double cold;
+    distances(stream, n, &cold);
+    char path[512];
+    snprintf(path, sizeof path, "%s/p.prof", dir);
+    write_profile(path, cold);
+    mc_error err = {0};
+    mc_cpu_profile *p = mc_cpu_profile_load(path, &err);
+    if (!p)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(p != NULL);
+    CHECK(mc_cpu_accesses(p, 0, MC_CPU_STREAM_D, 64) == n);
+    for (int i = 0; i < nsizes; i++) {
+        int C = sizes[i];
+        double ref = lru_misses(stream, n, C);
+        double m = mc_cpu_misses(p, 0, MC_CPU_STREAM_D, C * 64.0, 64, 0);
+        /* fully associative also as C ways of one set */
+        CHECK(fabs(mc_cpu_misses(p, 0, MC_CPU_STREAM_D, C * 64.0, 64, C) - m) < 1e-9);
+        printf("%-8s C = %4d lines: LRU %8.0f  profile %10.1f\n", what, C, ref, m);
+        if (C <= 16)
+            CHECK(m == ref);
+        else
+            CHECK(fabs(m - ref) <= 0.05 * ref);
+    }
+    mc_cpu_profile_destroy(p);
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+int main(void)
+{
+    char dir[256];
+    make_tmpdir(dir, sizeof dir, "cpu-lru");
+    /* a loop over 100 lines, 40 times: every reuse at distance 99, in the
+     * bucket [99, 108); misses step from all to the 100 cold ones */
+    int n = 0;
+    for (int r = 0; r < 40; r++)
+        for (int l = 0; l < 100; l++)
+            stream[n++] = (uint32_t)(1000 + l);
+    static const int loop_sizes[] = {4, 16, 64, 99, 108, 128, 400};
+    compare("loop", dir, n, loop_sizes, 7);
+    /* random lines of a 300-line working set */
+    n = 30000;
+    for (int i = 0; i < n; i++)
+        stream[i] = next_rand() % 300;
+    static const int rand_sizes[] = {1, 8, 16, 40, 100, 150, 200, 250, 280};
+    compare("random", dir, n, rand_sizes, 9);
+    /* a hot set of 20 lines and a cold sweep of 2000 lines, interleaved */
+    n = 0;
+    for (int r = 0; r < 6; r++)
+        for (int l = 0; l < 2000; l++) {
+            stream[n++] = (uint32_t)(5000 + l);
+            stream[n++] = next_rand() % 20;
+        }
+    static const int mix_sizes[] = {2, 12, 16, 24, 32, 1000, 2100};
+    compare("mixed", dir, n, mix_sizes, 7);
+    rm_tree(dir);
+    return 0;
+}
