@@ -383,6 +383,10 @@ static void print_text(const blocks_args *a, const mc_blocks *b, const mc_meta *
         double cpi = fit_cpi(a, b, &used);
         if (isnan(cpi))
             printf("\nfit: no block of the trace has instructions in the profile\n");
+        else if (cpi <= 0)
+            printf("\nfit: cpi would be %.6g: the model's miss time alone exceeds the measured "
+                   "bursts (cache or memory latencies, or cpu.mlp, do not match the traced "
+                   "machine)\n", cpi);
         else
             printf("\n[cpu]\ncpi = %.6g   ; fitted on %d blocks (measured mean bursts)\n", cpi,
                    used);
