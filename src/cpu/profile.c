@@ -461,6 +461,12 @@ static double p_miss_sets(double d, double S, int A)
 static double p_miss_bucket(double lo, double hi, double S, int A)
 {
     double n = hi - lo;
+    /* p is monotone in d: a bucket far from the cache's size (all hits or
+     * all misses at both ends) needs no sampling, which keeps a profile of
+     * many blocks cheap to evaluate at every point of a sweep */
+    double a = p_miss_sets(lo, S, A), b = p_miss_sets(hi - 1, S, A);
+    if (b - a < 1e-12)
+        return a;
     if (n <= 32) {
         double s = 0;
         for (double d = lo; d < hi; d++)
