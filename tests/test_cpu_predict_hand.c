@@ -185,6 +185,12 @@ static void check_refusals(void)
     CHECK_EQ_INT(sh("%s predict %s/trace --profile %s/p.prof %s --set cpu.l2.line=128 "
                     "2>%s/err.txt >/dev/null", MPICAST_BIN, dir, dir, platform, dir), 1);
     CHECK_EQ_INT(sh("grep -q 'cpu.l2.line = 128 B: .*lines of 64 B only' %s/err.txt", dir), 0);
+    /* a profile of none of the trace's blocks: said on stderr, not silent */
+    write_file("o.prof", "# mpicast cpu profile 1\nblock\tx.c:1\tx.c:2\t0\t1\t100\t0\t0\n"
+                         "rd\tx.c:1\tx.c:2\t0\td\t64\t0\t\nrd\tx.c:1\tx.c:2\t0\ti\t64\t0\t\n");
+    CHECK_EQ_INT(sh("%s predict %s/trace --profile %s/o.prof 2>%s/err.txt >/dev/null",
+                    MPICAST_BIN, dir, dir, dir), 0);
+    CHECK_EQ_INT(sh("grep -q 'warning: .*o.prof has none of the blocks' %s/err.txt", dir), 0);
     /* an unknown cpu key */
     CHECK_EQ_INT(sh("%s predict %s/trace --profile %s/p.prof --set cpu.cache_size=16KiB "
                     "2>%s/err.txt >/dev/null", MPICAST_BIN, dir, dir, dir), 1);

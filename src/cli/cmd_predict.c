@@ -444,6 +444,11 @@ int cmd_predict(int argc, char **argv)
     } else {
         print_text(&a, p, &res, f);
     }
+    if (a.profile && r1 == MC_OK && res.profile_counts.from_profile == 0 &&
+        res.profile_counts.fell_back > 0)
+        fprintf(stderr, "mpicast: warning: %s has none of the blocks of %s (site keys differ: "
+                "another program or source version?): every burst kept its recorded time / "
+                "cpu.speed\n", a.profile_file, a.trace);
     if (tlo && rc == CLI_OK && mc_tl_otf2_write(tlo, a.timeline_otf2, res.run.nranks, &err))
         rc = cli_fail(&err);
     mc_predict_result_free(&res);

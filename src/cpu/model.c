@@ -47,12 +47,11 @@ static mc_err level_misses(const mc_cpu_model *m, const mc_cpu_profile *p, size_
     }
     const mc_cpu_block *b = mc_cpu_profile_at(p, i);
     return mc_error_set(err, MC_ERR_PLATFORM,
-                        "cpu.%s.line = %.0f B: %s has %s reuse distances of block %s -> %s for "
-                        "lines of %s only; misses at another line size cannot be derived from "
-                        "distances counted in lines (which neighbouring lines are used together "
-                        "is lost): profile with that line size",
+                        "cpu.%s.line = %.0f B: %s has %s reuse distances for lines of %s only "
+                        "(block %s -> %s); another line size cannot be derived from distances "
+                        "counted in lines: profile with it (docs/cpu-profile.md)",
                         mc_cpu_level_name(l), c->line, mc_cpu_profile_path(p), sname[stream],
-                        b->from, b->to, have);
+                        have, b->from, b->to);
 }
 
 /* Does block i have a histogram of `stream` at any line size? */
