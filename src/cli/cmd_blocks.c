@@ -234,6 +234,13 @@ static int model_of(const blocks_args *a, const mc_block_stat *t, mc_cpu_eval *e
                ? 0 : -1;
 }
 
+/* The L1 data level is always modelled (size 0: every access misses);
+ * the others only when present. */
+static int level_shown(const blocks_args *a, int l)
+{
+    return l == MC_CPU_L1D || a->model.level[l].size > 0;
+}
+
 static json_t *model_json(const blocks_args *a, const mc_block_stat *t)
 {
     mc_cpu_eval e;
@@ -243,7 +250,7 @@ static json_t *model_json(const blocks_args *a, const mc_block_stat *t)
     json_t *miss = json_object();
     for (int l = 0; l < MC_CPU_NLEVELS; l++)
         json_object_set_new(miss, mc_cpu_level_name(l),
-                            a->model.level[l].size > 0 ? json_real(e.misses[l]) : json_null());
+                            level_shown(a, l) ? json_real(e.misses[l]) : json_null());
     return json_pack("{s:f,s:f,s:o,s:f,s:f,s:f,s:f,s:f,s:s,s:f}", "bursts", n, "instructions",
                      e.instructions, "misses", miss, "mem_bytes", e.mem_bytes, "core_time",
                      e.core_time, "miss_time", e.miss_time, "bandwidth_time", e.bw_time,
@@ -344,7 +351,7 @@ static void print_model(const blocks_args *a, const mc_block_stat *t)
     }
     printf("  model  %.0f bursts profiled, %.0f instructions, misses", n, e.instructions);
     for (int l = 0; l < MC_CPU_NLEVELS; l++)
-        if (a->model.level[l].size > 0)
+        if (level_shown(a, l))
             printf(" %s %.0f", mc_cpu_level_name(l), e.misses[l]);
     printf("\n         per burst %.3f (core %.3f + misses %.3f; memory bandwidth %.3f), %s "
            "bound\n", e.time / n * 1e6, e.core_time / n * 1e6, e.miss_time / n * 1e6,

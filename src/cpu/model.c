@@ -71,10 +71,12 @@ static double next_latency(const mc_cpu_model *m, int l)
 }
 
 /* What a miss at level l costs beyond a hit there (never below 0: a
- * platform whose next level is faster gains nothing from missing). */
+ * platform whose next level is faster gains nothing from missing). An L1d
+ * of size 0 is no cache: its accesses pay the next level's whole latency. */
 static double penalty(const mc_cpu_model *m, int l)
 {
-    return fmax(next_latency(m, l) - m->level[l].latency, 0.0);
+    double own = m->level[l].size > 0 ? m->level[l].latency : 0;
+    return fmax(next_latency(m, l) - own, 0.0);
 }
 
 mc_err mc_cpu_eval_block(const mc_cpu_model *m, const mc_cpu_profile *p, size_t i,

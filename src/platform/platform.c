@@ -140,7 +140,7 @@ static const key_def keys[] = {
     {"cpu.mlp", MC_UNIT_NONE, "1", K_POS, NULL, NULL,
      "--profile: misses served at once (miss penalties are divided by it; 1 = EXCIT's sum, no overlap)"},
     CACHE("l1i", "32KiB", K_NONNEG, "8", "1ns", "L1 instruction cache (size 0: instruction fetches are not modelled)"),
-    CACHE("l1d", "32KiB", K_POS, "8", "1ns", "L1 data cache"),
+    CACHE("l1d", "32KiB", K_NONNEG, "8", "1ns", "L1 data cache (size 0: every data access pays the next level's latency)"),
     CACHE("l2", "1MiB", K_NONNEG, "16", "5ns", "L2 cache, unified (size 0: no L2)"),
     CACHE("l3", "8MiB", K_NONNEG, "16", "15ns", "L3 cache, unified (size 0: no L3)"),
     {"cpu.mem.latency", MC_UNIT_TIME, "80ns", K_NONNEG, NULL, NULL,
