@@ -39,4 +39,22 @@ struct mc_cpu_profile {
     size_t nbuckets, capbuckets;
 };
 
+/* Memo of bucket miss probabilities for one cache geometry (profile.c). */
+typedef struct cpu_memo cpu_memo;
+cpu_memo *cpu_memo_create(void);
+void cpu_memo_destroy(cpu_memo *m);
+/* mc_cpu_misses through a memo (NULL: none). */
+double cpu_misses_memo(const mc_cpu_profile *p, size_t i, mc_cpu_stream stream, double size,
+                       double line, int assoc, cpu_memo *memo);
+
+/* One memo per (level, stream) for evaluating many blocks on one model. */
+typedef struct cpu_memos {
+    cpu_memo *m[MC_CPU_NLEVELS][MC_CPU_NSTREAMS];
+} cpu_memos;
+void cpu_memos_init(cpu_memos *ms);   /* out of memory: NULL memos (no memo) */
+void cpu_memos_free(cpu_memos *ms);
+/* mc_cpu_eval_block with the memos (NULL: none). */
+mc_err cpu_eval_block(const mc_cpu_model *m, const mc_cpu_profile *p, size_t i,
+                      mc_cpu_eval *out, cpu_memos *ms, mc_error *err);
+
 #endif

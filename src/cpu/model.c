@@ -31,10 +31,10 @@ void mc_cpu_model_from_platform(const mc_platform *p, mc_cpu_model *m)
 /* Misses of level l from `stream`; a line size the profile lacks is refused
  * with the reason (reuse distances are counted in lines of one size). */
 static mc_err level_misses(const mc_cpu_model *m, const mc_cpu_profile *p, size_t i, int l,
-                           mc_cpu_stream stream, double *out, mc_error *err)
+                           mc_cpu_stream stream, double *out, cpu_memos *ms, mc_error *err)
 {
     const mc_cpu_cache *c = &m->level[l];
-    *out = mc_cpu_misses(p, i, stream, c->size, c->line, c->assoc);
+    *out = cpu_misses_memo(p, i, stream, c->size, c->line, c->assoc, ms ? ms->m[l][stream] : NULL);
     if (*out >= 0)
         return MC_OK;
     static const char *const sname[] = {"instruction", "data"};
@@ -79,8 +79,28 @@ static double penalty(const mc_cpu_model *m, int l)
     return fmax(next_latency(m, l) - own, 0.0);
 }
 
+void cpu_memos_init(cpu_memos *ms)
+{
+    for (int l = 0; l < MC_CPU_NLEVELS; l++)
+        for (int k = 0; k < MC_CPU_NSTREAMS; k++)
+            ms->m[l][k] = cpu_memo_create();
+}
+
+void cpu_memos_free(cpu_memos *ms)
+{
+    for (int l = 0; l < MC_CPU_NLEVELS; l++)
+        for (int k = 0; k < MC_CPU_NSTREAMS; k++)
+            cpu_memo_destroy(ms->m[l][k]);
+}
+
 mc_err mc_cpu_eval_block(const mc_cpu_model *m, const mc_cpu_profile *p, size_t i,
                          mc_cpu_eval *out, mc_error *err)
+{
+    return cpu_eval_block(m, p, i, out, NULL, err);
+}
+
+mc_err cpu_eval_block(const mc_cpu_model *m, const mc_cpu_profile *p, size_t i,
+                      mc_cpu_eval *out, cpu_memos *ms, mc_error *err)
 {
     memset(out, 0, sizeof *out);
     const mc_cpu_block *b = mc_cpu_profile_at(p, i);
@@ -90,12 +110,12 @@ mc_err mc_cpu_eval_block(const mc_cpu_model *m, const mc_cpu_profile *p, size_t 
     double above = 0; /* misses of the level above, bounding the next one's */
     int last = -1;    /* the lowest level present */
     if (m->level[MC_CPU_L1I].size > 0 && has_stream(p, i, MC_CPU_STREAM_I)) {
-        if (level_misses(m, p, i, MC_CPU_L1I, MC_CPU_STREAM_I, &out->misses[MC_CPU_L1I], err))
+        if (level_misses(m, p, i, MC_CPU_L1I, MC_CPU_STREAM_I, &out->misses[MC_CPU_L1I], ms, err))
             return err->code;
         above += out->misses[MC_CPU_L1I];
     }
     if (has_stream(p, i, MC_CPU_STREAM_D)) {
-        if (level_misses(m, p, i, MC_CPU_L1D, MC_CPU_STREAM_D, &out->misses[MC_CPU_L1D], err))
+        if (level_misses(m, p, i, MC_CPU_L1D, MC_CPU_STREAM_D, &out->misses[MC_CPU_L1D], ms, err))
             return err->code;
         above += out->misses[MC_CPU_L1D];
         last = MC_CPU_L1D;
@@ -110,8 +130,8 @@ mc_err mc_cpu_eval_block(const mc_cpu_model *m, const mc_cpu_profile *p, size_t 
         if (m->level[l].size <= 0)
             continue;
         double md, mi = 0;
-        if (level_misses(m, p, i, l, MC_CPU_STREAM_D, &md, err) ||
-            (with_i && level_misses(m, p, i, l, MC_CPU_STREAM_I, &mi, err)))
+        if (level_misses(m, p, i, l, MC_CPU_STREAM_D, &md, ms, err) ||
+            (with_i && level_misses(m, p, i, l, MC_CPU_STREAM_I, &mi, ms, err)))
             return err->code;
         out->misses[l] = fmin(md + mi, above);
         above = out->misses[l];
@@ -137,13 +157,16 @@ mc_err mc_cpu_eval_sum(const mc_cpu_model *m, const mc_cpu_profile *p, const cha
     memset(out, 0, sizeof *out);
     *bursts = 0;
     int rows = 0, bw_rows = 0;
-    for (size_t i = 0; i < mc_cpu_profile_count(p); i++) {
+    cpu_memos ms;
+    cpu_memos_init(&ms);
+    mc_err rc = MC_OK;
+    for (size_t i = 0; i < mc_cpu_profile_count(p) && rc == MC_OK; i++) {
         const mc_cpu_block *b = mc_cpu_profile_at(p, i);
         if (strcmp(b->from, from) != 0 || strcmp(b->to, to) != 0)
             continue;
         mc_cpu_eval e;
-        if (mc_cpu_eval_block(m, p, i, &e, err) != MC_OK)
-            return err->code;
+        if ((rc = cpu_eval_block(m, p, i, &e, &ms, err)) != MC_OK)
+            break;
         out->instructions += e.instructions;
         for (int l = 0; l < MC_CPU_NLEVELS; l++)
             out->misses[l] += e.misses[l];
@@ -156,6 +179,7 @@ mc_err mc_cpu_eval_sum(const mc_cpu_model *m, const mc_cpu_profile *p, const cha
         rows++;
         bw_rows += e.bandwidth_bound;
     }
+    cpu_memos_free(&ms);
     out->bandwidth_bound = rows > 0 && bw_rows == rows;
-    return MC_OK;
+    return rc;
 }

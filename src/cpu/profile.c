@@ -119,12 +119,38 @@ static mc_err bad(parse_ctx *c, const char *what)
     return bad_at(c, c->lineno, "%s%s", what, "");
 }
 
-static long find_block(const mc_cpu_profile *p, const char *from, const char *to, int32_t rank)
+/* Order of blocks by (from, to, rank), for the sorted index. */
+static int cmp_block_key(const char *from, const char *to, int32_t rank, const mc_cpu_block *b)
 {
-    for (size_t i = 0; i < p->nblocks; i++) {
-        const mc_cpu_block *o = &p->blocks[i].pub;
-        if (o->rank == rank && strcmp(o->from, from) == 0 && strcmp(o->to, to) == 0)
-            return (long)i;
+    int c = strcmp(from, b->from);
+    if (c == 0)
+        c = strcmp(to, b->to);
+    return c ? c : (rank > b->rank) - (rank < b->rank);
+}
+
+/* qsort_r's comparison of two block indices of the profile ctx. */
+static int cmp_block_index(const void *pa, const void *pb, void *ctx)
+{
+    const mc_cpu_profile *p = ctx;
+    const mc_cpu_block *a = &p->blocks[*(const size_t *)pa].pub;
+    const mc_cpu_block *b = &p->blocks[*(const size_t *)pb].pub;
+    return cmp_block_key(a->from, a->to, a->rank, b);
+}
+
+/* The block (from, to, rank) by binary search in the sorted index, or -1. */
+static long find_block(const mc_cpu_profile *p, const size_t *index, const char *from,
+                       const char *to, int32_t rank)
+{
+    size_t lo = 0, hi = p->nblocks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_block_key(from, to, rank, &p->blocks[index[mid]].pub);
+        if (c == 0)
+            return (long)index[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     return -1;
 }
@@ -145,9 +171,7 @@ static mc_err rec_block(parse_ctx *c, char **f, int nf)
     if (parse_whole(f[5], &b.pub.instructions) || parse_whole(f[6], &b.pub.loads) ||
         parse_whole(f[7], &b.pub.stores))
         return bad(c, "bad INSTR, LOADS or STORES (whole numbers >= 0)");
-    mc_cpu_profile *p = c->p;
-    if (find_block(p, f[1], f[2], b.pub.rank) >= 0)
-        return bad(c, "block given twice (same FROM, TO and RANK)");
+    mc_cpu_profile *p = c->p; /* duplicates are found once all is read (link_hists) */
     if (grow((void **)&p->blocks, &p->capblocks, p->nblocks, sizeof *p->blocks, c->err))
         return MC_ERR_NOMEM;
     char *from = strdup(f[1]), *to = strdup(f[2]);
@@ -288,19 +312,45 @@ static int cmp_hist(const void *pa, const void *pb)
     return (a->line > b->line) - (a->line < b->line);
 }
 
+/* Refuses a block given twice (the later line is named); *index gets the
+ * blocks sorted by (from, to, rank), freed by the caller. */
+static mc_err index_blocks(parse_ctx *c, size_t **index)
+{
+    mc_cpu_profile *p = c->p;
+    size_t *ix = *index = malloc((p->nblocks + 1) * sizeof *ix);
+    if (!ix)
+        return mc_error_set(c->err, MC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < p->nblocks; i++)
+        ix[i] = i;
+    qsort_r(ix, p->nblocks, sizeof *ix, cmp_block_index, p);
+    for (size_t i = 1; i < p->nblocks; i++)
+        if (cmp_block_index(&ix[i - 1], &ix[i], p) == 0) {
+            const cpu_pblock *a = &p->blocks[ix[i - 1]], *b = &p->blocks[ix[i]];
+            return bad_at(c, a->line > b->line ? a->line : b->line,
+                          "block given twice (same FROM, TO and RANK)%s%s", "", "");
+        }
+    return MC_OK;
+}
+
 /* Ties every rd record to its block, refuses duplicates, and indexes the
  * histograms by block. */
 static mc_err link_hists(parse_ctx *c)
 {
     mc_cpu_profile *p = c->p;
-    for (size_t h = 0; h < p->nhists; h++) {
+    size_t *index = NULL;
+    mc_err rc = index_blocks(c, &index);
+    for (size_t h = 0; rc == MC_OK && h < p->nhists; h++) {
         cpu_hist *x = &p->hists[h];
-        long b = find_block(p, x->from, x->to, x->rank);
+        long b = find_block(p, index, x->from, x->to, x->rank);
         if (b < 0)
-            return bad_at(c, x->line_no, "rd record of a block without a 'block' record (%s -> %s "
-                          "on this rank)", x->from, x->to);
-        x->block = (size_t)b;
+            rc = bad_at(c, x->line_no, "rd record of a block without a 'block' record (%s -> %s "
+                        "on this rank)", x->from, x->to);
+        else
+            x->block = (size_t)b;
     }
+    free(index);
+    if (rc != MC_OK)
+        return rc;
     qsort(p->hists, p->nhists, sizeof *p->hists, cmp_hist);
     for (size_t h = 0; h < p->nhists; h++) {
         const cpu_hist *x = &p->hists[h];
@@ -329,14 +379,25 @@ static mc_err missing_rd(parse_ctx *c, size_t b, int stream, double line)
 static mc_err check_complete(parse_ctx *c)
 {
     mc_cpu_profile *p = c->p;
+    enum { MAXKINDS = 64 };
+    int kind[MAXKINDS];
+    double line[MAXKINDS];
+    int nk = 0;
+    for (int k = 0; k < MC_CPU_NSTREAMS; k++)
+        kind[nk] = k, line[nk++] = 64;
+    for (size_t h = 0; h < p->nhists; h++) { /* the distinct (KIND, LINE) pairs */
+        int seen = 0;
+        for (int k = 0; k < nk && !seen; k++)
+            seen = kind[k] == p->hists[h].stream && line[k] == p->hists[h].line;
+        if (!seen && nk == MAXKINDS)
+            return bad_at(c, p->hists[h].line_no, "more than %s line sizes%s", "32", "");
+        if (!seen)
+            kind[nk] = p->hists[h].stream, line[nk++] = p->hists[h].line;
+    }
     for (size_t b = 0; b < p->nblocks; b++)
-        for (int k = 0; k < MC_CPU_NSTREAMS; k++)
-            if (!find_hist(p, b, k, 64))
-                return missing_rd(c, b, k, 64);
-    for (size_t h = 0; h < p->nhists; h++)
-        for (size_t b = 0; b < p->nblocks; b++)
-            if (!find_hist(p, b, p->hists[h].stream, p->hists[h].line))
-                return missing_rd(c, b, p->hists[h].stream, p->hists[h].line);
+        for (int k = 0; k < nk; k++)
+            if (!find_hist(p, b, kind[k], line[k]))
+                return missing_rd(c, b, kind[k], line[k]);
     return MC_OK;
 }
 
@@ -453,6 +514,14 @@ static double p_miss_sets(double d, double S, int A)
         return 0;
     if (d >= 2147483647.0)
         return 1;
+    /* far in a tail (12 standard deviations and more, plus room for the
+     * Poisson-like skew of a small mean): 0 or 1 to double precision's use
+     * here, without the incomplete beta function */
+    double mu = d / S, sd = sqrt(mu * (1 - 1 / S));
+    if (A - 1 > mu + 12 * sd + 12)
+        return 0;
+    if (A < mu - 12 * sd - 12)
+        return 1;
     return gsl_cdf_binomial_Q((unsigned)(A - 1), 1.0 / S, (unsigned)d);
 }
 
@@ -479,8 +548,69 @@ static double p_miss_bucket(double lo, double hi, double S, int A)
     return s / 32;
 }
 
-double mc_cpu_misses(const mc_cpu_profile *p, size_t i, mc_cpu_stream stream, double size,
-                     double line, int assoc)
+/* The memo of bucket miss probabilities: every block's histogram has the
+ * same bucket bounds (the format fixes them), so a (lo, hi) evaluated for
+ * one block serves all the others at the same cache geometry. Open
+ * addressing on (lo, hi). */
+struct cpu_memo {
+    double S;
+    int A;
+    size_t cap, n;
+    struct memo_entry {
+        double lo, hi, p;
+    } *e;
+};
+
+cpu_memo *cpu_memo_create(void) { return calloc(1, sizeof(cpu_memo)); }
+
+void cpu_memo_destroy(cpu_memo *m)
+{
+    if (m)
+        free(m->e);
+    free(m);
+}
+
+static size_t memo_slot(const cpu_memo *m, double lo, double hi)
+{
+    uint64_t h = (uint64_t)lo * 0x9e3779b97f4a7c15ull ^ (uint64_t)hi * 0xc2b2ae3d27d4eb4full;
+    size_t i = (size_t)(h >> 17) & (m->cap - 1);
+    while (m->e[i].hi != 0 && (m->e[i].lo != lo || m->e[i].hi != hi))
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* p_miss_bucket through the memo (NULL, or out of memory: computed). */
+static double bucket_p(cpu_memo *m, double lo, double hi, double S, int A)
+{
+    if (!m)
+        return p_miss_bucket(lo, hi, S, A);
+    if (m->S != S || m->A != A) { /* another geometry: start again */
+        m->S = S, m->A = A, m->n = 0;
+        if (m->e)
+            memset(m->e, 0, m->cap * sizeof *m->e);
+    }
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 1024;
+        struct memo_entry *old = m->e, *e = calloc(cap, sizeof *e);
+        if (!e)
+            return p_miss_bucket(lo, hi, S, A);
+        size_t oldcap = m->cap;
+        m->e = e, m->cap = cap;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].hi != 0)
+                m->e[memo_slot(m, old[i].lo, old[i].hi)] = old[i];
+        free(old);
+    }
+    size_t i = memo_slot(m, lo, hi);
+    if (m->e[i].hi == 0) {
+        m->e[i] = (struct memo_entry){lo, hi, p_miss_bucket(lo, hi, S, A)};
+        m->n++;
+    }
+    return m->e[i].p;
+}
+
+double cpu_misses_memo(const mc_cpu_profile *p, size_t i, mc_cpu_stream stream, double size,
+                       double line, int assoc, cpu_memo *memo)
 {
     const cpu_hist *h = i < p->nblocks ? find_hist(p, i, stream, line) : NULL;
     if (!h)
@@ -495,9 +625,15 @@ double mc_cpu_misses(const mc_cpu_profile *p, size_t i, mc_cpu_stream stream, do
             double above = b->hi - fmax(b->lo, C);
             if (above > 0)
                 m += b->count * fmin(above / (b->hi - b->lo), 1.0);
-        } else {
-            m += b->count * p_miss_bucket(b->lo, b->hi, S, assoc);
+        } else if (b->count > 0) {
+            m += b->count * bucket_p(memo, b->lo, b->hi, S, assoc);
         }
     }
     return m;
+}
+
+double mc_cpu_misses(const mc_cpu_profile *p, size_t i, mc_cpu_stream stream, double size,
+                     double line, int assoc)
+{
+    return cpu_misses_memo(p, i, stream, size, line, assoc, NULL);
 }

@@ -132,12 +132,14 @@ mc_cpu_times *mc_cpu_times_create(const mc_cpu_model *m, const mc_cpu_profile *p
         mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    cpu_memos ms;
+    cpu_memos_init(&ms);
     if (intern_keys(t, p, err) != MC_OK)
         goto fail;
     for (size_t i = 0; i < n; i++) {
         const mc_cpu_block *b = mc_cpu_profile_at(p, i);
         mc_cpu_eval e;
-        if (mc_cpu_eval_block(m, p, i, &e, err) != MC_OK)
+        if (cpu_eval_block(m, p, i, &e, &ms, err) != MC_OK)
             goto fail;
         bursts[i] = b->bursts;
         t->rows[t->nrows++] = (time_row){key_index(t, b->from), key_index(t, b->to), b->rank,
@@ -147,9 +149,11 @@ mc_cpu_times *mc_cpu_times_create(const mc_cpu_model *m, const mc_cpu_profile *p
     add_all_ranks_rows(t, bursts, per_rank);
     if (bind_sites(t, meta, err) != MC_OK)
         goto fail;
+    cpu_memos_free(&ms);
     free(bursts);
     return t;
 fail:
+    cpu_memos_free(&ms);
     free(bursts);
     mc_cpu_times_destroy(t);
     return NULL;
