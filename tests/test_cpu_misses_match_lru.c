@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "mpicast/cpu.h"
+#include "cpu/cpu_impl.h"
 #include "rankfile_util.h"
 
 #define MAXLEN 40000
@@ -161,13 +162,18 @@ static void write_profile(const char *path, double cold)
 static void compare_sets(const char *what, mc_cpu_profile *p, int n)
 {
     static const int geom[][2] = {{16, 4}, {16, 8}, {32, 8}, {8, 16}};
+    cpu_memo *memo = cpu_memo_create(); /* one for all: a new geometry resets it */
     for (int g = 0; g < 4; g++) {
         int S = geom[g][0], A = geom[g][1];
         double ref = set_misses(stream, n, S, A, 16);
         double m = mc_cpu_misses(p, 0, MC_CPU_STREAM_D, S * A * 64.0, 64, A);
         printf("%-8s %2d sets x %2d ways: LRU %8.0f  profile %10.1f\n", what, S, A, ref, m);
         CHECK(fabs(m - ref) <= 0.05 * ref);
+        /* through the memo the replays use: the same, filled then reused */
+        for (int k = 0; k < 2; k++)
+            CHECK(cpu_misses_memo(p, 0, MC_CPU_STREAM_D, S * A * 64.0, 64, A, memo) == m);
     }
+    cpu_memo_destroy(memo);
 }
 
 static void compare(const char *what, const char *dir, int n, const int *sizes, int nsizes)
