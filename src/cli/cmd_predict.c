@@ -439,10 +439,16 @@ int cmd_predict(int argc, char **argv)
         rc = fail_replay(&err, &res.run);
     } else if (r2) {
         rc = fail_replay(&err, &res.free_run);
-    } else if (a.json) {
-        rc = print_json(&a, p, &res, f);
     } else {
-        print_text(&a, p, &res, f);
+        /* a prediction that rests on rules one trace cannot check says so */
+        char unchecked[600];
+        if (a.ranks > 0 && mc_extrap_rules_unchecked(&a.xrules, unchecked, sizeof unchecked))
+            fprintf(stderr, "mpicast: warning: predict: unchecked: %s (docs/extrapolation.md, "
+                    "\"Leave-one-out check\")\n", unchecked);
+        if (a.json)
+            rc = print_json(&a, p, &res, f);
+        else
+            print_text(&a, p, &res, f);
     }
     if (a.profile && r1 == MC_OK && res.profile_counts.from_profile == 0 &&
         res.profile_counts.fell_back > 0)

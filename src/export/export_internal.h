@@ -34,10 +34,47 @@ typedef struct loaded_trace {
     uint64_t events;
 } loaded_trace;
 
-/* Reads every event of every rank (exports need random access: matching
- * messages across ranks). Memory: one mc_event per event plus vals. */
+/* Reads every event of every rank, for the Chrome export, which matches
+ * messages across ranks (the others stream: lt_stream). Memory: one
+ * mc_event per event plus vals. */
 loaded_trace *lt_load(const char *dir, mc_progress *prog, mc_error *err);
 void lt_free(loaded_trace *t);
+
+/* A trace streamed rank by rank (stream.c): the exporters that write per
+ * rank (OTF2, TIT) read with it in memory bounded by one rank's live
+ * requests. lt_stream_open reads the first event of every rank (so the
+ * earliest time, lt_stream_tmin (<= 0), is known before anything is
+ * written); lt_stream_next gives rank r's events in order (1, 0 at its end,
+ * -1 with err), each valid until the next call. */
+typedef struct lt_stream lt_stream;
+lt_stream *lt_stream_open(const char *path, mc_error *err);
+int lt_stream_nranks(const lt_stream *s);
+const mc_meta *lt_stream_meta(const lt_stream *s); /* NULL without meta.json */
+int64_t lt_stream_tmin(const lt_stream *s);
+uint64_t lt_stream_events(const lt_stream *s);    /* delivered so far */
+int lt_stream_next(lt_stream *s, int r, mc_event *e, mc_error *err);
+void lt_stream_close(lt_stream *s);
+
+/* A rank's live requests while streaming: what the event that created each
+ * one said (lt_find_req's answer without holding the events). */
+typedef struct lt_reqdef {
+    uint32_t req;
+    int op;
+    int32_t peer, tag;
+    int64_t bytes;
+    uint64_t comm;
+} lt_reqdef;
+typedef struct lt_reqmap lt_reqmap;
+lt_reqmap *lt_reqmap_create(void);
+void lt_reqmap_destroy(lt_reqmap *m);
+void lt_reqmap_clear(lt_reqmap *m);
+int lt_reqmap_put(lt_reqmap *m, const mc_event *e); /* -1: out of memory */
+const lt_reqdef *lt_reqmap_get(const lt_reqmap *m, uint32_t id);
+void lt_reqmap_del(lt_reqmap *m, uint32_t id);
+/* Applies e after it was written: creating events define their id,
+ * completions end non-persistent requests, Request_free any. -1: no memory. */
+int lt_reqmap_track(lt_reqmap *m, const mc_event *e);
+int lt_reqdef_persistent(const lt_reqdef *d);
 
 /* The latest event before index `upto` that created request `req`, or NULL;
  * *at (when non-NULL) gets its index. O(log n). */

@@ -112,6 +112,12 @@ static int add_vary(sweep_cfg *c, const char *arg)
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg || !eq[1])
         return usage_error(c->prog, "--vary %s: expected KEY=V1,V2,...", arg);
+    /* a second --vary of one key would silently override the first's values */
+    size_t klen = (size_t)(eq - arg);
+    for (int k = 0; k < c->nvary; k++)
+        if (strlen(c->vary[k].key) == klen && !strncmp(c->vary[k].key, arg, klen))
+            return usage_error(c->prog, "--vary %s: the key is given twice (list all its "
+                               "values in one --vary)", c->vary[k].key);
     sweep_vary *v = realloc(c->vary, (size_t)(c->nvary + 1) * sizeof *v);
     if (!v)
         return usage_error(c->prog, "%s", "out of memory");
@@ -314,6 +320,10 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
     if (c->compute_file && c->profile_file)
         return usage_error(prog, "%s", "--compute and --profile both give the blocks' times: "
                            "give one");
+    for (int k = 0; c->solve && k < c->nvary; k++)
+        if (!strcmp(c->vary[k].key, c->solve))
+            return usage_error(prog, "--solve %s: the key is also in --vary (the search sets it)",
+                               c->solve);
     c->ncombos = 1;
     for (int k = 0; k < c->nvary; k++) {
         if (c->ncombos > 1000000 / c->vary[k].nvals)
@@ -330,6 +340,17 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
     c->npoints = c->ncombos * c->nranks;
     c->nsolves = c->solve ? c->ncombos * c->nranks : 0;
     return SWEEP_OK;
+}
+
+void sweep_warn_unchecked(const sweep_cfg *c, FILE *out)
+{
+    int extrapolates = 0;
+    for (int k = 0; k < c->nranks; k++)
+        extrapolates |= c->ranks[k] != c->trace_ranks;
+    char line[600];
+    if (extrapolates && mc_extrap_rules_unchecked(&c->rules, line, sizeof line))
+        fprintf(out, "mpicast: warning: %s: unchecked: %s (docs/extrapolation.md, "
+                "\"Leave-one-out check\")\n", c->prog, line);
 }
 
 void sweep_cfg_free(sweep_cfg *c)

@@ -62,6 +62,9 @@ typedef struct sweep_result {
 /* Parses argv (argv[0] is the subcommand). Returns SWEEP_OK, or an exit code
  * after printing help (SWEEP_OK with *stop = 1) or an error on stderr. */
 int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog);
+/* One warning line on `out` when --ranks extrapolates with stated rules:
+ * from one trace they cannot be checked (docs/extrapolation.md). */
+void sweep_warn_unchecked(const sweep_cfg *c, FILE *out);
 void sweep_cfg_free(sweep_cfg *c);
 static inline int sweep_ntasks(const sweep_cfg *c) { return c->npoints + c->nsolves; }
 /* Runs task i into *out. */
