@@ -39,6 +39,8 @@ typedef struct sweep_cfg {
     const char *prog;   /* "sweep" or "sweep-mpi", for messages */
     mc_extrap_rules rules;    /* --scaling, --rule(s), --grid, ...: for --ranks */
     const char *compute_file; /* --compute: per-block compute table, or NULL */
+    const char *profile_file; /* --profile: per-block CPU profile, or NULL */
+    struct mc_cpu_profile *profile; /* loaded by sweep_parse; read-only, shared by tasks */
     /* Called after each task, from the thread that ran it (so it must be
      * thread-safe), with the number of tasks finished so far by this call's
      * sweep_run_tasks; NULL for none. Set after sweep_parse. */
