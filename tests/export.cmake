@@ -4,6 +4,8 @@ add_executable(test_export_mktrace test_export_mktrace.c)
 target_link_libraries(test_export_mktrace PRIVATE mc_format mc_base)
 
 mc_add_test(test_otf2_scorep_reference mc_export)
+# wrapped collective sizes refused by export otf2|tit (issue 26 item 4)
+mc_add_test(test_export_sizes_never_wrap mc_export mc_format)
 
 set(MCX_ENV MPICAST=$<TARGET_FILE:mpicast> MKTRACE=$<TARGET_FILE:test_export_mktrace>
     TESTS=${CMAKE_CURRENT_SOURCE_DIR})
@@ -46,3 +48,10 @@ add_test(NAME test_input_safety
 # report shows stats' figures and fails on an unreadable input (src/stats).
 add_test(NAME test_report_same_figures
          COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_report_same_figures.sh)
+# More rank files than the process may open (ulimit -n 256, 1,000 ranks):
+# pooled readers (src/format/reader.c, tit.c).
+add_test(NAME test_rank_files_past_open_limit
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_rank_files_past_open_limit.sh)
+# MPICAST_* variables checked before any command (include/mpicast/env.h).
+add_test(NAME test_env_checked
+         COMMAND env ${MCX_ENV} bash ${CMAKE_CURRENT_SOURCE_DIR}/test_env_checked.sh)

@@ -434,10 +434,9 @@ static void check_source_against(mc_source *s, int P, void (*prog)(int, int, evl
     free(l);
 }
 
-/* One repetition phase inserted per doubling of P (SCAMP, NPB-CG). But the
- * iteration loop itself holds the block twice per run: the second copy
- * makes the sequence "prefix + k copies + suffix" only per iteration, so
- * the model is built from a one-iteration variant. */
+/* One repetition phase inserted per doubling of P (SCAMP, NPB-CG), in a
+ * one-iteration variant: "prefix + k copies + suffix" (the two-iteration
+ * program, one run per iteration: test_repetitions_in_outer_loop). */
 static void cg_like1(int P, int r, evlist *l)
 {
     cg_like(P, r, l);
@@ -508,6 +507,66 @@ static void test_repetitions_inferred(void)
         irecvs += e.op == MC_OP_IRECV;
     CHECK_EQ_INT(irecvs, 2);
     mc_source_close(s);
+    mc_extrap_destroy(x);
+}
+
+/* The two-iteration cg_like itself (issue 20): the block recurs in both
+ * iterations, log2(P) copies in each. Inferred from P = 4 and 8, every
+ * event of P = 16, 32, 64 (request ids included) is the program's, and
+ * the leave-one-out check rebuilt both traces. The stated `repeat` rule
+ * (first run only) is refused on the same two traces, naming the first
+ * differing event: P=4 rebuilt from P=8 has the first run's 2 copies but
+ * the second run's 3 (literal), so at rank 0 event 14 (Init, 6, Allreduce,
+ * 6) it has a third Irecv where the program does its last Allreduce. */
+static void test_repetitions_in_outer_loop(void)
+{
+    const char *a = mkdir_trace("cgloop4"), *b = mkdir_trace("cgloop8");
+    evlist *l = malloc(sizeof *l);
+    for (int k = 0; k < 2; k++) {
+        int P = k ? 8 : 4;
+        for (int r = 0; r < P; r++) {
+            cg_like(P, r, l);
+            write_rank(k ? b : a, r, l);
+        }
+    }
+    free(l);
+    const char *t[2] = {a, b};
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(t, 2, NULL, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    CHECK_EQ_INT(mc_extrap_checked(x), 2);
+    CHECK_EQ_STR(mc_extrap_unchecked(x), "");
+    for (int P = 16; P <= 64; P *= 2) {
+        mc_source *s = mc_extrap_source(x, P, &err);
+        CHECK(s);
+        check_source_against(s, P, cg_like);
+        mc_source_close(s);
+    }
+    mc_extrap_destroy(x);
+
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    char rule[64];
+    snprintf(rule, sizeof rule, "%x:log2p", 100 + MC_OP_IRECV);
+    CHECK(mc_extrap_rules_set(&ru, "repeat", rule, &err) == MC_OK);
+    memset(&err, 0, sizeof err);
+    CHECK(mc_extrap_build(t, 2, &ru, &err) == NULL);
+    CHECK_EQ_INT(err.code, MC_ERR_USAGE);
+    char want[600];
+    snprintf(want, sizeof want, "extrapolate: leave-one-out check: %s (P=4) rebuilt from %s "
+             "(P=8) differs at rank 0, event 14 (Allreduce, site %x): Irecv in the model, "
+             "Allreduce in the trace: the rules (stated: repeat %x:log2p) do not reproduce "
+             "the traces", a, b, 100 + MC_OP_ALLREDUCE, 100 + MC_OP_IRECV);
+    CHECK_EQ_STR(err.msg, want);
+    /* one trace: built, unchecked, and the rule named */
+    x = mc_extrap_build(&a, 1, &ru, &err);
+    CHECK(x);
+    CHECK_EQ_INT(mc_extrap_checked(x), 0);
+    snprintf(want, sizeof want, "one trace: repeat %x:log2p not checked against another "
+             "process count", 100 + MC_OP_IRECV);
+    CHECK_EQ_STR(mc_extrap_unchecked(x), want);
     mc_extrap_destroy(x);
 }
 
@@ -619,6 +678,7 @@ int main(void)
     test_refuse_task_farm();
     test_refuse_repetitions();
     test_repetitions_inferred();
+    test_repetitions_in_outer_loop();
     test_garbage_never_crashes();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

@@ -108,8 +108,9 @@ static void check_key_table(void)
         if (strcmp(name, "network.eager_limit") == 0)
             CHECK_EQ_INT(unit, MC_UNIT_BYTES);
     }
-    CHECK_EQ_INT(n, 35 + 8 + 4 + 3); /* + 8 topo keys (issue 5), + 4 accuracy keys (issue 3),
-                                       + comm setup's local cost and 2 polling keys (issue 21) */
+    CHECK_EQ_INT(n, 35 + 8 + 4 + 3 + 21); /* + 8 topo keys (issue 5), + 4 accuracy keys (issue 3),
+                                       + comm setup's local cost and 2 polling keys (issue 21),
+                                       + 21 processor model keys (issue 23) */
     CHECK(mc_platform_key_at(-1, NULL, NULL) == NULL);
 }
 

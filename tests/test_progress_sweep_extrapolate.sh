@@ -45,7 +45,11 @@ grep -aEq 'extrapolate: ranks: [0-9]+/600 \([0-9]+ %\)' "$T/ex.pty" ||
 script -qc "'${EX[0]}' ${EX[*]:1} -o '$T/x2' --quiet" /dev/null > "$T/ex.qpty"
 ! grep -aq 'extrapolate: ranks' "$T/ex.qpty" || fail "extrapolate --quiet printed progress"
 "${EX[@]}" -o "$T/x3" 2> "$T/ex.err"
-[ ! -s "$T/ex.err" ] || fail "extrapolate wrote on stderr that is not a terminal"
+# --replicate from one trace is an unchecked rule: that one warning line is
+# expected (issue 20), nothing else
+grep -v '^mpicast: warning: extrapolate: unchecked: one trace: replicate 0 not checked' \
+  "$T/ex.err" > "$T/ex.err2" || true
+[ ! -s "$T/ex.err2" ] || fail "extrapolate wrote on stderr that is not a terminal"
 "$MPICAST" dump "$T/x1" --no-times > "$T/d1"
 "$MPICAST" dump "$T/x3" --no-times > "$T/d3"
 cmp -s "$T/d1" "$T/d3" || fail "extrapolated trace differs with a progress line"

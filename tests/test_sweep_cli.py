@@ -179,6 +179,12 @@ def errors(trace):
     run([trace, "--vary", "network.topology"], 2)
     run([trace, "--jobs", "0"], 2)
     run([trace, "--vary", "network.bandwith=1GB/s"], 1)
+    # a key given twice would override the first values; a solved key is set by the search
+    _, err = run([trace, "--vary", "network.latency=1us,2us", "--vary", "network.latency=3us"], 2)
+    check("network.latency: the key is given twice" in err, "repeated --vary key: " + err)
+    _, err = run([trace, "--vary", "network.overhead=1us,2us", "--target-efficiency", "0.5",
+                  "--solve", "network.overhead"], 2)
+    check("also in --vary" in err, "--solve key in --vary: " + err)
     run([trace, "--vary", "network.topology=crossbar,hypercube"], 1)
     run(["/nonexistent/trace"], 1)
     out, _ = run(["--help"])

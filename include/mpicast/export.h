@@ -55,11 +55,24 @@ mc_err mc_export_tit(const char *trace, const char *outdir, double flops, mc_exp
 
 /* ---------------------------------------------------------------- Chrome */
 
+/* What `export chrome` writes: the ranks whose flag is set (ranks NULL:
+ * all; nranks entries), the calls and bursts overlapping [t0, t1] ns from
+ * the trace's earliest event (t1 < t0: the whole run). */
+typedef struct mc_chrome_filter {
+    const unsigned char *ranks;
+    int nranks;
+    int64_t t0, t1;
+} mc_chrome_filter;
+
 /* Chrome trace-event JSON of a real trace: one thread per rank; compute
  * slices ("X", cat compute), MPI calls as B/E pairs (cat mpi) with a nested
  * wait slice where the waiting is known (a receive that started before its
- * matching send), and flow events (s/f) from each send to its receive. */
-mc_err mc_export_chrome(const char *trace, FILE *out, mc_export_info *info, mc_progress *prog,
+ * matching send), and flow events (s/f) from each send to its receive.
+ * Streams: two passes over the trace, the first keeping 24 bytes per
+ * message to a written rank (for flows and waits), none per event. filter
+ * NULL: everything. */
+mc_err mc_export_chrome(const char *trace, FILE *out, const mc_chrome_filter *filter,
+                        mc_export_info *info, mc_progress *prog,
                         mc_error *err);
 
 /* ---------------------------------------------------------------- OTF2 */

@@ -108,6 +108,12 @@ typedef struct mc_extrap mc_extrap;
 /* Reads the traces (directories), builds and verifies the model. */
 mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extrap_rules *rules,
                            mc_error *err);
+/* As mc_extrap_build, calling rank_checked(ctx) after each rank of an
+ * input trace compared by the leave-one-out check (a progress line; the
+ * sum of the traces' ranks at most; rank_checked may be NULL). */
+mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
+                                    const mc_extrap_rules *rules, void (*rank_checked)(void *ctx),
+                                    void *ctx, mc_error *err);
 void mc_extrap_destroy(mc_extrap *x);
 /* Writes the rules applied per event class (what --explain prints). If
  * nranks > 0 also the target grid of that run. */
@@ -132,6 +138,43 @@ mc_err mc_extrap_write(const mc_extrap *x, int nranks, const char *dir, mc_error
  * written (a progress line; rank_done may be NULL). */
 mc_err mc_extrap_write_progress(const mc_extrap *x, int nranks, const char *dir,
                                 void (*rank_done)(void *ctx), void *ctx, mc_error *err);
+
+/* The first event where two event streams differ (mc_extrap_compare). */
+typedef struct mc_extrap_diff {
+    int rank;          /* the rank; -1: the streams have different rank counts */
+    uint64_t index;    /* index of the event within the rank (0-based, as `dump` counts) */
+    int op;            /* the trace's operation there (MC_OP_*), -1 past its end */
+    int32_t site;      /* the trace's call site there (the model's past its end) */
+    char what[256];    /* what differs, e.g. "peer 3 in the model, 5 in the trace" */
+} mc_extrap_diff;
+
+/* Compares a generated stream (model) with a trace (real), rank by rank
+ * and event by event, on everything a pseudo-trace reproduces: operation,
+ * call site, peers, tags, sizes, communicators, request ids, values, and
+ * the number of events per rank; never times (bursts follow the compute
+ * rule, not a fit). Streams: one event of each is held at a time. Returns
+ * 0 when equal, 1 when not (*d: the first difference), -1 on a read error
+ * (err). *nevents (may be NULL): events compared. tick(ctx) after each rank
+ * (may be NULL). */
+int mc_extrap_compare(mc_source *model, mc_source *real, mc_extrap_diff *d,
+                      uint64_t *nevents, void (*tick)(void *ctx), void *ctx, mc_error *err);
+
+/* Leave-one-out check (docs/extrapolation.md): with two or more traces,
+ * mc_extrap_build rebuilds each trace's P from the others with the same
+ * rules (stated, and inferred from all traces) and compares the streams;
+ * a difference fails the build naming the first differing event. Returns
+ * the number of traces rebuilt and found equal (0: the model is unchecked). */
+int mc_extrap_checked(const mc_extrap *x);
+/* One line saying why the model is unchecked and naming its stated rules
+ * ("" when checked). */
+const char *mc_extrap_unchecked(const mc_extrap *x);
+/* The stated rules, those that differ from mc_extrap_rules_init (e.g.
+ * "repeat 378b9d1b:log2p, scaling strong"); "" if none. */
+void mc_extrap_rules_describe(const mc_extrap_rules *r, char *buf, size_t len);
+/* What predict --ranks, sweep --ranks and sweep-mpi (one trace each) say on
+ * stderr: "one trace: RULES not checked against another process count".
+ * Returns 1 with the line in buf when rules are stated, else 0 (buf ""). */
+int mc_extrap_rules_unchecked(const mc_extrap_rules *r, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

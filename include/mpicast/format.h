@@ -277,7 +277,8 @@ typedef struct mc_meta_site {
 
 mc_meta *mc_meta_create(int nranks);
 void mc_meta_destroy(mc_meta *m);
-/* Keys used: "command", "mpi_library", "timer", "mode", "start". Copies. */
+/* Keys used: "command", "mpi_library", "timer", "mode", "start", "checked"
+ * (a pseudo-trace: its leave-one-out check). Copies. */
 mc_err mc_meta_set(mc_meta *m, const char *key, const char *value, mc_error *err);
 const char *mc_meta_get(const mc_meta *m, const char *key); /* NULL if unset */
 int mc_meta_nranks(const mc_meta *m);

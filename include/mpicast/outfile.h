@@ -19,6 +19,13 @@
 
 #include "mpicast/error.h"
 
+/* How many input files a reader may keep open at once in this process:
+ * MPICAST_OPEN_FILES if set (a positive integer), else half the soft
+ * RLIMIT_NOFILE (at least 4), leaving the other half for outputs and
+ * libraries. Readers of per-rank files past this count close and reopen
+ * files instead of failing with "Too many open files". */
+size_t mc_in_open_budget(void);
+
 #ifdef __cplusplus
 extern "C" {
 #endif

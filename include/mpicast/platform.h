@@ -24,7 +24,8 @@ typedef enum mc_unit {
     MC_UNIT_TIME,      /* seconds: 1.5us, 250ns, 2ms, 1s; bare number = s */
     MC_UNIT_BYTES,     /* bytes: 64KiB, 1MB, 16MiB; bare number = B */
     MC_UNIT_BANDWIDTH, /* bytes/s: 5GB/s, 100MB/s, 10Gb/s (bits); bare = B/s */
-    MC_UNIT_STRING     /* a name: loggp, torus3d, 4x4x4 */
+    MC_UNIT_STRING,    /* a name: loggp, torus3d, 4x4x4 */
+    MC_UNIT_FREQUENCY  /* Hz: 2.5GHz, 800MHz; bare number = Hz */
 } mc_unit;
 
 /* A platform with every key at its default. */
@@ -56,7 +57,7 @@ int mc_platform_is_set(const mc_platform *p, const char *key);
  * model) to name the place the user can fix. */
 const char *mc_platform_origin(const mc_platform *p, const char *key);
 
-/* Parses a value with units into SI (s, B, B/s); returns MC_ERR_PLATFORM
+/* Parses a value with units into SI (s, B, B/s, Hz); returns MC_ERR_PLATFORM
  * with a message naming the value on failure. */
 mc_err mc_parse_value(const char *text, mc_unit unit, double *out, mc_error *err);
 

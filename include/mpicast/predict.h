@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "mpicast/blocks.h"
+#include "mpicast/cpu.h"
 #include "mpicast/error.h"
 #include "mpicast/extrap.h"
 #include "mpicast/net.h"
@@ -36,6 +37,9 @@ typedef struct mc_predict_request {
                                       at this count (extrap.h) */
     const mc_extrap_rules *rules;  /* extrapolation rules; NULL: the defaults */
     mc_ctable *compute;            /* per-block compute table, or NULL */
+    const mc_cpu_profile *profile; /* per-block CPU profile, or NULL: each burst of a
+                                      block it has takes the processor model's time
+                                      on the platform's [cpu] keys (not with compute) */
     int breakdown;                 /* 1: also replay on the free network */
     int jobs;                      /* 2: both replays at once (not with a compute
                                       table, whose counts are per replay) */
@@ -64,6 +68,7 @@ typedef struct mc_predict_result {
     int has_breakdown;           /* the free replay ran to its end */
     mc_predict_links links;      /* request.links on a flow model */
     mc_ctable_counts compute_counts; /* bursts from the table / fallen back */
+    mc_cpu_counts profile_counts;    /* bursts from the profile / fallen back */
 } mc_predict_result;
 
 /* Runs the session. Returns MC_OK when every replay asked for completed;

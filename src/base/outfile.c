@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -409,4 +410,20 @@ int mc_in_check(const char *path, mc_error *err)
     if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
         return 0;
     return refuse_kind(path, st.st_mode, err);
+}
+
+size_t mc_in_open_budget(void)
+{
+    const char *e = getenv("MPICAST_OPEN_FILES");
+    if (e && *e) {
+        char *end;
+        long v = strtol(e, &end, 10);
+        if (*end == '\0' && v >= 1)
+            return (size_t)v;
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 4096;
+    size_t half = (size_t)rl.rlim_cur / 2;
+    return half < 4 ? 4 : half;
 }

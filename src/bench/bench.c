@@ -8,7 +8,9 @@
  *    messages (Netgauge-style), then LogGP fitted from all of it (fit.c);
  *  - --collectives: time of one barrier, bcast, reduce, allreduce, allgather
  *    and alltoall per size at the rank count it runs with;
- *  - --compute: reference kernel rates (kernels.c) for cpu.speed.
+ *  - --compute: reference kernel rates (kernels.c) for cpu.speed;
+ *  - --cpu: the processor model's [cpu] keys (cpucal.c): caches from sysfs,
+ *    pointer-chasing latencies, frequency, stream bandwidth.
  * Ranks that take no part in a phase wait in a sleeping loop so that they do
  * not steal the cores of the ranks measuring. Progress goes to stderr. */
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpucal.h"
 #include "fit.h"
 #include "kernels.h"
 #include "mpicast/platform.h"
@@ -39,6 +42,7 @@ typedef struct opts {
     int collectives;
     double coll_max;  /* B */
     int compute;
+    int cpu;          /* --cpu: the processor model's keys */
     int quiet;
 } opts;
 
@@ -58,6 +62,7 @@ typedef struct results {
     } *coll;
     int ncoll, capcoll;
     double membw, flops;
+    mcb_cpu cpu;        /* --cpu */
 } results;
 
 static int rank, nranks;
@@ -128,7 +133,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mpirun -np 2 mpicast-bench [-o FILE] [--max-size BYTES] [--step BYTES]\n"
             "                  [--reps N] [--warmup N] [--budget TIME] [--collectives]\n"
-            "                  [--coll-max-size BYTES] [--compute] [--quiet]\n"
+            "                  [--coll-max-size BYTES] [--compute] [--cpu] [--quiet]\n"
             "Measures the ping-pong curve between ranks 0 and 1 (T_comm(size) = time of\n"
             "MPI_Recv), fits LogGP to it and writes a platform file (stdout without -o).\n"
             "  -o FILE              platform file to write\n"
@@ -141,6 +146,8 @@ static void usage(FILE *f)
             "                       alltoall at this rank count (any number of ranks)\n"
             "  --coll-max-size B    largest collective size (default 1MiB)\n"
             "  --compute            also run the reference kernels for cpu.speed\n"
+            "  --cpu                also calibrate the processor model ([cpu] frequency,\n"
+            "                       caches, latencies, memory; docs/platform.md)\n"
             "  --quiet              no progress on stderr\n"
             "See docs/bench.md.\n");
 }
@@ -173,6 +180,10 @@ static int parse_args(int argc, char **argv, opts *o)
             return 1;
         if (!strcmp(a, "--collectives")) {
             o->collectives = 1;
+            continue;
+        }
+        if (!strcmp(a, "--cpu")) {
+            o->cpu = 1;
             continue;
         }
         if (!strcmp(a, "--compute")) {
@@ -707,6 +718,15 @@ static void run_compute(const opts *o, results *res)
     sleepy_barrier();
 }
 
+static void run_cpu(const opts *o, results *res)
+{
+    if (rank == 0) {
+        progress(o, 0, 1, "cpu: caches, latencies, frequency, memory bandwidth");
+        mcb_cpu_calibrate(&res->cpu);
+    }
+    sleepy_barrier();
+}
+
 /* ------------------------------------------------------------ output */
 
 /* A value fit for one INI line: no comment or control characters. */
@@ -865,6 +885,10 @@ static int write_platform(const opts *o, const results *res, FILE *f)
                    "# two machines from these rates, see docs/bench.md\n"
                    "membw = %s\nflops = %.4g\n", mb, res->flops);
     }
+    if (o->cpu) {
+        fprintf(f, "\n[cpu]\n");
+        mcb_cpu_write(&res->cpu, f);
+    }
     fprintf(f, "\n[network]\nmodel = loggp\n");
     fprintf(f, "# LogGP fitted to the one-way time T1(s) = (send + recv) / 2 over the %d\n"
                "# eager sizes: T1(s) = L + 2o + s G by least squares (largest error %.1f %%);\n",
@@ -981,6 +1005,8 @@ int main(int argc, char **argv)
         rc = run_collectives(&o, res) ? 1 : 0;
     if (rc == 0 && o.compute)
         run_compute(&o, res);
+    if (rc == 0 && o.cpu)
+        run_cpu(&o, res);
     if (rc == 0 && rank == 0) {
         mcb_fit_loggp(res->pts, res->n, res->o_send, res->o_recv, res->gap, &res->fit);
         print_summary(&o, res);

@@ -8,6 +8,7 @@
  * (blocks).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,15 @@
 #include "cli.h"
 #include "cli_output.h"
 #include "mpicast/blocks.h"
+#include "mpicast/cpu.h"
+#include "mpicast/platform.h"
 #include "mpicast/format.h"
 #include "mpicast/input.h"
 
 static const char blocks_usage[] =
     "usage: mpicast blocks DIR [--json] [--cpu] [--top N] [--table FILE [--per-rank]]\n"
+    "                      [--profile FILE [--platform FILE] [--set KEY=VALUE]...\n"
+    "                      [--fit-cpi]]\n"
     "\n"
     "Compute blocks of the trace in DIR: a block is the compute burst between\n"
     "two MPI calls, named by their call sites (previous call -> this call).\n"
@@ -38,6 +43,13 @@ static const char blocks_usage[] =
     "                 (mean time per execution of each block, all ranks together)\n"
     "                 instead of the listing (with --json: the JSON as well)\n"
     "  --per-rank     with --table: add one row per (block, rank)\n"
+    "  --profile FILE CPU profile (docs/compute-data.md): per block also the\n"
+    "                 instructions, the misses at each cache level and the time per\n"
+    "                 burst of the processor model of the platform's [cpu] keys\n"
+    "  --platform FILE, --set KEY=VALUE  the platform of the model (as for predict)\n"
+    "  --fit-cpi      with --profile: the cpu.cpi that fits the measured mean bursts\n"
+    "                 best (least squares weighted by executions; the model's miss\n"
+    "                 time held), printed as a platform line\n"
     "\n"
     "Example:\n"
     "  mpicast blocks run9/ --table c.txt && mpicast predict run9/ --compute c.txt\n"
@@ -47,11 +59,23 @@ typedef struct blocks_args {
     const char *dir, *table;
     int json, cpu, per_rank;
     size_t top; /* 0: every block */
+    const char *profile_file, *platform; /* --profile, --platform */
+    const char **sets;                   /* --set */
+    int nsets, fit_cpi;
+    /* with --profile: the profile, the model and the blocks' binding */
+    mc_cpu_profile *profile;
+    mc_cpu_model model;
+    mc_cpu_times *times;
 } blocks_args;
 
 static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
 {
     memset(a, 0, sizeof *a);
+    a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
+    if (!a->sets) {
+        *rc = cli_usage_error("blocks: out of memory");
+        return -1;
+    }
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (cli_is_help(s)) {
@@ -65,6 +89,14 @@ static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
             a->cpu = 1;
         } else if (strcmp(s, "--per-rank") == 0) {
             a->per_rank = 1;
+        } else if (strcmp(s, "--profile") == 0 && i + 1 < argc) {
+            a->profile_file = argv[++i];
+        } else if (strcmp(s, "--platform") == 0 && i + 1 < argc) {
+            a->platform = argv[++i];
+        } else if (strcmp(s, "--set") == 0 && i + 1 < argc) {
+            a->sets[a->nsets++] = argv[++i];
+        } else if (strcmp(s, "--fit-cpi") == 0) {
+            a->fit_cpi = 1;
         } else if (strcmp(s, "--table") == 0 && i + 1 < argc) {
             a->table = argv[++i];
         } else if (strcmp(s, "--top") == 0 && i + 1 < argc) {
@@ -89,6 +121,10 @@ static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
     }
     if (!a->dir) {
         *rc = cli_usage_error("blocks: no DIR given (see 'mpicast blocks --help')");
+        return -1;
+    }
+    if ((a->platform || a->nsets || a->fit_cpi) && !a->profile_file) {
+        *rc = cli_usage_error("blocks: --platform, --set and --fit-cpi need --profile FILE");
         return -1;
     }
     if (a->per_rank && !a->table) {
@@ -182,6 +218,69 @@ static json_t *stat_json(const mc_block_stat *s)
                      (double)s->min_ns * 1e-9, "max", (double)s->max_ns * 1e-9);
 }
 
+/* ---------------------------------------------------------------- model */
+
+/* The model's figures of a listed block over all the ranks the profile has
+ * (sum of its rows; *bursts their bursts); 0, or -1 when the profile lacks
+ * the block. */
+static int model_of(const blocks_args *a, const mc_block_stat *t, mc_cpu_eval *e, double *bursts)
+{
+    long k = a->times ? mc_cpu_times_block(a->times, -1, t->prev_site, t->site) : -1;
+    if (k < 0)
+        return -1;
+    const mc_cpu_block *b = mc_cpu_profile_at(a->profile, (size_t)k);
+    mc_error ignored = {0}; /* every row was evaluated when the times were made */
+    return mc_cpu_eval_sum(&a->model, a->profile, b->from, b->to, e, bursts, &ignored) == MC_OK
+               ? 0 : -1;
+}
+
+/* The L1 data level is always modelled (size 0: every access misses);
+ * the others only when present. */
+static int level_shown(const blocks_args *a, int l)
+{
+    return l == MC_CPU_L1D || a->model.level[l].size > 0;
+}
+
+static json_t *model_json(const blocks_args *a, const mc_block_stat *t)
+{
+    mc_cpu_eval e;
+    double n;
+    if (model_of(a, t, &e, &n) < 0)
+        return json_null();
+    json_t *miss = json_object();
+    for (int l = 0; l < MC_CPU_NLEVELS; l++)
+        json_object_set_new(miss, mc_cpu_level_name(l),
+                            level_shown(a, l) ? json_real(e.misses[l]) : json_null());
+    return json_pack("{s:f,s:f,s:o,s:f,s:f,s:f,s:f,s:f,s:s,s:f}", "bursts", n, "instructions",
+                     e.instructions, "misses", miss, "mem_bytes", e.mem_bytes, "core_time",
+                     e.core_time, "miss_time", e.miss_time, "bandwidth_time", e.bw_time,
+                     "time", e.time, "bound", e.bandwidth_bound ? "bandwidth" : "latency",
+                     "time_per_burst", e.time / n);
+}
+
+/* Least-squares cpu.cpi: the measured mean burst m_i of each block the
+ * profile has, weighted by its executions n_i, against per burst
+ * cpi * k_i + r_i (k_i = instructions / frequency, r_i = the miss time):
+ * cpi = sum n k (m - r) / sum n k^2. NAN without a block with instructions. */
+static double fit_cpi(const blocks_args *a, const mc_blocks *b, int *used)
+{
+    double num = 0, den = 0;
+    *used = 0;
+    for (size_t i = 0; i < mc_blocks_total_count(b); i++) {
+        const mc_block_stat *t = mc_blocks_total_at(b, i);
+        mc_cpu_eval e;
+        double bursts;
+        if (model_of(a, t, &e, &bursts) < 0 || !(e.instructions > 0))
+            continue;
+        double kk = e.instructions / bursts / a->model.frequency;
+        double r = e.miss_time / bursts, m = mc_block_mean_ns(t) * 1e-9;
+        num += (double)t->count * kk * (m - r);
+        den += (double)t->count * kk * kk;
+        (*used)++;
+    }
+    return den > 0 ? num / den : NAN;
+}
+
 static int print_json(const blocks_args *a, const mc_blocks *b, const mc_meta *m,
                       const block_ref *v, size_t nv)
 {
@@ -199,12 +298,31 @@ static int print_json(const blocks_args *a, const mc_blocks *b, const mc_meta *m
         json_object_set_new(o, "from", site_json(m, t->prev_site));
         json_object_set_new(o, "to", site_json(m, t->site));
         json_object_set_new(o, "per_rank", ranks);
+        if (a->profile)
+            json_object_set_new(o, "model", model_json(a, t));
         json_array_append_new(arr, o);
     }
     json_t *doc = json_pack("{s:s,s:i,s:s,s:b,s:o,s:I}", "trace", a->dir, "ranks",
                             mc_blocks_nranks(b), "time", a->cpu ? "cpu" : "wall", "truncated",
                             mc_blocks_truncated(b), "blocks", arr, "total_blocks",
                             (json_int_t)mc_blocks_total_count(b));
+    if (doc && a->profile) {
+        size_t matched = 0;
+        for (size_t i = 0; i < mc_blocks_total_count(b); i++) {
+            const mc_block_stat *t = mc_blocks_total_at(b, i);
+            matched += mc_cpu_times_block(a->times, -1, t->prev_site, t->site) >= 0;
+        }
+        json_t *cp = json_pack("{s:s,s:I,s:I}", "file", a->profile_file, "blocks",
+                               (json_int_t)mc_cpu_profile_count(a->profile), "matched",
+                               (json_int_t)matched);
+        if (a->fit_cpi) {
+            int used;
+            double cpi = fit_cpi(a, b, &used);
+            json_object_set_new(cp, "fitted_cpi", isnan(cpi) ? json_null() : json_real(cpi));
+            json_object_set_new(cp, "fitted_blocks", json_integer(used));
+        }
+        json_object_set_new(doc, "cpu_profile", cp);
+    }
     if (!doc) {
         fputs("mpicast: blocks: out of memory\n", stderr);
         return CLI_BAD_INPUT;
@@ -220,6 +338,24 @@ static void print_row(const char *who, const mc_block_stat *s)
     printf("  %-6s %10" PRIu64 " %14.3f %14.3f %14.3f %14.3f\n", who, s->count,
            (double)s->sum_ns * 1e-3, mc_block_mean_ns(s) * 1e-3, (double)s->min_ns * 1e-3,
            (double)s->max_ns * 1e-3);
+}
+
+/* The model's lines under a block of the listing (times in us). */
+static void print_model(const blocks_args *a, const mc_block_stat *t)
+{
+    mc_cpu_eval e;
+    double n;
+    if (model_of(a, t, &e, &n) < 0) {
+        printf("  model  not in the profile (predict keeps its recorded time / cpu.speed)\n");
+        return;
+    }
+    printf("  model  %.0f bursts profiled, %.0f instructions, misses", n, e.instructions);
+    for (int l = 0; l < MC_CPU_NLEVELS; l++)
+        if (level_shown(a, l))
+            printf(" %s %.0f", mc_cpu_level_name(l), e.misses[l]);
+    printf("\n         per burst %.3f (core %.3f + misses %.3f; memory bandwidth %.3f), %s "
+           "bound\n", e.time / n * 1e6, e.core_time / n * 1e6, e.miss_time / n * 1e6,
+           e.bw_time / n * 1e6, e.bandwidth_bound ? "bandwidth" : "latency");
 }
 
 static void print_text(const blocks_args *a, const mc_blocks *b, const mc_meta *m,
@@ -246,6 +382,21 @@ static void print_text(const blocks_args *a, const mc_blocks *b, const mc_meta *
             snprintf(who, sizeof who, "%d", (int)r->rank);
             print_row(who, r);
         }
+        if (a->profile)
+            print_model(a, t);
+    }
+    if (a->fit_cpi) {
+        int used;
+        double cpi = fit_cpi(a, b, &used);
+        if (isnan(cpi))
+            printf("\nfit: no block of the trace has instructions in the profile\n");
+        else if (cpi <= 0)
+            printf("\nfit: cpi would be %.6g: the model's miss time alone exceeds the measured "
+                   "bursts (cache or memory latencies, or cpu.mlp, do not match the traced "
+                   "machine)\n", cpi);
+        else
+            printf("\n[cpu]\ncpi = %.6g   ; fitted on %d blocks (measured mean bursts)\n", cpi,
+                   used);
     }
 }
 
@@ -271,22 +422,56 @@ static int write_table(const blocks_args *a, const mc_blocks *b, const mc_meta *
     return CLI_OK;
 }
 
+/* --profile: the profile, the platform's model, every block evaluated. */
+static int open_profile(blocks_args *a, const mc_meta *m)
+{
+    mc_error err = {0};
+    if (!(a->profile = mc_cpu_profile_load(a->profile_file, &err)))
+        return cli_fail(&err);
+    mc_platform *p = mc_platform_open(a->platform, a->sets, a->nsets, &err);
+    if (!p)
+        return cli_fail(&err);
+    mc_cpu_model_from_platform(p, &a->model);
+    mc_platform_destroy(p);
+    if (!(a->times = mc_cpu_times_create(&a->model, a->profile, m, 1.0, 1, &err)))
+        return cli_fail(&err);
+    return CLI_OK;
+}
+
+static void close_args(blocks_args *a)
+{
+    mc_cpu_times_destroy(a->times);
+    mc_cpu_profile_destroy(a->profile);
+    free(a->sets);
+}
+
 int cmd_blocks(int argc, char **argv)
 {
     blocks_args a;
     int rc = CLI_OK;
-    if (parse_args(argc, argv, &a, &rc))
+    if (parse_args(argc, argv, &a, &rc)) {
+        close_args(&a);
         return rc;
+    }
     mc_error err = {0};
     mc_source *src = mc_input_open(a.dir, &err);
-    if (!src)
+    if (!src) {
+        close_args(&a);
         return cli_fail(&err);
+    }
     mc_blocks *b = mc_blocks_collect(src, a.cpu ? MC_BLOCK_CPU : MC_BLOCK_WALL, &err);
     if (!b) {
         mc_source_close(src);
+        close_args(&a);
         return cli_fail(&err);
     }
     const mc_meta *m = mc_trace_meta(src);
+    if (a.profile_file && (rc = open_profile(&a, m)) != CLI_OK) {
+        mc_blocks_destroy(b);
+        mc_source_close(src);
+        close_args(&a);
+        return rc;
+    }
     if (mc_blocks_truncated(b))
         fprintf(stderr, "mpicast: warning: %s: a rank's stream is truncated (crashed run?); "
                         "blocks from its readable prefix\n", a.dir);
@@ -307,5 +492,6 @@ int cmd_blocks(int argc, char **argv)
     }
     mc_blocks_destroy(b);
     mc_source_close(src);
+    close_args(&a);
     return rc;
 }

@@ -11,6 +11,7 @@
 
 static const char export_usage[] =
     "usage: mpicast export otf2|tit|chrome|dumpi TRACE -o OUT [--flops RATE] [--quiet]\n"
+    "       mpicast export chrome TRACE -o OUT [--ranks LIST] [--window START:END]\n"
     "\n"
     "Writes TRACE (any input kind: a trace directory, an OTF2 archive, a\n"
     "time-independent text trace) in another tool's format:\n"
@@ -33,6 +34,10 @@ static const char export_usage[] =
     "\n"
     "  -o OUT        output directory or file\n"
     "  --flops RATE  flop/s for the tit export (default 1e9)\n"
+    "  --ranks LIST  chrome: these ranks only (e.g. 0-3,8; default all)\n"
+    "  --window START:END\n"
+    "                chrome: the calls and bursts overlapping this window, in\n"
+    "                seconds from the trace's first event (default: whole run)\n"
     "  --quiet       no progress line on stderr\n"
     "\n"
     "Example:\n"
@@ -40,11 +45,61 @@ static const char export_usage[] =
     "Operations a format cannot express are dropped and counted on stderr.\n"
     "Exit status: 0 ok; 1 unreadable trace or unwritable output; 2 usage error.\n";
 
+/* "0-3,8" into a flag per rank (0..max listed); 0, or a usage error. */
+static int parse_ranks(const char *arg, unsigned char **flags, int *n)
+{
+    *flags = NULL;
+    *n = 0;
+    for (const char *p = arg; *p;) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || a < 0 || a > 1 << 24)
+            return -1;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || b < a || b > 1 << 24)
+                return -1;
+        }
+        if (*end != ',' && *end)
+            return -1;
+        if (b >= *n) {
+            unsigned char *f = realloc(*flags, (size_t)b + 1);
+            if (!f)
+                return -1;
+            memset(f + *n, 0, (size_t)(b + 1 - *n));
+            *flags = f;
+            *n = (int)b + 1;
+        }
+        memset(*flags + a, 1, (size_t)(b - a + 1));
+        p = *end ? end + 1 : end;
+    }
+    return *n ? 0 : -1;
+}
+
+/* --window START:END in seconds into ns; 0, or -1. */
+static int parse_window(const char *arg, mc_chrome_filter *flt)
+{
+    char *end;
+    double a = strtod(arg, &end), b;
+    if (end == arg || *end != ':')
+        return -1;
+    const char *p = end + 1;
+    b = strtod(p, &end);
+    if (end == p || *end || !(a >= 0) || !(b > a) || b > 9e9)
+        return -1;
+    flt->t0 = (int64_t)(a * 1e9);
+    flt->t1 = (int64_t)(b * 1e9);
+    return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
     const char *fmt = NULL, *dir = NULL, *out = NULL;
     double flops = 1e9;
-    int quiet = 0;
+    int quiet = 0, filtered = 0;
+    unsigned char *rank_flags = NULL;
+    mc_chrome_filter flt = {.t0 = 0, .t1 = -1};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (cli_is_help(s)) {
@@ -60,6 +115,21 @@ int cmd_export(int argc, char **argv)
                 return cli_usage_error("export: --flops: expected a positive number, got '%s'", argv[i]);
         } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
             quiet = 1;
+        } else if (strcmp(s, "--ranks") == 0 && i + 1 < argc) {
+            free(rank_flags);
+            if (parse_ranks(argv[++i], &rank_flags, &flt.nranks) != 0) {
+                free(rank_flags);
+                return cli_usage_error("export: --ranks: expected a list like 0-3,8, got '%s'", argv[i]);
+            }
+            flt.ranks = rank_flags;
+            filtered = 1;
+        } else if (strcmp(s, "--window") == 0 && i + 1 < argc) {
+            if (parse_window(argv[++i], &flt) != 0) {
+                free(rank_flags);
+                return cli_usage_error("export: --window: expected START:END in seconds, "
+                                       "0 <= START < END, got '%s'", argv[i]);
+            }
+            filtered = 1;
         } else if (s[0] == '-' && s[1]) {
             return cli_usage_error("export: unknown option or missing value: %s (see 'mpicast export --help')", s);
         } else if (!fmt) {
@@ -70,11 +140,20 @@ int cmd_export(int argc, char **argv)
             return cli_usage_error("export: unexpected argument: %s", s);
         }
     }
+    int rc_usage = CLI_OK;
     if (!fmt || !dir || !out)
-        return cli_usage_error("export: usage: mpicast export otf2|tit|chrome|dumpi TRACE -o OUT (see --help)");
+        rc_usage = cli_usage_error("export: usage: mpicast export otf2|tit|chrome|dumpi TRACE -o OUT (see --help)");
+    else if (filtered && strcmp(fmt, "chrome") != 0) /* not silently ignored */
+        rc_usage = cli_usage_error("export: --ranks and --window apply to chrome only");
+    if (rc_usage != CLI_OK) {
+        free(rank_flags);
+        return rc_usage;
+    }
     const char *inputs[] = {dir};
-    if (cli_output_clear(out, inputs, 1) != CLI_OK)
+    if (cli_output_clear(out, inputs, 1) != CLI_OK) {
+        free(rank_flags);
         return CLI_BAD_INPUT;
+    }
     mc_error err = {0};
     mc_export_info info = {0};
     mc_progress prog = {.out = !quiet && isatty(2) ? stderr : NULL, .what = "export"};
@@ -88,12 +167,16 @@ int cmd_export(int argc, char **argv)
     } else if (strcmp(fmt, "chrome") == 0) {
         mc_out o;
         FILE *f = cli_output_open(&o, out, &err);
-        if (!f)
+        if (!f) {
+            free(rank_flags);
             return cli_fail(&err);
-        rc = cli_output_finish(&o, f, mc_export_chrome(dir, f, &info, &prog, &err), &err);
+        }
+        rc = cli_output_finish(&o, f, mc_export_chrome(dir, f, &flt, &info, &prog, &err), &err);
     } else {
+        free(rank_flags);
         return cli_usage_error("export: unknown format '%s' (otf2, tit, chrome or dumpi)", fmt);
     }
+    free(rank_flags);
     if (rc)
         return cli_fail(&err);
     cli_warn_dropped("export", fmt, &info);

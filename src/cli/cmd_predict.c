@@ -24,6 +24,7 @@
 #include "predict_links.h"
 #include "mpicast/predict.h"
 #include "mpicast/blocks.h"
+#include "mpicast/cpu.h"
 #include "mpicast/export.h"
 #include "mpicast/extrap.h"
 #include "mpicast/format.h"
@@ -36,7 +37,7 @@ static const char predict_usage[] =
     "usage: mpicast predict TRACE [--platform FILE] [--set KEY=VALUE]... [--json]\n"
     "                       [--timeline FILE] [--timeline-otf2 DIR] [--compute FILE]\n"
     "                       [--ranks P [rules...]] [--jobs N] [--no-breakdown]\n"
-    "                       [--quiet]\n"
+    "                       [--profile FILE] [--quiet]\n"
     "\n"
     "Replays every rank of TRACE on a modelled platform and predicts the run\n"
     "time: the latest rank's end, with per-rank computation, communication\n"
@@ -67,6 +68,12 @@ static const char predict_usage[] =
     "  --compute FILE   compute table (mpicast blocks DIR --table FILE): each burst\n"
     "                   takes its block's time from FILE; bursts of blocks FILE\n"
     "                   lacks keep recorded time / cpu.speed (counted, reported)\n"
+    "  --profile FILE   CPU profile (instructions and reuse distances per block,\n"
+    "                   docs/compute-data.md): each burst takes its block's time on\n"
+    "                   the processor model of the platform's [cpu] keys (frequency,\n"
+    "                   cpi, caches, memory); bursts of blocks FILE lacks keep\n"
+    "                   recorded time / cpu.speed (counted, reported). Not with\n"
+    "                   --compute\n"
     "\n"
     "The trace is replayed a second time on a free network (zero latency,\n"
     "overhead and gap, infinite bandwidth): the increase over that replay is\n"
@@ -108,6 +115,8 @@ typedef struct predict_args {
     const char **sets;
     const char *compute_file; /* --compute */
     mc_ctable *compute;
+    const char *profile_file; /* --profile */
+    mc_cpu_profile *profile;
     int nsets, json;
     int ranks;                /* --ranks: extrapolate to this many ranks */
     mc_extrap_rules xrules;   /* --rules, --rule, --grid, ... */
@@ -155,6 +164,8 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
             a->timeline_otf2 = argv[++i];
         } else if (strcmp(s, "--compute") == 0 && has_next) {
             a->compute_file = argv[++i];
+        } else if (strcmp(s, "--profile") == 0 && has_next) {
+            a->profile_file = argv[++i];
         } else if (strcmp(s, "--ranks") == 0 && has_next) {
             if (cli_parse_ranks(argv[++i], &a->ranks)) {
                 *rc = cli_usage_error("predict: --ranks %s: expected a positive count", argv[i]);
@@ -176,6 +187,11 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
     }
     if (!a->trace) {
         *rc = cli_usage_error("predict: no TRACE given (see 'mpicast predict --help')");
+        return -1;
+    }
+    if (a->compute_file && a->profile_file) {
+        *rc = cli_usage_error("predict: --compute and --profile both give the blocks' times: "
+                              "give one");
         return -1;
     }
     if (!a->jobs)
@@ -268,6 +284,14 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_pred
                                       (json_int_t)k.from_table, "fell_back",
                                       (json_int_t)k.fell_back));
     }
+    if (doc && a->profile) {
+        mc_cpu_counts k = pr->profile_counts;
+        json_object_set_new(doc, "cpu_profile",
+                            json_pack("{s:s,s:I,s:I,s:I}", "file", a->profile_file, "blocks",
+                                      (json_int_t)mc_cpu_profile_count(a->profile),
+                                      "from_profile", (json_int_t)k.from_profile, "fell_back",
+                                      (json_int_t)k.fell_back));
+    }
     if (doc)
         json_object_set_new(doc, "links", predict_links_json(&pr->links, T));
     if (!doc) {
@@ -318,6 +342,12 @@ static void print_text(const predict_args *a, const mc_platform *p, const mc_pre
                "recorded burst / cpu.speed (block not in the table)\n", a->compute_file,
                (unsigned long long)k.from_table, (unsigned long long)k.fell_back);
     }
+    if (a->profile) {
+        mc_cpu_counts k = pr->profile_counts;
+        printf("cpu profile      %s: %llu bursts from the processor model, %llu fell back to "
+               "the recorded burst / cpu.speed (block not in the profile)\n", a->profile_file,
+               (unsigned long long)k.from_profile, (unsigned long long)k.fell_back);
+    }
     predict_links_print(&pr->links, T, stdout);
     printf("replayed         %llu events in %.3f s (%.3g events/s)\n",
            (unsigned long long)r->events, r->wall_seconds,
@@ -349,9 +379,10 @@ int cmd_predict(int argc, char **argv)
         free(a.sets);
         return rc;
     }
-    const char *inputs[] = {a.trace, a.platform, a.compute_file};
-    if (cli_output_clear(a.timeline, inputs, 3) != CLI_OK ||
-        cli_output_clear(a.timeline_otf2, inputs, 3) != CLI_OK) {
+    const char *inputs[] = {a.trace, a.platform, a.compute_file, a.profile_file};
+    int ninputs = a.profile_file ? 4 : 3;
+    if (cli_output_clear(a.timeline, inputs, ninputs) != CLI_OK ||
+        cli_output_clear(a.timeline_otf2, inputs, ninputs) != CLI_OK) {
         free(a.sets);
         return CLI_BAD_INPUT;
     }
@@ -360,8 +391,13 @@ int cmd_predict(int argc, char **argv)
         free(a.sets);
         return cli_fail(&err);
     }
+    if (a.profile_file && !(a.profile = mc_cpu_profile_load(a.profile_file, &err))) {
+        free(a.sets);
+        return cli_fail(&err);
+    }
     mc_platform *p = mc_platform_open(a.platform, a.sets, a.nsets, &err);
     if (!p) {
+        mc_cpu_profile_destroy(a.profile);
         mc_ctable_destroy(a.compute);
         free(a.sets);
         return cli_fail(&err);
@@ -381,7 +417,7 @@ int cmd_predict(int argc, char **argv)
     }
     mc_predict_request rq = {
         .trace = a.trace, .platform = p, .ranks = a.ranks, .rules = &a.xrules,
-        .compute = a.compute, .breakdown = !a.no_breakdown, .jobs = a.jobs, .links = 1,
+        .compute = a.compute, .profile = a.profile, .breakdown = !a.no_breakdown, .jobs = a.jobs, .links = 1,
         .timeline = tl, .interrupt = &interrupted,
         .slice = tlo ? mc_tl_otf2_slice : NULL, .slice_ctx = tlo,
         .wrap = wrap_progress, .unwrap = unwrap_progress, .wrap_ctx = &a,
@@ -403,11 +439,22 @@ int cmd_predict(int argc, char **argv)
         rc = fail_replay(&err, &res.run);
     } else if (r2) {
         rc = fail_replay(&err, &res.free_run);
-    } else if (a.json) {
-        rc = print_json(&a, p, &res, f);
     } else {
-        print_text(&a, p, &res, f);
+        /* a prediction that rests on rules one trace cannot check says so */
+        char unchecked[600];
+        if (a.ranks > 0 && mc_extrap_rules_unchecked(&a.xrules, unchecked, sizeof unchecked))
+            fprintf(stderr, "mpicast: warning: predict: unchecked: %s (docs/extrapolation.md, "
+                    "\"Leave-one-out check\")\n", unchecked);
+        if (a.json)
+            rc = print_json(&a, p, &res, f);
+        else
+            print_text(&a, p, &res, f);
     }
+    if (a.profile && r1 == MC_OK && res.profile_counts.from_profile == 0 &&
+        res.profile_counts.fell_back > 0)
+        fprintf(stderr, "mpicast: warning: %s has none of the blocks of %s (site keys differ: "
+                "another program or source version?): every burst kept its recorded time / "
+                "cpu.speed\n", a.profile_file, a.trace);
     if (tlo && rc == CLI_OK && mc_tl_otf2_write(tlo, a.timeline_otf2, res.run.nranks, &err))
         rc = cli_fail(&err);
     mc_predict_result_free(&res);
@@ -418,6 +465,7 @@ int cmd_predict(int argc, char **argv)
 out:
     mc_tl_otf2_destroy(tlo);
     mc_ctable_destroy(a.compute);
+    mc_cpu_profile_destroy(a.profile);
     mc_platform_destroy(p);
     free(a.sets);
     return rc;

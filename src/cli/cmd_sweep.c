@@ -24,6 +24,7 @@ int cmd_sweep(int argc, char **argv)
         sweep_cfg_free(&c);
         return rc;
     }
+    sweep_warn_unchecked(&c, stderr);
     sweep_result *res = calloc((size_t)sweep_ntasks(&c), sizeof *res);
     if (!res) {
         sweep_cfg_free(&c);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mpicast/env.h"
 #include "mpicast/export.h"
 #include "mpicast/model.h"
 #include "mpicast/outfile.h"
@@ -149,6 +150,11 @@ static char **split_opt_values(int argc, char **argv, int *out_argc)
     return v;
 }
 
+static void warn_env(const char *msg)
+{
+    fprintf(stderr, "mpicast: warning: %s\n", msg);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -163,6 +169,9 @@ int main(int argc, char **argv)
         puts("mpicast " MPICAST_VERSION);
         return CLI_OK;
     }
+    mc_error env_err = {0};
+    if (mc_env_check(&env_err, warn_env) != MC_OK)
+        return cli_fail(&env_err); /* a setting mpicast would otherwise ignore */
     mc_out_cleanup_on_signals(); /* an interrupted command leaves no temporary output */
     mc_import_register_inputs();
     int n;

@@ -1,4 +1,4 @@
-/* Internal to src/export: a whole trace loaded in memory, message matching,
+/* Internal to src/export: a trace streamed rank by rank, live requests,
  * and small helpers shared by the exporters. */
 #ifndef MC_EXPORT_INTERNAL_H
 #define MC_EXPORT_INTERNAL_H
@@ -13,48 +13,44 @@
 #error "export_internal.h is internal to src/export"
 #endif
 
-/* One rank's events; each event's vals is owned (malloc'd) by the trace. */
-typedef struct lt_req {
+/* A trace streamed rank by rank (stream.c): the exporters that write per
+ * rank (OTF2, TIT) read with it in memory bounded by one rank's live
+ * requests. lt_stream_open reads the first event of every rank (so the
+ * earliest time, lt_stream_tmin (<= 0), is known before anything is
+ * written); lt_stream_next gives rank r's events in order (1, 0 at its end,
+ * -1 with err), each valid until the next call. */
+typedef struct lt_stream lt_stream;
+lt_stream *lt_stream_open(const char *path, mc_error *err);
+int lt_stream_nranks(const lt_stream *s);
+const mc_meta *lt_stream_meta(const lt_stream *s); /* NULL without meta.json */
+int64_t lt_stream_tmin(const lt_stream *s);
+int64_t lt_stream_tfirst(const lt_stream *s); /* earliest first event, INT64_MAX if none */
+uint64_t lt_stream_events(const lt_stream *s);    /* delivered so far */
+int lt_stream_next(lt_stream *s, int r, mc_event *e, mc_error *err);
+void lt_stream_close(lt_stream *s);
+
+/* A rank's live requests while streaming: what the event that created each
+ * one said (lt_find_req's answer without holding the events). */
+typedef struct lt_reqdef {
     uint32_t req;
-    size_t ev;
-} lt_req;
-
-typedef struct lt_rank {
-    mc_event *ev;
-    size_t n, cap;
-    lt_req *reqs; /* events creating a request, sorted by id (lt_load) */
-    size_t nreqs;
-} lt_rank;
-
-typedef struct loaded_trace {
-    int nranks;
-    lt_rank *ranks;
-    mc_source *src;      /* kept open: owns the meta */
-    const mc_meta *meta; /* NULL when the directory has none */
-    uint64_t events;
-} loaded_trace;
-
-/* Reads every event of every rank (exports need random access: matching
- * messages across ranks). Memory: one mc_event per event plus vals. */
-loaded_trace *lt_load(const char *dir, mc_progress *prog, mc_error *err);
-void lt_free(loaded_trace *t);
-
-/* The latest event before index `upto` that created request `req`, or NULL;
- * *at (when non-NULL) gets its index. O(log n). */
-const mc_event *lt_find_req(const lt_rank *rk, size_t upto, uint32_t req, size_t *at);
-
-/* A point-to-point message: sender event (rank, index) and the receiver's
- * event that posted the receive and the one that completed it. */
-typedef struct lt_msg {
-    int src, dst;
-    size_t send_ev;              /* index in ranks[src] */
-    size_t post_ev, done_ev;     /* indexes in ranks[dst] */
+    int op;
+    int32_t peer, tag;
     int64_t bytes;
-} lt_msg;
-
-/* Matches sends to receives by (source, destination, communicator, tag) in
- * program order (MPI's non-overtaking rule). Unmatched ones are left out. */
-lt_msg *lt_match(const loaded_trace *t, size_t *nmsgs, mc_error *err);
+    uint64_t comm;
+    int64_t seq;   /* free for the caller (chrome: the receive's match order) */
+} lt_reqdef;
+typedef struct lt_reqmap lt_reqmap;
+lt_reqmap *lt_reqmap_create(void);
+void lt_reqmap_destroy(lt_reqmap *m);
+void lt_reqmap_clear(lt_reqmap *m);
+int lt_reqmap_put(lt_reqmap *m, const mc_event *e); /* -1: out of memory */
+const lt_reqdef *lt_reqmap_get(const lt_reqmap *m, uint32_t id);
+lt_reqdef *lt_reqmap_get_mut(lt_reqmap *m, uint32_t id);
+void lt_reqmap_del(lt_reqmap *m, uint32_t id);
+/* Applies e after it was written: creating events define their id,
+ * completions end non-persistent requests, Request_free any. -1: no memory. */
+int lt_reqmap_track(lt_reqmap *m, const mc_event *e);
+int lt_reqdef_persistent(const lt_reqdef *d);
 
 /* True when op sends a message (blocking/nonblocking, Sendrecv). */
 int lt_is_send(int op);

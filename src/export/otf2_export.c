@@ -16,7 +16,10 @@ typedef struct xcomm {
 
 typedef struct xport {
     otf2w w;
-    const loaded_trace *t;
+    int nranks;
+    const mc_meta *meta;
+    lt_reqmap *reqs;  /* the live requests of the rank being written */
+    int32_t *all;     /* 0..nranks-1 */
     xcomm *comms;
     size_t ncomms;
     uint32_t region[MC_OP_COUNT]; /* region ref per op + 1; 0: not defined yet */
@@ -61,13 +64,13 @@ static int comm_add(xport *x, uint64_t id, const int32_t *members, int32_t size)
     xcomm *c = &v[x->ncomms];
     c->id = id;
     c->size = size;
-    c->crank = malloc((size_t)x->t->nranks * sizeof *c->crank);
+    c->crank = malloc((size_t)x->nranks * sizeof *c->crank);
     if (!c->crank)
         return -1;
-    for (int r = 0; r < x->t->nranks; r++)
+    for (int r = 0; r < x->nranks; r++)
         c->crank[r] = -1;
     for (int32_t k = 0; k < size; k++)
-        if (members[k] >= 0 && members[k] < x->t->nranks)
+        if (members[k] >= 0 && members[k] < x->nranks)
             c->crank[members[k]] = k;
     c->ref = ow_comm_add(&x->w, id, members, size);
     if (c->ref == UINT32_MAX)
@@ -76,60 +79,92 @@ static int comm_add(xport *x, uint64_t id, const int32_t *members, int32_t size)
     return 0;
 }
 
-/* Every communicator the events use: meta.json's, those created by
- * communicator calls, MPI_COMM_SELF, and for any other id the ranks that
- * use it (a trace without meta.json). */
-static int collect_comms(xport *x)
+/* The communicators known before the events: the world and meta.json's. */
+static int known_comms(xport *x)
 {
-    const loaded_trace *t = x->t;
-    int n = t->nranks;
-    int32_t *all = malloc((size_t)n * sizeof *all);
-    if (!all)
-        return -1;
-    for (int r = 0; r < n; r++)
-        all[r] = r;
-    int bad = comm_add(x, MC_COMM_WORLD, all, n);
-    for (size_t i = 0; !bad && t->meta && i < mc_meta_ncomms(t->meta); i++) {
-        const mc_meta_comm *c = mc_meta_comm_at(t->meta, i);
+    int bad = comm_add(x, MC_COMM_WORLD, x->all, x->nranks);
+    for (size_t i = 0; !bad && x->meta && i < mc_meta_ncomms(x->meta); i++) {
+        const mc_meta_comm *c = mc_meta_comm_at(x->meta, i);
         bad = comm_add(x, c->id, c->members, c->size);
     }
-    for (int r = 0; !bad && r < n; r++)
-        for (size_t i = 0; !bad && i < t->ranks[r].n; i++) {
-            const mc_event *e = &t->ranks[r].ev[i];
-            if (mc_op_kind_of(e->op) == MC_KIND_M && e->op != MC_OP_COMM_FREE && e->nvals &&
-                e->newcomm != MC_COMM_NULL) {
-                int32_t sz = e->peer2 > 0 && (uint32_t)e->peer2 <= e->nvals ? e->peer2 : (int32_t)e->nvals;
-                int32_t *m = malloc((size_t)sz * sizeof *m + 1);
-                bad = !m;
-                for (int32_t k = 0; m && k < sz; k++)
-                    m[k] = (int32_t)e->vals[k];
-                if (m)
-                    bad = comm_add(x, e->newcomm, m, sz);
-                free(m);
-            }
-            if (!bad && (e->comm & MC_COMM_SELF_BASE) == MC_COMM_SELF_BASE && e->comm != MC_COMM_NULL)
-                bad = comm_add(x, e->comm, &all[r], 1);
-        }
-    /* unknown ids: the ranks using them, in rank order */
-    for (int r = 0; !bad && r < n; r++)
-        for (size_t i = 0; !bad && i < t->ranks[r].n; i++) {
-            uint64_t id = t->ranks[r].ev[i].comm;
-            if (comm_get(x, id))
+    return bad;
+}
+
+/* The communicators an event of rank r makes known: the one a communicator
+ * call creates (its members in vals) and the rank's MPI_COMM_SELF. Each is
+ * known before its first use on every rank that uses it. */
+static int learn_comms(xport *x, int r, const mc_event *e)
+{
+    int bad = 0;
+    if (mc_op_kind_of(e->op) == MC_KIND_M && e->op != MC_OP_COMM_FREE && e->nvals &&
+        e->newcomm != MC_COMM_NULL && !comm_get(x, e->newcomm)) {
+        int32_t sz = e->peer2 > 0 && (uint32_t)e->peer2 <= e->nvals ? e->peer2 : (int32_t)e->nvals;
+        int32_t *m = malloc((size_t)sz * sizeof *m + 1);
+        bad = !m;
+        for (int32_t k = 0; m && k < sz; k++)
+            m[k] = (int32_t)e->vals[k];
+        if (m)
+            bad = comm_add(x, e->newcomm, m, sz);
+        free(m);
+    }
+    if (!bad && (e->comm & MC_COMM_SELF_BASE) == MC_COMM_SELF_BASE && e->comm != MC_COMM_NULL)
+        bad = comm_add(x, e->comm, &x->all[r], 1);
+    return bad;
+}
+
+/* A trace without meta.json (a run that crashed) may use ids no event
+ * defines: each gets the ranks that use it, in rank order, from a first
+ * pass over the trace (ids in first-use order, as the events name them). */
+static int usage_comms(xport *x, const char *trace, mc_error *err)
+{
+    lt_stream *s = lt_stream_open(trace, err);
+    if (!s)
+        return -1;
+    uint64_t *ids = NULL;
+    unsigned char *users = NULL; /* nranks bytes per id */
+    size_t n = 0;
+    int bad = 0, rc = 0;
+    mc_event e;
+    for (int r = 0; !bad && r < x->nranks; r++)
+        while (!bad && (rc = lt_stream_next(s, r, &e, err)) == 1) {
+            bad = learn_comms(x, r, &e);
+            if (bad || comm_get(x, e.comm))
                 continue;
-            int32_t k = 0;
-            for (int q = 0; q < n; q++) {
-                int uses = 0;
-                for (size_t j = 0; j < t->ranks[q].n && !uses; j++)
-                    uses = t->ranks[q].ev[j].comm == id;
-                if (uses)
-                    all[k++] = q;
+            size_t k = 0;
+            while (k < n && ids[k] != e.comm)
+                k++;
+            if (k == n) {
+                uint64_t *ni = realloc(ids, (n + 1) * sizeof *ni);
+                unsigned char *nu = ni ? realloc(users, (n + 1) * (size_t)x->nranks) : NULL;
+                if (ni)
+                    ids = ni;
+                if (!nu) {
+                    bad = 1;
+                    break;
+                }
+                users = nu;
+                memset(users + n * (size_t)x->nranks, 0, (size_t)x->nranks);
+                ids[n++] = e.comm;
             }
-            bad = comm_add(x, id, all, k);
-            for (int q = 0; q < n; q++)
-                all[q] = q;
+            users[k * (size_t)x->nranks + (size_t)r] = 1;
         }
-    free(all);
-    return bad ? -1 : 0;
+    for (size_t k = 0; !bad && rc >= 0 && k < n; k++) {
+        int32_t size = 0;
+        int32_t *m = malloc((size_t)x->nranks * sizeof *m + 1);
+        bad = !m;
+        for (int q = 0; m && q < x->nranks; q++)
+            if (users[k * (size_t)x->nranks + (size_t)q])
+                m[size++] = q;
+        if (m)
+            bad = comm_add(x, ids[k], m, size);
+        free(m);
+    }
+    if (bad && rc >= 0)
+        mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
+    free(ids);
+    free(users);
+    lt_stream_close(s);
+    return bad || rc < 0 ? -1 : 0;
 }
 
 static uint32_t crank(const xcomm *c, int32_t world)
@@ -139,42 +174,58 @@ static uint32_t crank(const xcomm *c, int32_t world)
     return (uint32_t)c->crank[world];
 }
 
-static int64_t sum_vals(const mc_event *e, uint32_t from, uint32_t n)
+/* Sizes in 128 bits: per-rank counts of a crafted trace (each up to 2^63)
+ * summed or multiplied by the communicator size must not wrap. */
+typedef unsigned __int128 u128;
+
+static u128 sum_vals(const mc_event *e, uint32_t from, uint32_t n)
 {
-    int64_t s = 0;
+    u128 s = 0;
     for (uint32_t i = from; i < from + n && i < e->nvals; i++)
-        s += e->vals[i];
+        s += e->vals[i] > 0 ? (u128)e->vals[i] : 0;
     return s;
 }
 
-/* Bytes sent and received as Score-P's scorep_mpi_coll_bytes_* compute them. */
-static void coll_sizes(const mc_event *e, const xcomm *c, int rank, uint64_t *sent, uint64_t *recvd)
+static u128 pos(int64_t v)
+{
+    return v > 0 ? (u128)v : 0;
+}
+
+/* Bytes sent and received as Score-P's scorep_mpi_coll_bytes_* compute them;
+ * -1 when one does not fit the 64 bits of OTF2's record. */
+static int coll_sizes(const mc_event *e, const xcomm *c, int rank, uint64_t *sent, uint64_t *recvd)
 {
     int64_t N = c ? c->size : 1, me = c && c->crank[rank] >= 0 ? c->crank[rank] : 0;
     int root = e->peer == rank;
-    int64_t b = e->bytes, b2 = e->bytes2, S = 0, R = 0;
+    u128 n128 = pos(N), b = pos(e->bytes), b2 = pos(e->bytes2), S = 0, R = 0;
     uint32_t n = (uint32_t)N;
     switch (e->op) {
-    case MC_OP_BCAST: S = root ? N * b : 0; R = b; break;
-    case MC_OP_REDUCE: S = b; R = root ? N * b : 0; break;
-    case MC_OP_GATHER: S = b; R = root ? N * b2 : 0; break;
-    case MC_OP_SCATTER: S = root ? N * b : 0; R = b2; break;
-    case MC_OP_ALLGATHER: case MC_OP_ALLTOALL: S = N * b; R = N * b2; break;
-    case MC_OP_ALLREDUCE: case MC_OP_REDUCE_SCATTER_BLOCK: S = R = N * b; break;
-    case MC_OP_SCAN: S = (N - me) * b; R = (me + 1) * b; break;
-    case MC_OP_EXSCAN: S = (N - me - 1) * b; R = me * b; break;
+    case MC_OP_BCAST: S = root ? n128 * b : 0; R = b; break;
+    case MC_OP_REDUCE: S = b; R = root ? n128 * b : 0; break;
+    case MC_OP_GATHER: S = b; R = root ? n128 * b2 : 0; break;
+    case MC_OP_SCATTER: S = root ? n128 * b : 0; R = b2; break;
+    case MC_OP_ALLGATHER: case MC_OP_ALLTOALL: S = n128 * b; R = n128 * b2; break;
+    case MC_OP_ALLREDUCE: case MC_OP_REDUCE_SCATTER_BLOCK: S = R = n128 * b; break;
+    case MC_OP_SCAN: S = pos(N - me) * b; R = pos(me + 1) * b; break;
+    case MC_OP_EXSCAN: S = pos(N - me - 1) * b; R = pos(me) * b; break;
     case MC_OP_GATHERV: S = b; R = root ? sum_vals(e, 0, n) : 0; break;
     case MC_OP_SCATTERV: S = root ? sum_vals(e, 0, n) : 0; R = b2; break;
-    case MC_OP_ALLGATHERV: S = N * b; R = sum_vals(e, e->nvals >= n ? e->nvals - n : 0, n); break;
+    case MC_OP_ALLGATHERV: S = n128 * b; R = sum_vals(e, e->nvals >= n ? e->nvals - n : 0, n); break;
     case MC_OP_ALLTOALLV: case MC_OP_ALLTOALLW:
         S = sum_vals(e, 0, n);
         R = sum_vals(e, e->nvals >= 2 * n ? n : 0, n);
         break;
-    case MC_OP_REDUCE_SCATTER: S = sum_vals(e, 0, n); R = N * ((uint32_t)me < e->nvals ? e->vals[me] : 0); break;
+    case MC_OP_REDUCE_SCATTER:
+        S = sum_vals(e, 0, n);
+        R = n128 * ((uint32_t)me < e->nvals ? pos(e->vals[me]) : 0);
+        break;
     default: break;
     }
-    *sent = S > 0 ? (uint64_t)S : 0;
-    *recvd = R > 0 ? (uint64_t)R : 0;
+    if (S > UINT64_MAX || R > UINT64_MAX)
+        return -1;
+    *sent = (uint64_t)S;
+    *recvd = (uint64_t)R;
+    return 0;
 }
 
 /* What a communicator call leaves that OTF2 has no field for (OW_CALL_ATTR,
@@ -209,15 +260,8 @@ static int comm_call_record(xport *x, OTF2_EvtWriter *ew, const mc_event *e, uin
     return 0;
 }
 
-static const mc_event *req_def(const lt_rank *rk, size_t upto, uint32_t id)
+static int write_event(xport *x, OTF2_EvtWriter *ew, int r, const mc_event *e)
 {
-    return lt_find_req(rk, upto, id, NULL);
-}
-
-static int write_event(xport *x, OTF2_EvtWriter *ew, int r, size_t i)
-{
-    const lt_rank *rk = &x->t->ranks[r];
-    const mc_event *e = &rk->ev[i];
     if (e->op < 0 || e->op >= MC_OP_COUNT)
         return 0; /* not an operation: nothing to write */
     if (!x->region[e->op]) {
@@ -261,7 +305,7 @@ static int write_event(xport *x, OTF2_EvtWriter *ew, int r, size_t i)
         break;
     case MC_OP_START: case MC_OP_STARTALL:
         for (uint32_t k = 0; k < e->nvals; k++) {
-            const mc_event *d = req_def(rk, i, (uint32_t)e->vals[k]);
+            const lt_reqdef *d = lt_reqmap_get(x->reqs, (uint32_t)e->vals[k]);
             if (!d || d->peer < 0)
                 continue;
             const xcomm *dc = comm_get(x, d->comm);
@@ -277,7 +321,7 @@ static int write_event(xport *x, OTF2_EvtWriter *ew, int r, size_t i)
         if (mc_op_kind_of(e->op) == MC_KIND_W) {
             for (uint32_t k = 0; k + 3 < e->nvals; k += 4) {
                 uint32_t id = (uint32_t)e->vals[k];
-                const mc_event *d = req_def(rk, i, id);
+                const lt_reqdef *d = lt_reqmap_get(x->reqs, id);
                 if (!d)
                     continue;
                 if (d->op == MC_OP_IRECV || d->op == MC_OP_RECV_INIT) {
@@ -293,7 +337,8 @@ static int write_event(xport *x, OTF2_EvtWriter *ew, int r, size_t i)
             }
         } else if (mc_op_kind_of(e->op) == MC_KIND_C && ow_coll_op(e->op) >= 0) {
             uint64_t S, R;
-            coll_sizes(e, c, r, &S, &R);
+            if (coll_sizes(e, c, r, &S, &R) != 0)
+                return -2;
             ok &= OTF2_EvtWriter_MpiCollectiveBegin(ew, NULL, t0) == OTF2_SUCCESS;
             ok &= OTF2_EvtWriter_MpiCollectiveEnd(ew, NULL, t1, (OTF2_CollectiveOp)ow_coll_op(e->op), cref,
                                                   e->peer >= 0 ? crank(c, e->peer) : OTF2_UNDEFINED_UINT32,
@@ -309,6 +354,50 @@ static int write_event(xport *x, OTF2_EvtWriter *ew, int r, size_t i)
     return ok ? 0 : -1;
 }
 
+static void xport_free(xport *x)
+{
+    for (size_t i = 0; i < x->ncomms; i++)
+        free(x->comms[i].crank);
+    free(x->comms);
+    free(x->all);
+    lt_reqmap_destroy(x->reqs);
+}
+
+/* Writes rank r's events; 0, or -1 with err filled. */
+static int write_rank(xport *x, lt_stream *s, int r, const char *trace, const char *outdir,
+                      mc_export_info *info, mc_error *err)
+{
+    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(x->w.ar, (uint64_t)r);
+    if (!ew)
+        return mc_error_set(err, MC_ERR_IO, "%s: cannot open the OTF2 event writer of rank %d",
+                            outdir, r), -1;
+    lt_reqmap_clear(x->reqs);
+    mc_event e;
+    int rc, fail = 0;
+    for (uint64_t i = 0; !fail && (rc = lt_stream_next(s, r, &e, err)) == 1; i++) {
+        if (e.op == MC_OP_COMPUTE) {
+            info->dropped++;
+            continue;
+        }
+        int w = learn_comms(x, r, &e) ? -3 : write_event(x, ew, r, &e);
+        if (!w && lt_reqmap_track(x->reqs, &e) != 0)
+            w = -3;
+        if (w == -2)
+            mc_error_set(err, MC_ERR_FORMAT, "%s: rank %d event %llu (%s): the collective's "
+                         "bytes sent or received exceed 2^64, more than OTF2 records", trace,
+                         r, (unsigned long long)i, mc_op_name(e.op));
+        else if (w == -3)
+            mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
+        else if (w)
+            mc_error_set(err, MC_ERR_IO, "%s: writing the events of rank %d failed", outdir, r);
+        fail = w != 0;
+        info->written++;
+    }
+    OTF2_EvtWriter_GetNumberOfEvents(ew, &x->w.nevents[r]);
+    OTF2_Archive_CloseEvtWriter(x->w.ar, ew);
+    return fail || rc < 0 ? -1 : 0;
+}
+
 mc_err mc_export_otf2(const char *trace, const char *outdir, mc_export_info *info,
                       mc_progress *prog, mc_error *err)
 {
@@ -316,50 +405,38 @@ mc_err mc_export_otf2(const char *trace, const char *outdir, mc_export_info *inf
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
-    loaded_trace *t = lt_load(trace, prog, err);
-    if (!t)
+    lt_stream *s = lt_stream_open(trace, err);
+    if (!s)
         return err && err->code ? err->code : MC_ERR_IO;
-    info->events = t->events;
-    int64_t tmin = 0;
-    for (int r = 0; r < t->nranks; r++)
-        if (t->ranks[r].n && t->ranks[r].ev[0].t_start < tmin)
-            tmin = t->ranks[r].ev[0].t_start;
-    xport x = {.t = t};
-    mc_err rc = ow_open(&x.w, outdir, t->nranks, (uint64_t)-tmin, err);
+    xport x = {.nranks = lt_stream_nranks(s), .meta = lt_stream_meta(s)};
+    x.reqs = lt_reqmap_create();
+    x.all = malloc((size_t)(x.nranks > 0 ? x.nranks : 1) * sizeof *x.all);
+    if (!x.reqs || !x.all) {
+        xport_free(&x);
+        lt_stream_close(s);
+        return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
+    }
+    for (int r = 0; r < x.nranks; r++)
+        x.all[r] = r;
+    mc_err rc = ow_open(&x.w, outdir, x.nranks, (uint64_t)-lt_stream_tmin(s), err);
     if (rc) {
-        lt_free(t);
+        xport_free(&x);
+        lt_stream_close(s);
         return rc;
     }
-    int fail = collect_comms(&x);
+    int fail = known_comms(&x);
     if (fail)
         mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-    for (int r = 0; !fail && r < t->nranks; r++) {
-        OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(x.w.ar, (uint64_t)r);
-        if (!ew) {
-            fail = 1;
-            mc_error_set(err, MC_ERR_IO, "%s: cannot open the OTF2 event writer of rank %d", outdir, r);
-            break;
-        }
-        for (size_t i = 0; !fail && i < t->ranks[r].n; i++) {
-            if (t->ranks[r].ev[i].op == MC_OP_COMPUTE) {
-                info->dropped++;
-                continue;
-            }
-            if (write_event(&x, ew, r, i)) {
-                fail = 1;
-                mc_error_set(err, MC_ERR_IO, "%s: writing the events of rank %d failed", outdir, r);
-            }
-            info->written++;
-        }
-        OTF2_EvtWriter_GetNumberOfEvents(ew, &x.w.nevents[r]);
-        OTF2_Archive_CloseEvtWriter(x.w.ar, ew);
-        mc_progress_update(prog, (uint64_t)r + 1, (uint64_t)t->nranks);
+    if (!fail && !x.meta)
+        fail = usage_comms(&x, trace, err);
+    for (int r = 0; !fail && r < x.nranks; r++) {
+        fail = write_rank(&x, s, r, trace, outdir, info, err);
+        mc_progress_update(prog, (uint64_t)r + 1, (uint64_t)x.nranks);
     }
+    info->events = lt_stream_events(s);
     rc = ow_close(&x.w, fail, err);
     mc_progress_done(prog);
-    for (size_t i = 0; i < x.ncomms; i++)
-        free(x.comms[i].crank);
-    free(x.comms);
-    lt_free(t);
+    xport_free(&x);
+    lt_stream_close(s);
     return rc;
 }

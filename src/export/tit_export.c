@@ -33,18 +33,32 @@ typedef struct treq {
     int outstanding;
 } treq;
 
+/* An irecv whose line waits for the size its completion reports. */
+typedef struct held_irecv {
+    uint32_t req;
+    int32_t peer;
+    int tag;
+    int64_t bytes;   /* the posted size until resolved */
+    int resolved;
+    long pos;        /* where its line goes in the held text */
+} held_irecv;
+
 typedef struct tit_w {
-    FILE *f;
+    FILE *f;               /* where lines go: out, or held while irecvs wait */
+    FILE *out;             /* the rank's file */
+    FILE *held;            /* open_memstream of the lines after the first held irecv */
+    char *held_buf;
+    size_t held_len;
+    long held_done;        /* bytes of held_buf already written to out */
+    held_irecv *irecvs;
+    size_t nirecvs, cap_irecvs;
     int rank, nranks;
     double flops;
     treq *reqs;
     size_t nreqs, cap;
     mc_export_info *info;
-    const lt_rank *events; /* the rank's events */
     uint64_t *world_like;  /* communicators with the world's members in order */
-    size_t nworld_like;
-    int64_t *recvd;        /* index_received */
-    size_t nrecvd;
+    size_t nworld_like, cap_world_like;
 } tit_w;
 
 static treq *req_find(tit_w *w, uint32_t id)
@@ -101,6 +115,21 @@ static int post(tit_w *w, uint32_t id, int is_recv, int32_t peer, int tag, int64
     q->outstanding = 1;
     line(w, "%s %d %d %lld", is_recv ? "irecv" : "isend", peer, tag < 0 ? 0 : tag, (long long)bytes);
     return 0;
+}
+
+static int hold_irecv(tit_w *w, const mc_event *e);
+
+/* An Irecv: its request like post(), its line held until the size is known. */
+static int post_irecv(tit_w *w, const mc_event *e)
+{
+    treq *q = req_find(w, e->req);
+    if (!q && !(q = req_add(w, e->req)))
+        return -1;
+    q->src = e->peer;
+    q->dst = w->rank;
+    q->tag = e->tag;
+    q->outstanding = 1;
+    return hold_irecv(w, e);
 }
 
 /* Keeps the outstanding and the persistent requests only, so that lookups
@@ -170,27 +199,29 @@ static void counts(tit_w *w, const mc_event *e, uint32_t first, int have, int n)
         fprintf(w->f, " %lld", have ? (long long)val_or0(e, first + (uint32_t)i) : 0LL);
 }
 
-static void collective(tit_w *w, const mc_event *e)
+/* -2 when an all-to-all's per-rank counts sum past 2^63 (a crafted trace):
+ * the total would wrap, and no reader of the text takes it. */
+static int collective(tit_w *w, const mc_event *e)
 {
     int n = w->nranks;
     int root = e->peer < 0 ? 0 : e->peer;
     long long b = (long long)e->bytes, b2 = (long long)e->bytes2;
     switch (e->op) {
-    case MC_OP_BARRIER: line(w, "barrier"); return;
-    case MC_OP_BCAST: line(w, "bcast %lld %d", b, root); return;
-    case MC_OP_REDUCE: line(w, "reduce %lld 0 %d", b, root); return;
-    case MC_OP_ALLREDUCE: line(w, "allreduce %lld 0", b); return;
-    case MC_OP_ALLTOALL: line(w, "alltoall %lld %lld", b, b2); return;
-    case MC_OP_ALLGATHER: line(w, "allgather %lld %lld", b, b2); return;
-    case MC_OP_GATHER: line(w, "gather %lld %lld %d", b, b2, root); return;
-    case MC_OP_SCATTER: line(w, "scatter %lld %lld %d", b, b2, root); return;
+    case MC_OP_BARRIER: line(w, "barrier"); return 0;
+    case MC_OP_BCAST: line(w, "bcast %lld %d", b, root); return 0;
+    case MC_OP_REDUCE: line(w, "reduce %lld 0 %d", b, root); return 0;
+    case MC_OP_ALLREDUCE: line(w, "allreduce %lld 0", b); return 0;
+    case MC_OP_ALLTOALL: line(w, "alltoall %lld %lld", b, b2); return 0;
+    case MC_OP_ALLGATHER: line(w, "allgather %lld %lld", b, b2); return 0;
+    case MC_OP_GATHER: line(w, "gather %lld %lld %d", b, b2, root); return 0;
+    case MC_OP_SCATTER: line(w, "scatter %lld %lld %d", b, b2, root); return 0;
     case MC_OP_REDUCE_SCATTER_BLOCK:
         fprintf(w->f, "%d reducescatter", w->rank);
         for (int i = 0; i < n; i++)
             fprintf(w->f, " %lld", b2 ? b2 : b);
         fputs(" 0\n", w->f);
         w->info->written++;
-        return;
+        return 0;
     default:
         break;
     }
@@ -215,10 +246,10 @@ static void collective(tit_w *w, const mc_event *e)
     case MC_OP_ALLTOALLW: {
         int two = e->nvals >= 2u * (uint32_t)n; /* else in place: receive side only */
         long long ss = 0, rs = 0;
-        for (int i = 0; i < n; i++) {
-            rs += val_or0(e, (uint32_t)(two ? n + i : i));
-            ss += val_or0(e, (uint32_t)i);
-        }
+        for (int i = 0; i < n; i++)
+            if (__builtin_add_overflow(rs, val_or0(e, (uint32_t)(two ? n + i : i)), &rs) ||
+                __builtin_add_overflow(ss, val_or0(e, (uint32_t)i), &ss))
+                return -2;
         fprintf(w->f, "alltoallv %lld", ss);
         counts(w, e, 0, 1, n);
         fprintf(w->f, " %lld", rs);
@@ -235,59 +266,85 @@ static void collective(tit_w *w, const mc_event *e)
     }
     fputc('\n', w->f);
     w->info->written++;
-}
-
-static int pair_cmp(const void *a, const void *b)
-{
-    const int64_t *x = a, *y = b;
-    return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* (request, bytes received) of every receive completion of the rank,
- * sorted by request: 2 values per completion. */
-static int index_received(tit_w *w)
-{
-    const lt_rank *rk = w->events;
-    size_t n = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t k = 0;
-        for (size_t i = 0; i < rk->n; i++) {
-            const mc_event *c = &rk->ev[i];
-            if (mc_op_kind_of(c->op) != MC_KIND_W || c->op == MC_OP_START || c->op == MC_OP_STARTALL)
-                continue;
-            for (uint32_t j = 0; j + 3 < c->nvals; j += 4) {
-                if (pass) {
-                    w->recvd[2 * k] = (int64_t)(uint32_t)c->vals[j];
-                    w->recvd[2 * k + 1] = c->vals[j + 3];
-                }
-                k++;
-            }
-        }
-        if (!pass) {
-            n = k;
-            free(w->recvd);
-            if (!(w->recvd = malloc((2 * n + 2) * sizeof *w->recvd)))
-                return -1;
-        }
-    }
-    w->nrecvd = n;
-    qsort(w->recvd, n, 2 * sizeof *w->recvd, pair_cmp);
     return 0;
 }
 
-/* Bytes received by the request e creates, from the completion that names
- * it (e->bytes when none does). */
-static int64_t received(const tit_w *w, const mc_event *e)
+/* ------------------------------------------------------------ held irecvs
+ * An irecv's line gives the size of the message that arrived, which only
+ * its completion, later in the stream, reports. Its line and every line
+ * after it are held in memory until the completion is read, then written
+ * in order: memory is bounded by the text between an irecv and its
+ * completion, not by the trace. */
+
+static int hold_irecv(tit_w *w, const mc_event *e)
 {
-    size_t lo = 0, hi = w->nrecvd;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->recvd[2 * mid] < (int64_t)e->req)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!w->held) {
+        w->held = open_memstream(&w->held_buf, &w->held_len);
+        if (!w->held)
+            return -1;
+        w->held_done = 0;
+        w->f = w->held;
     }
-    return lo < w->nrecvd && w->recvd[2 * lo] == (int64_t)e->req ? w->recvd[2 * lo + 1] : e->bytes;
+    if (w->nirecvs == w->cap_irecvs) {
+        size_t cap = w->cap_irecvs ? 2 * w->cap_irecvs : 16;
+        held_irecv *v = realloc(w->irecvs, cap * sizeof *v);
+        if (!v)
+            return -1;
+        w->irecvs = v;
+        w->cap_irecvs = cap;
+    }
+    fflush(w->held);
+    w->irecvs[w->nirecvs++] = (held_irecv){.req = e->req, .peer = e->peer, .tag = e->tag,
+                                           .bytes = e->bytes, .pos = (long)w->held_len};
+    return 0;
+}
+
+/* A completion names req with the bytes received: the earliest held irecv
+ * of that request takes them. */
+static void resolve_irecv(tit_w *w, uint32_t req, int64_t bytes)
+{
+    for (size_t i = 0; i < w->nirecvs; i++)
+        if (!w->irecvs[i].resolved && w->irecvs[i].req == req) {
+            w->irecvs[i].bytes = bytes;
+            w->irecvs[i].resolved = 1;
+            return;
+        }
+}
+
+static void write_held_text(tit_w *w, long upto)
+{
+    if (upto > w->held_done)
+        fwrite(w->held_buf + w->held_done, 1, (size_t)(upto - w->held_done), w->out);
+    w->held_done = upto;
+}
+
+/* Writes the held text up to the first irecv still waiting (all of it with
+ * `all`, the irecvs then keeping their posted size). */
+static void release_held(tit_w *w, int all)
+{
+    if (!w->held)
+        return;
+    fflush(w->held);
+    size_t i = 0;
+    for (; i < w->nirecvs && (all || w->irecvs[i].resolved); i++) {
+        const held_irecv *h = &w->irecvs[i];
+        write_held_text(w, h->pos);
+        fprintf(w->out, "%d irecv %d %d %lld\n", w->rank, h->peer, h->tag < 0 ? 0 : h->tag,
+                (long long)h->bytes);
+        w->info->written++;
+    }
+    memmove(w->irecvs, w->irecvs + i, (w->nirecvs - i) * sizeof *w->irecvs);
+    w->nirecvs -= i;
+    if (w->nirecvs) {
+        write_held_text(w, w->irecvs[0].pos);
+        return;
+    }
+    write_held_text(w, (long)w->held_len);
+    fclose(w->held);
+    free(w->held_buf);
+    w->held = NULL;
+    w->held_buf = NULL;
+    w->f = w->out;
 }
 
 static int persistent_init(tit_w *w, const mc_event *e)
@@ -333,7 +390,8 @@ static void comm_setup(tit_w *w, const mc_event *e)
         line(w, "sleep %lld.%09lld", (long long)(d / 1000000000), (long long)(d % 1000000000));
 }
 
-/* One event → zero or more lines. Returns -1 when out of memory. */
+/* One event → zero or more lines. Returns -1 when out of memory, -2 when
+ * its sizes cannot be written (collective). */
 static int event(tit_w *w, const mc_event *e)
 {
     if (e->burst > 0 && e->op != MC_OP_INIT)
@@ -349,7 +407,7 @@ static int event(tit_w *w, const mc_event *e)
             e->op == MC_OP_EXSCAN)
             drop(w, e->op);
         else
-            collective(w, e);
+            return collective(w, e);
         return 0;
     case MC_KIND_W:
         if (e->op == MC_OP_START || e->op == MC_OP_STARTALL)
@@ -386,7 +444,7 @@ static int event(tit_w *w, const mc_event *e)
     case MC_OP_IRECV:
         /* the size of the message that arrived (the completion's vals), not
          * of the buffer: SimGrid and the simulator use the posted size */
-        return e->peer >= 0 ? post(w, e->req, 1, e->peer, e->tag, received(w, e)) : 0;
+        return e->peer >= 0 ? post_irecv(w, e) : 0;
     case MC_OP_SENDRECV:
     case MC_OP_SENDRECV_REPLACE:
         /* irecv + send + wait: the receive is posted before the send as
@@ -420,41 +478,93 @@ static int is_world_like(const int32_t *m, int64_t n, int nranks, const int64_t 
     return 1;
 }
 
-static int find_world_like(tit_w *w, const loaded_trace *t)
+static int add_world_like(tit_w *w, uint64_t id)
 {
-    size_t cap = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t k = 0;
-        for (size_t i = 0; t->meta && i < mc_meta_ncomms(t->meta); i++) {
-            const mc_meta_comm *c = mc_meta_comm_at(t->meta, i);
-            if (c->id != MC_COMM_WORLD && c->size == c->local_size &&
-                is_world_like(c->members, c->size, t->nranks, NULL)) {
-                if (pass)
-                    w->world_like[k] = c->id;
-                k++;
-            }
-        }
-        for (int r = 0; r < t->nranks; r++)
-            for (size_t i = 0; i < t->ranks[r].n; i++) {
-                const mc_event *e = &t->ranks[r].ev[i];
-                if (mc_op_kind_of(e->op) == MC_KIND_M && e->newcomm != MC_COMM_NULL &&
-                    e->op != MC_OP_INTERCOMM_CREATE && e->peer2 == t->nranks &&
-                    e->nvals >= (uint32_t)t->nranks &&
-                    is_world_like(NULL, t->nranks, t->nranks, e->vals)) {
-                    if (pass)
-                        w->world_like[k] = e->newcomm;
-                    k++;
-                }
-            }
-        if (!pass) {
-            cap = k;
-            if (!(w->world_like = malloc((cap + 1) * sizeof *w->world_like)))
-                return -1;
-        } else {
-            w->nworld_like = k;
-        }
+    for (size_t i = 0; i < w->nworld_like; i++)
+        if (w->world_like[i] == id)
+            return 0;
+    if (w->nworld_like == w->cap_world_like) {
+        size_t cap = w->cap_world_like ? 2 * w->cap_world_like : 8;
+        uint64_t *v = realloc(w->world_like, cap * sizeof *v);
+        if (!v)
+            return -1;
+        w->world_like = v;
+        w->cap_world_like = cap;
+    }
+    w->world_like[w->nworld_like++] = id;
+    return 0;
+}
+
+/* meta.json's world-like communicators; those a rank creates are learnt
+ * from its own creating event (learn_world_like), which precedes its use. */
+static int meta_world_like(tit_w *w, const mc_meta *meta)
+{
+    for (size_t i = 0; meta && i < mc_meta_ncomms(meta); i++) {
+        const mc_meta_comm *c = mc_meta_comm_at(meta, i);
+        if (c->id != MC_COMM_WORLD && c->size == c->local_size &&
+            is_world_like(c->members, c->size, w->nranks, NULL) && add_world_like(w, c->id))
+            return -1;
     }
     return 0;
+}
+
+static int learn_world_like(tit_w *w, const mc_event *e)
+{
+    if (mc_op_kind_of(e->op) == MC_KIND_M && e->newcomm != MC_COMM_NULL &&
+        e->op != MC_OP_INTERCOMM_CREATE && e->peer2 == w->nranks &&
+        e->nvals >= (uint32_t)w->nranks && is_world_like(NULL, w->nranks, w->nranks, e->vals))
+        return add_world_like(w, e->newcomm);
+    return 0;
+}
+
+/* The held text and irecvs of a rank whose file failed. */
+static void drop_held(tit_w *w)
+{
+    if (w->held) {
+        fclose(w->held);
+        free(w->held_buf);
+        w->held = NULL;
+        w->held_buf = NULL;
+    }
+    w->nirecvs = 0;
+    w->f = w->out;
+}
+
+/* Sizes of receives completed by e (4 values per completed request). */
+static void resolve_completions(tit_w *w, const mc_event *e)
+{
+    if (mc_op_kind_of(e->op) != MC_KIND_W || e->op == MC_OP_START || e->op == MC_OP_STARTALL ||
+        e->op == MC_OP_REQUEST_FREE)
+        return;
+    for (uint32_t k = 0; k + 3 < e->nvals; k += 4)
+        resolve_irecv(w, (uint32_t)e->vals[k], e->vals[k + 3]);
+}
+
+/* Writes one rank's file from the stream; MC_OK or the error. */
+static mc_err write_rank(tit_w *w, lt_stream *s, const char *trace, mc_error *err)
+{
+    mc_event e;
+    int rc;
+    mc_err bad = MC_OK;
+    for (uint64_t i = 0; !bad && (rc = lt_stream_next(s, w->rank, &e, err)) == 1; i++) {
+        w->info->events++;
+        int ev = learn_world_like(w, &e) ? -1 : event(w, &e);
+        if (ev == -2)
+            bad = mc_error_set(err, MC_ERR_FORMAT, "%s: rank %d event %llu (%s): the per-rank "
+                               "counts sum past 2^63 bytes", trace, w->rank,
+                               (unsigned long long)i, mc_op_name(e.op));
+        else if (ev)
+            bad = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        resolve_completions(w, &e);
+        release_held(w, 0);
+    }
+    if (!bad && rc < 0)
+        bad = err && err->code ? err->code : MC_ERR_IO;
+    if (bad)
+        drop_held(w);
+    else
+        release_held(w, 1); /* irecvs never completed keep their posted size */
+    return bad;
 }
 
 mc_err mc_export_tit(const char *trace, const char *outdir, double flops, mc_export_info *info,
@@ -466,9 +576,10 @@ mc_err mc_export_tit(const char *trace, const char *outdir, double flops, mc_exp
     memset(info, 0, sizeof *info);
     if (!(flops > 0) || !isfinite(flops))
         return mc_error_set(err, MC_ERR_USAGE, "--flops: must be a positive number of flop/s");
-    loaded_trace *t = lt_load(trace, prog, err);
-    if (!t)
+    lt_stream *s = lt_stream_open(trace, err);
+    if (!s)
         return err && err->code ? err->code : MC_ERR_IO;
+    int nranks = lt_stream_nranks(s);
     mc_err rc = mc_mkdir(outdir, err);
     size_t plen = strlen(outdir) + 64;
     char *path = malloc(plen);
@@ -481,30 +592,23 @@ mc_err mc_export_tit(const char *trace, const char *outdir, double flops, mc_exp
         snprintf(path, plen, "%s/traces.txt", outdir);
         rc = mc_out_open(&list, path, 0, err);
     }
-    tit_w w = {.nranks = t->nranks, .flops = flops, .info = info};
-    if (!rc && find_world_like(&w, t))
+    tit_w w = {.nranks = nranks, .flops = flops, .info = info};
+    if (!rc && meta_world_like(&w, lt_stream_meta(s)))
         rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-    for (int r = 0; !rc && r < t->nranks; r++) {
+    for (int r = 0; !rc && r < nranks; r++) {
         snprintf(path, plen, "%s/rank-%d.txt", outdir, r);
         if ((rc = mc_out_open(&one, path, 0, err)) != MC_OK)
             break;
-        w.f = one.f;
+        w.f = w.out = one.f;
         fprintf(list.f, "rank-%d.txt\n", r);
         w.rank = r;
         w.nreqs = 0;
-        w.events = &t->ranks[r];
-        if (index_received(&w))
-            rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-        for (size_t i = 0; !rc && i < t->ranks[r].n; i++) {
-            info->events++;
-            if (event(&w, &t->ranks[r].ev[i]))
-                rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-        }
+        rc = write_rank(&w, s, trace, err);
         if (rc)
             mc_out_abort(&one);
         else
             rc = mc_out_commit(&one, err);
-        mc_progress_update(prog, (uint64_t)r + 1, (uint64_t)t->nranks);
+        mc_progress_update(prog, (uint64_t)r + 1, (uint64_t)nranks);
     }
     /* the list last: without it the rank files are no trace */
     if (rc)
@@ -513,9 +617,9 @@ mc_err mc_export_tit(const char *trace, const char *outdir, double flops, mc_exp
         rc = mc_out_commit(&list, err);
     mc_progress_done(prog);
     free(w.reqs);
-    free(w.recvd);
+    free(w.irecvs);
     free(w.world_like);
     free(path);
-    lt_free(t);
+    lt_stream_close(s);
     return rc;
 }

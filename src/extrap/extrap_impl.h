@@ -95,6 +95,13 @@ typedef struct xclass {
     uint32_t rep_first_req;  /* lowest request id created in the block */
     int rep_law;
     double rep_a;
+    /* Runs of the block (issue 20: log2 P exchanges inside an outer loop):
+     * rep_nruns >= 2: every run j, ev[rep_run[j] .. + rep_len) one copy
+     * whose lowest created request id is rep_run[rep_nruns + j], repeats
+     * the same number of times (malloc'd, 2 * rep_nruns entries); 0: the
+     * one run at rep_start. */
+    uint32_t rep_nruns;
+    uint32_t *rep_run;
     /* Measured only (bursts are timings, not applied): the class's total
      * compute per rank ~ P^burst_alpha over the traces (burst_npts of them). */
     double burst_alpha;
@@ -116,6 +123,11 @@ struct mc_extrap {
     xclass cls[NCLASSES];       /* position classes, then ORIGIN */
     int homogeneous[MAXD];      /* position along d does not matter */
     uint64_t explained;         /* events regenerated exactly */
+    /* Leave-one-out check (check.c): traces rebuilt from the others and
+     * found equal, the events compared, and the rules not checked. */
+    int checked;
+    uint64_t checked_events;
+    char unchecked[512];        /* "" when checked */
     char *notes;                /* inference notes for --explain (malloc'd) */
 };
 
@@ -144,6 +156,20 @@ void extrap_expanded_free(tev *ev, uint32_t n);
  * (model.c calls it when their lengths differ): compresses each to one copy. */
 int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname,
                            mc_error *err);
+
+/* The block ev[start .. start+L) of one class's templates repeats a *
+ * law(P) times (a from the largest trace): compresses each to one copy;
+ * all_runs: every later run of the block too (each as many times). */
+int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t L, int law,
+                            int all_runs, const char *cname, mc_error *err);
+
+/* Builds and verifies a model (model.c); inherit: a model of more traces
+ * whose inferred laws and repetitions are taken as stated (NULL: none). */
+mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
+                              const mc_extrap_rules *rules, const mc_extrap *inherit,
+                              mc_error *err);
+/* Appends a line to the --explain notes. */
+void extrap_note(mc_extrap *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Applies the stated repeat rules to one class's templates (compressing
  * each to one copy of the block). */

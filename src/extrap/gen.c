@@ -603,6 +603,14 @@ static mc_err write_meta(const mc_extrap *x, const xgrid *g, const char *dir, mc
     char cmd[512];
     snprintf(cmd, sizeof cmd, "mpicast extrapolate %s --ranks %d", x->paths[0], g->P);
     rc = mc_meta_set(m, "command", cmd, err);
+    char chk[640];
+    if (x->checked)
+        snprintf(chk, sizeof chk, "yes: %d of %d input traces rebuilt from the others, %llu "
+                 "events equal", x->checked, x->ntraces, (unsigned long long)x->checked_events);
+    else
+        snprintf(chk, sizeof chk, "no: %s", x->unchecked);
+    if (!rc)
+        rc = mc_meta_set(m, "checked", chk, err);
     static const char *const keys[] = {"mpi_library", "timer", "mode", "start"};
     for (size_t i = 0; !rc && src && i < sizeof keys / sizeof *keys; i++)
         if (mc_meta_get(src, keys[i]))
@@ -801,6 +809,9 @@ void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
             fprintf(out, "  events %u..%u repeat %g x %s(P) times (request ids +%u per "
                     "copy)\n", C->rep_start, C->rep_start + C->rep_len - 1, C->rep_a,
                     mc_extrap_law_name(C->rep_law), C->rep_nreq);
+        if (C->rep_on && C->rep_nruns >= 2)
+            fprintf(out, "  the block recurs in %u runs (one per outer iteration), each "
+                    "repeated as often\n", C->rep_nruns);
         /* Distinct rules in order of appearance, with their counts. */
         char (*seen)[256] = calloc(C->n ? C->n : 1, sizeof *seen);
         unsigned *cnt = calloc(C->n ? C->n : 1, sizeof *cnt);

@@ -49,6 +49,9 @@ typedef struct build {
     rawrank **raw;      /* [trace][rank] */
     aev ***abs;         /* [trace][rank] -> array */
     uint64_t total;
+    /* A leave-one-out rebuild (check.c): the model of every trace, whose
+     * inferred laws and repetitions the rebuild takes as stated. */
+    const mc_extrap *inherit;
     char *notes;
     size_t nnotes, capnotes;
 } build;
@@ -744,6 +747,16 @@ static int default_law(const mc_extrap_rules *ru, int sc)
     return ru->strong ? strong[sc] : weak[sc];
 }
 
+/* The law the model of every trace chose for slot s of event i, when this
+ * class's template is that model's event for event (op, site, slots). */
+static int inherited_law(const xclass *I, const xclass *R, uint32_t i, uint32_t s)
+{
+    if (!I || I->n != R->n)
+        return 0;
+    const tev *a = &I->ev[i], *c = &R->ev[i];
+    return a->e.op == c->e.op && a->e.site == c->e.site && a->nnum == c->nnum && s < a->nnum;
+}
+
 /* Same class in several traces: same events; fit every size. */
 static int merge_class(build *b, int cls, xclass *per, mc_error *err)
 {
@@ -761,6 +774,11 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
         return 0;
     xclass *R = &per[rep];
     if (x->rules.nrepeat && extrap_stated_repetition(x, per, cname, err))
+        return -1;
+    const xclass *I = b->inherit && b->inherit->cls[cls].present ? &b->inherit->cls[cls] : NULL;
+    if (I && I->rep_on && !R->rep_on &&
+        extrap_apply_repetition(x, per, I->rep_start, I->rep_len, I->rep_law, I->rep_nruns > 1,
+                                cname, err))
         return -1;
     int differ = 0;
     for (int k = 0; k < x->ntraces; k++)
@@ -797,6 +815,10 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
             if (t->e.op == MC_OP_COMM_SPLIT || mc_op_kind_of(t->e.op) == MC_KIND_M ||
                 (mc_op_kind_of(t->e.op) == MC_KIND_X && t->e.op != MC_OP_COMPUTE)) {
                 t->law[s] = MC_LAW_CONST;
+                continue;
+            }
+            if (x->rules.law[sc] == MC_LAW_AUTO && x->rules.infer && inherited_law(I, R, i, s)) {
+                t->law[s] = I->ev[i].law[s];
                 continue;
             }
             if (x->rules.law[sc] != MC_LAW_AUTO || ntr < 2 || !x->rules.infer) {
@@ -1008,6 +1030,7 @@ static void free_per(const mc_extrap *x, xclass (*per)[NCLASSES])
             for (uint32_t i = 0; i < per[k][c].n; i++)
                 tev_free(&per[k][c].ev[i]);
             free(per[k][c].ev);
+            free(per[k][c].rep_run);
             memset(&per[k][c], 0, sizeof per[k][c]);
         }
 }
@@ -1118,8 +1141,9 @@ static void explain_inference(build *b)
                                : "borders differ from the interior");
 }
 
-mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extrap_rules *rules,
-                           mc_error *err)
+mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
+                              const mc_extrap_rules *rules, const mc_extrap *inherit,
+                              mc_error *err)
 {
     if (ntraces < 1 || ntraces > 64) {
         mc_error_set(err, MC_ERR_USAGE, "extrapolate: give 1 to 64 traces, not %d", ntraces);
@@ -1131,6 +1155,7 @@ mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extr
     if (!x)
         goto nomem;
     b.x = x;
+    b.inherit = inherit;
     if (rules)
         x->rules = *rules;
     else
@@ -1179,6 +1204,7 @@ mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extr
                 for (uint32_t i = 0; i < tmp[k].n; i++)
                     tev_free(&tmp[k].ev[i]);
                 free(tmp[k].ev);
+                free(tmp[k].rep_run);
             }
             memset(&per[k][cls], 0, sizeof per[k][cls]);
         }
@@ -1221,6 +1247,7 @@ void mc_extrap_destroy(mc_extrap *x)
         for (uint32_t i = 0; i < x->cls[c].n; i++)
             tev_free(&x->cls[c].ev[i]);
         free(x->cls[c].ev);
+        free(x->cls[c].rep_run);
     }
     for (int k = 0; x->paths && k < x->ntraces; k++)
         free(x->paths[k]);

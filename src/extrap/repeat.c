@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_RUNS 4096 /* runs of one block (outer-loop iterations) in a trace */
+
 /* Structure of two abstract events, sizes and request ids aside. */
 static int shape_equal(const tev *a, const tev *b)
 {
@@ -110,6 +112,63 @@ static void compress(xclass *C, uint32_t a, uint32_t L, uint32_t copies, uint32_
             shift_reqs(&C->ev[i], first_req + nreq, -(int64_t)(copies - 1) * nreq);
 }
 
+/* ev[j .. j+L) has the shape of ev[start .. start+L). */
+static int block_at(const tev *ev, uint32_t start, uint32_t j, uint32_t L)
+{
+    for (uint32_t i = 0; i < L; i++)
+        if (!shape_equal(&ev[start + i], &ev[j + i]))
+            return 0;
+    return 1;
+}
+
+static uint32_t copies_from(const tev *ev, uint32_t n, uint32_t start, uint32_t L);
+
+/* The runs of the block ev[start .. start+L) from start on (a block inside
+ * an outer loop: one run per iteration), each of *count copies. Returns
+ * their number (starts in run[0 .. max)), or 0 when two runs differ in
+ * length or there are more than max. */
+static uint32_t find_runs(const tev *ev, uint32_t n, uint32_t start, uint32_t L, uint32_t *run,
+                          uint32_t max, uint32_t *count)
+{
+    uint32_t nr = 0, c0 = copies_from(ev, n, start, L);
+    for (uint32_t j = start; j + L <= n;) {
+        if (!block_at(ev, start, j, L)) {
+            j++;
+            continue;
+        }
+        uint32_t c = copies_from(ev, n, j, L);
+        if (c != c0 || nr == max)
+            return 0;
+        run[nr++] = j;
+        j += c * L;
+    }
+    *count = c0;
+    return nr;
+}
+
+/* Compresses every run (starts run[0 .. nr), of c copies each, in the
+ * uncompressed C) to one copy; records the runs in C (rep_nruns, rep_run). */
+static int compress_runs(xclass *C, const uint32_t *run, uint32_t nr, uint32_t L, uint32_t c,
+                         uint32_t *nreq_out)
+{
+    uint32_t *rr = malloc(2 * (size_t)nr * sizeof *rr);
+    if (!rr)
+        return -1;
+    uint32_t nreq = 0;
+    for (uint32_t j = 0; j < nr; j++) {
+        uint32_t at = run[j] - j * (c - 1) * L, first = 0; /* earlier runs are one copy now */
+        nreq = count_reqs(C->ev, at, at + L, &first);
+        compress(C, at, L, c, nreq, first);
+        rr[j] = at;
+        rr[nr + j] = first;
+    }
+    free(C->rep_run);
+    C->rep_run = rr;
+    C->rep_nruns = nr;
+    *nreq_out = nreq;
+    return 0;
+}
+
 int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname,
                            mc_error *err)
 {
@@ -162,6 +221,24 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
                 rest = r;
             ok = r == rest;
         }
+        /* else: the block inside an outer loop, one run per iteration, the
+         * same number of runs and of other events in every trace */
+        uint32_t nruns = 0;
+        if (!ok) {
+            ok = 1;
+            nk = 0;
+            for (int k = 0; k < x->ntraces && ok; k++) {
+                if (!per[k].present)
+                    continue;
+                uint32_t run[MAX_RUNS], c = 0;
+                uint32_t nr = find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c);
+                uint32_t r = per[k].n - nr * c * L;
+                ok = nr >= 2 && c == counts[nk] && (nk == 0 || (nr == nruns && r == rest));
+                nruns = nr;
+                rest = r;
+                nk++;
+            }
+        }
         if (!ok)
             continue;
         static const int laws[] = {MC_LAW_LOG2P, MC_LAW_P};
@@ -186,7 +263,14 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
         uint32_t first = 0, nreq = count_reqs(G->ev, start, start + L, &first);
         nk = 0;
         for (int k = 0; k < x->ntraces; k++)
-            if (per[k].present) {
+            if (per[k].present && nruns >= 2) {
+                uint32_t run[MAX_RUNS], c = 0, nq = 0;
+                uint32_t nr = find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c);
+                if (compress_runs(&per[k], run, nr, L, c, &nq)) {
+                    mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+                    return -1;
+                }
+            } else if (per[k].present) {
                 uint32_t f2;
                 count_reqs(per[k].ev, start, start + L, &f2);
                 compress(&per[k], start, L, counts[nk++], nreq, f2);
@@ -225,6 +309,53 @@ static uint32_t copies_from(const tev *ev, uint32_t n, uint32_t start, uint32_t 
     }
 }
 
+int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t L, int law,
+                            int all_runs, const char *cname, mc_error *err)
+{
+    int rep = -1;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present && (rep < 0 || x->tP[k] > x->tP[rep]))
+            rep = k;
+    if (rep < 0)
+        return 0;
+    const xclass *R = &per[rep];
+    int32_t site = start < R->n ? R->ev[start].e.site : 0;
+    uint32_t c = start + L <= R->n ? copies_from(R->ev, R->n, start, L) : 0;
+    double a = c / law_f(law, x->tP[rep], 1, x->nd);
+    for (int k = 0; k < x->ntraces; k++) {
+        if (!per[k].present)
+            continue;
+        if (start + L > per[k].n) {
+            mc_error_set(err, MC_ERR_USAGE, "%s: repeat %x: the block is missing at P=%d",
+                         cname, (unsigned)site, x->tP[k]);
+            return -1;
+        }
+        uint32_t first = 0, ck = copies_from(per[k].ev, per[k].n, start, L);
+        uint32_t nreq = count_reqs(per[k].ev, start, start + L, &first);
+        if (all_runs) {
+            uint32_t *run = malloc(MAX_RUNS * sizeof *run), c = 0;
+            uint32_t nr = run ? find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c) : 0;
+            int bad = !nr || compress_runs(&per[k], run, nr, L, c, &nreq);
+            free(run);
+            if (bad) {
+                mc_error_set(err, MC_ERR_USAGE, "%s: the runs of the block at event %u differ "
+                             "in length at P=%d", cname, start, x->tP[k]);
+                return -1;
+            }
+        } else {
+            compress(&per[k], start, L, ck, nreq, first);
+        }
+        per[k].rep_on = 1;
+        per[k].rep_start = start;
+        per[k].rep_len = L;
+        per[k].rep_nreq = nreq;
+        per[k].rep_first_req = first;
+        per[k].rep_law = law;
+        per[k].rep_a = a;
+    }
+    return 0;
+}
+
 int extrap_stated_repetition(mc_extrap *x, xclass *per, const char *cname, mc_error *err)
 {
     const mc_extrap_rules *ru = &x->rules;
@@ -249,28 +380,8 @@ int extrap_stated_repetition(mc_extrap *x, xclass *per, const char *cname, mc_er
                          (unsigned)ru->repeat[q].site);
             return -1;
         }
-        uint32_t c = copies_from(R->ev, R->n, start, L);
-        double a = c / law_f(ru->repeat[q].law, x->tP[rep], 1, x->nd);
-        uint32_t nreq = 0, first = 0;
-        for (int k = 0; k < x->ntraces; k++) {
-            if (!per[k].present)
-                continue;
-            if (start + L > per[k].n) {
-                mc_error_set(err, MC_ERR_USAGE, "%s: repeat %x: the block is missing at P=%d",
-                             cname, (unsigned)ru->repeat[q].site, x->tP[k]);
-                return -1;
-            }
-            uint32_t ck = copies_from(per[k].ev, per[k].n, start, L);
-            nreq = count_reqs(per[k].ev, start, start + L, &first);
-            compress(&per[k], start, L, ck, nreq, first);
-            per[k].rep_on = 1;
-            per[k].rep_start = start;
-            per[k].rep_len = L;
-            per[k].rep_nreq = nreq;
-            per[k].rep_first_req = first;
-            per[k].rep_law = ru->repeat[q].law;
-            per[k].rep_a = a;
-        }
+        if (extrap_apply_repetition(x, per, start, L, ru->repeat[q].law, 0, cname, err))
+            return -1;
         return 0; /* one repetition per class */
     }
     return 0;
@@ -284,6 +395,20 @@ void extrap_expanded_free(tev *ev, uint32_t n)
         if (is_completion(ev[i].e.op))
             free(ev[i].e.vals);
     free(ev);
+}
+
+/* How far request id v (template numbering) moves at a position after
+ * `before` whole runs, inside copy `copy` of the next one (-1: outside). */
+static int64_t req_delta(int64_t v, uint32_t before, int32_t copy, const uint32_t *first,
+                         uint32_t copies, uint32_t nreq)
+{
+    int64_t d = 0;
+    for (uint32_t r = 0; r < before; r++)
+        if (v >= (int64_t)first[r])
+            d += ((int64_t)copies - 1) * nreq;
+    if (copy > 0 && v >= (int64_t)first[before])
+        d += (int64_t)copy * nreq;
+    return d;
 }
 
 mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint32_t *n,
@@ -301,43 +426,72 @@ mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint3
         return mc_error_set(err, MC_ERR_USAGE, "a block of %u events repeats %g x %s(P) "
                             "times: %.3f at P=%d is not a whole number", C->rep_len, C->rep_a,
                             mc_extrap_law_name(C->rep_law), cf, P);
-    uint32_t copies = (uint32_t)copies_d, L = C->rep_len, a = C->rep_start;
-    uint64_t total = (uint64_t)C->n - L + (uint64_t)copies * L;
+    uint32_t copies = (uint32_t)copies_d, L = C->rep_len;
+    /* the runs: rep_run, or the one at rep_start */
+    uint32_t one[2] = {C->rep_start, C->rep_first_req};
+    uint32_t nr = C->rep_nruns >= 2 ? C->rep_nruns : 1;
+    const uint32_t *run = C->rep_nruns >= 2 ? C->rep_run : one, *rfirst = run + nr;
+    uint64_t total = (uint64_t)C->n + (uint64_t)nr * ((uint64_t)copies * L) - (uint64_t)nr * L;
     if (total > (1u << 28))
         return mc_error_set(err, MC_ERR_USAGE, "%llu events per rank at P=%d: too many",
                             (unsigned long long)total, P);
     tev *out = calloc(total ? total : 1, sizeof *out);
-    if (!out)
+    int32_t *where = calloc(total ? total : 1, 2 * sizeof *where); /* run index, copy */
+    if (!out || !where) {
+        free(out);
+        free(where);
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-    uint32_t o = 0;
-    for (uint32_t i = 0; i < a; i++)
-        out[o++] = C->ev[i];
-    for (uint32_t c = 0; c < copies; c++)
-        for (uint32_t i = a; i < a + L; i++)
-            out[o++] = C->ev[i];
-    for (uint32_t i = a + L; i < C->n; i++)
-        out[o++] = C->ev[i];
-    /* Completions get their own values (ids may move); then request ids:
-     * copy c of the block and everything after the copies move on. */
-    for (uint32_t j = 0; j < o; j++)
-        if (is_completion(out[j].e.op) && out[j].e.nvals) {
-            int64_t *v = malloc(out[j].e.nvals * sizeof *v);
+    }
+    /* where[2o] = runs wholly before (outside a run) or the run's index
+     * (inside); where[2o+1] = -1 outside, else the copy */
+    uint32_t o = 0, j = 0;
+    for (uint32_t i = 0; i < C->n;) {
+        if (j < nr && i == run[j]) {
+            for (uint32_t c = 0; c < copies; c++)
+                for (uint32_t t = 0; t < L; t++) {
+                    where[2 * o] = (int32_t)j;
+                    where[2 * o + 1] = (int32_t)c;
+                    out[o++] = C->ev[i + t];
+                }
+            i += L;
+            j++;
+            continue;
+        }
+        where[2 * o] = (int32_t)j;
+        where[2 * o + 1] = -1;
+        out[o++] = C->ev[i++];
+    }
+    /* Completions get their own values (ids may move). */
+    for (uint32_t k = 0; k < o; k++)
+        if (is_completion(out[k].e.op) && out[k].e.nvals) {
+            int64_t *v = malloc(out[k].e.nvals * sizeof *v);
             if (!v) {
-                for (uint32_t k = j; k < o; k++)
-                    if (is_completion(out[k].e.op))
-                        out[k].e.vals = NULL;
+                for (uint32_t q = k; q < o; q++)
+                    if (is_completion(out[q].e.op))
+                        out[q].e.vals = NULL;
                 extrap_expanded_free(out, o);
+                free(where);
                 return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
             }
-            memcpy(v, out[j].e.vals, out[j].e.nvals * sizeof *v);
-            out[j].e.vals = v;
+            memcpy(v, out[k].e.vals, out[k].e.nvals * sizeof *v);
+            out[k].e.vals = v;
         }
-    for (uint32_t j = a; j < o && C->rep_nreq; j++) {
-        int64_t delta = j < a + copies * L ? (int64_t)((j - a) / L) * C->rep_nreq
-                                           : ((int64_t)copies - 1) * C->rep_nreq;
-        if (delta)
-            shift_reqs(&out[j], C->rep_first_req, delta);
+    /* Request ids: copy c of run j moves the ids its block creates by c
+     * blocks; after run j, the ids from its block on move by copies - 1. */
+    for (uint32_t k = 0; k < o && C->rep_nreq; k++) {
+        uint32_t before = (uint32_t)where[2 * k];
+        int32_t copy = where[2 * k + 1];
+        if (out[k].e.req)
+            out[k].e.req = (uint32_t)((int64_t)out[k].e.req +
+                                      req_delta(out[k].e.req, before, copy, rfirst, copies,
+                                                C->rep_nreq));
+        if (is_completion(out[k].e.op))
+            for (uint32_t v = 0; v + 3 < out[k].e.nvals; v += 4)
+                if (out[k].e.vals[v] > 0)
+                    out[k].e.vals[v] += req_delta(out[k].e.vals[v], before, copy, rfirst,
+                                                  copies, C->rep_nreq);
     }
+    free(where);
     *ev = out;
     *n = o;
     *owned = 1;

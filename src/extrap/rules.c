@@ -423,3 +423,53 @@ int mc_extrap_rules_option(int argc, char *const *argv, int *i, mc_extrap_rules 
     }
     return e == MC_OK ? 1 : -1;
 }
+
+/* ------------------------------------------------------------ describe */
+
+static const char *const sc_keys[MC_SC_COUNT] = {"size.p2p", "size.reduce", "size.block",
+                                                 "compute"};
+
+void mc_extrap_rules_describe(const mc_extrap_rules *r, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (!len)
+        return;
+    buf[0] = '\0';
+#define ADD(...)                                                                             \
+    do {                                                                                     \
+        if (o < len)                                                                         \
+            o += (size_t)snprintf(buf + o, len - o, "%s", o ? ", " : "");                   \
+        if (o < len)                                                                         \
+            o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__);                            \
+    } while (0)
+    for (int q = 0; q < r->nrepeat && q < 8; q++) {
+        if (r->repeat[q].len)
+            ADD("repeat %x/%u:%s", (unsigned)r->repeat[q].site, r->repeat[q].len,
+                mc_extrap_law_name(r->repeat[q].law));
+        else
+            ADD("repeat %x:%s", (unsigned)r->repeat[q].site,
+                mc_extrap_law_name(r->repeat[q].law));
+    }
+    if (r->replicate)
+        ADD("replicate %d", r->rep);
+    if (r->strong)
+        ADD("scaling strong");
+    for (int sc = 0; sc < MC_SC_COUNT; sc++)
+        if (r->law[sc] != MC_LAW_AUTO)
+            ADD("%s %s", sc_keys[sc], mc_extrap_law_name(r->law[sc]));
+    if (r->dims[0] > 0) {
+        char d[64];
+        size_t k = 0;
+        d[0] = '\0';
+        for (int i = 0; i < MC_EXTRAP_MAXDIMS && r->dims[i] > 0 && k < sizeof d; i++)
+            k += (size_t)snprintf(d + k, sizeof d - k, "%s%d", i ? "x" : "", r->dims[i]);
+        ADD("grid %s", d);
+    } else if (r->ndims) {
+        ADD("ndims %d", r->ndims);
+    }
+    if (r->periods[0] >= 0)
+        ADD("periodic (stated)");
+    if (!r->infer)
+        ADD("infer no");
+#undef ADD
+}

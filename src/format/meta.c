@@ -92,7 +92,8 @@ static int index_put(id_index *ix, uint64_t key, size_t value)
 /* ---------------------------------------------------------------- object */
 
 /* The free-form string keys, in the order meta.json lists them. */
-static const char *const string_keys[] = {"command", "mpi_library", "timer", "mode", "start"};
+static const char *const string_keys[] = {"command", "mpi_library", "timer", "mode", "start",
+                                          "checked"};
 enum { NSTRING_KEYS = sizeof string_keys / sizeof string_keys[0] };
 
 struct mc_meta {

@@ -4,8 +4,10 @@
  * its offset — never a crash. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 
 #include "codec.h"
 #include "reader_where.h"
+#include "mpicast/env.h"
 #include "mpicast/format.h"
 #include "mpicast/outfile.h"
 
@@ -24,7 +27,12 @@
 static atomic_size_t held;
 
 struct mc_rank_reader {
-    FILE *f;
+    FILE *f;              /* NULL while the pool has closed the file */
+    long resume;          /* offset to reopen at when f is NULL */
+    dev_t dev;            /* identity of the file first opened, so a file */
+    ino_t ino;            /* replaced while closed by the pool is noticed */
+    int busy;             /* f in use by its owner: the pool must not close it */
+    mc_rank_reader *lru_prev, *lru_next; /* in the pool's list while open and idle */
     char path[4096];
     unsigned flags;
     long chunk_index;     /* index of the chunk being decoded (-1 before the first) */
@@ -44,6 +52,136 @@ struct mc_rank_reader {
     size_t vals_cap;
     int done;             /* end reached or error reported */
 };
+
+
+/* ------------------------------------------------------------ file pool
+ * A replay reads every rank's file at once, and 10^5 ranks must not need
+ * 10^5 descriptors (`ulimit -n` is often 1024, sometimes 256). Open files
+ * are pooled: past the limit, the least recently used idle reader's file is
+ * closed, and that reader reopens it at its offset on its next chunk. A
+ * chunk is read whole, so a reader touches its file once per chunk and the
+ * lock is taken twice per chunk, not per event. Readers may live in several
+ * threads (sweep points), hence the mutex; a reader's own file is used by
+ * one thread at a time (busy), and only idle files are closed. */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static mc_rank_reader *lru_first, *lru_last; /* idle open readers, oldest first */
+static size_t pool_open;                     /* readers holding a FILE */
+
+static void lru_unlink(mc_rank_reader *r)
+{
+    if (r->lru_prev)
+        r->lru_prev->lru_next = r->lru_next;
+    else if (lru_first == r)
+        lru_first = r->lru_next;
+    else
+        return; /* not in the list */
+    if (r->lru_next)
+        r->lru_next->lru_prev = r->lru_prev;
+    else
+        lru_last = r->lru_prev;
+    r->lru_prev = r->lru_next = NULL;
+}
+
+static void lru_append(mc_rank_reader *r)
+{
+    r->lru_prev = lru_last;
+    r->lru_next = NULL;
+    if (lru_last)
+        lru_last->lru_next = r;
+    else
+        lru_first = r;
+    lru_last = r;
+}
+
+/* Closes the oldest idle reader's file; called with the lock held. */
+static int pool_evict_one(void)
+{
+    mc_rank_reader *v = lru_first;
+    if (!v)
+        return 0;
+    lru_unlink(v);
+    v->resume = ftell(v->f);
+    fclose(v->f);
+    v->f = NULL;
+    pool_open--;
+    return 1;
+}
+
+/* Opens r's file at its offset (first open: at 0, identity recorded). */
+static int reopen(mc_rank_reader *r, mc_error *err)
+{
+    FILE *f = mc_in_fopen(r->path, err); /* a FIFO or device is refused, never waited on */
+    if (!f)
+        return -1;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        mc_error_set(err, MC_ERR_IO, "%s: cannot stat: %s", r->path, strerror(errno));
+        fclose(f);
+        return -1;
+    }
+    if (r->ino == 0 && r->dev == 0) {
+        r->dev = st.st_dev;
+        r->ino = st.st_ino;
+    } else if (st.st_dev != r->dev || st.st_ino != r->ino) {
+        mc_error_set(err, MC_ERR_IO, "%s:%ld: the file was replaced while it was being read",
+                     r->path, r->resume);
+        fclose(f);
+        return -1;
+    }
+    if (r->resume > 0 && fseek(f, r->resume, SEEK_SET) != 0) {
+        mc_error_set(err, MC_ERR_IO, "%s:%ld: cannot seek: %s", r->path, r->resume,
+                     strerror(errno));
+        fclose(f);
+        return -1;
+    }
+    r->f = f;
+    return 0;
+}
+
+/* Makes r->f usable by its owner until pool_release. */
+static int pool_acquire(mc_rank_reader *r, mc_error *err)
+{
+    pthread_mutex_lock(&pool_lock);
+    r->busy = 1;
+    if (r->f) {
+        lru_unlink(r);
+        pthread_mutex_unlock(&pool_lock);
+        return 0;
+    }
+    size_t limit = mc_in_open_budget();
+    while (pool_open >= limit && pool_evict_one())
+        ;
+    pool_open++; /* reserved before opening, so two threads cannot both pass the limit */
+    pthread_mutex_unlock(&pool_lock);
+    if (reopen(r, err) == 0)
+        return 0;
+    pthread_mutex_lock(&pool_lock);
+    pool_open--;
+    r->busy = 0;
+    pthread_mutex_unlock(&pool_lock);
+    return -1;
+}
+
+static void pool_release(mc_rank_reader *r)
+{
+    pthread_mutex_lock(&pool_lock);
+    r->busy = 0;
+    if (r->f)
+        lru_append(r);
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static void pool_close(mc_rank_reader *r)
+{
+    pthread_mutex_lock(&pool_lock);
+    lru_unlink(r);
+    if (r->f) {
+        fclose(r->f);
+        r->f = NULL;
+        pool_open--;
+    }
+    pthread_mutex_unlock(&pool_lock);
+}
 
 static int chunk_error(mc_rank_reader *r, mc_err code, mc_error *err, const char *what)
 {
@@ -91,11 +229,11 @@ mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
     }
     snprintf(r->path, sizeof r->path, "%s", path);
     r->chunk_index = -1;
-    r->f = mc_in_fopen(path, err); /* a FIFO or device is refused, never waited on */
-    if (!r->f)
+    if (pool_acquire(r, err) != 0)
         goto fail;
     unsigned char hdr[MC_FILE_HEADER_SIZE];
     size_t got = fread(hdr, 1, sizeof hdr, r->f);
+    pool_release(r);
     if (got < 8 || memcmp(hdr, MC_FILE_MAGIC, 8) != 0) {
         mc_error_set(err, MC_ERR_FORMAT, "%s:0: not an mpicast rank file (bad magic)", path);
         goto fail;
@@ -125,8 +263,7 @@ void mc_rank_reader_close(mc_rank_reader *r)
 {
     if (!r)
         return;
-    if (r->f)
-        fclose(r->f);
+    pool_close(r);
     atomic_fetch_sub(&held, r->comp_cap + r->raw_cap);
     free(r->comp);
     free(r->raw);
@@ -134,18 +271,14 @@ void mc_rank_reader_close(mc_rank_reader *r)
     free(r);
 }
 
-/* MPICAST_READ_MEMORY ("512MiB", "4GiB", bytes), else half the RAM. */
+/* MPICAST_READ_MEMORY ("512MiB", "4GiB", bytes; checked by mpicast's
+ * start, include/mpicast/env.h), else half the RAM. */
 static size_t read_budget(void)
 {
     const char *e = getenv("MPICAST_READ_MEMORY");
-    if (e && *e) {
-        char *end;
-        double v = strtod(e, &end);
-        double unit = *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0
-                    : *end == 'G' ? 1073741824.0 : 1.0;
-        if (v > 0 && v < 1e18 && (unit > 1.0 || *end == 0))
-            return (size_t)(v * unit);
-    }
+    uint64_t v;
+    if (e && *e && mc_env_parse_bytes(e, &v) == 0)
+        return v < SIZE_MAX ? (size_t)v : SIZE_MAX;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     size_t half = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 2 : (size_t)1 << 32;
     return half < ((size_t)256 << 20) ? (size_t)256 << 20 : half;
@@ -171,8 +304,8 @@ static int grow(unsigned char **buf, size_t *cap, size_t need)
     return 0;
 }
 
-/* Loads the next chunk: 1 loaded, 0 clean end of file, -1 error. */
-static int load_chunk(mc_rank_reader *r, mc_error *err)
+/* Reads and decodes the next chunk from r->f (held by the caller). */
+static int load_chunk_held(mc_rank_reader *r, mc_error *err)
 {
     unsigned char h[MC_CHUNK_HEADER_SIZE];
     r->chunk_index++;
@@ -219,6 +352,18 @@ static int load_chunk(mc_rank_reader *r, mc_error *err)
     r->left = nevents;
     r->prev_end = 0;
     return 1;
+}
+
+/* Loads the next chunk: 1 loaded, 0 clean end of file, -1 error. */
+static int load_chunk(mc_rank_reader *r, mc_error *err)
+{
+    if (pool_acquire(r, err) != 0) {
+        r->done = 1;
+        return -1;
+    }
+    int rc = load_chunk_held(r, err);
+    pool_release(r);
+    return rc;
 }
 
 static int get_s(mc_rank_reader *r, int64_t *out)

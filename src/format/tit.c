@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h> /* isfinite, isnan: macros */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,6 @@
 #define LINE_MAX_BYTES (64u << 20)
 #define MAX_COUNT 4.0e18 /* largest byte or flop count accepted */
 
-#define FD_CACHE 128        /* descriptors kept open per source */
 
 typedef struct tit_run {
     int64_t start, end; /* byte range [start, end); end < 0: to end of file */
@@ -171,9 +171,15 @@ static long long line_number(tit_source *s, tit_rank *rk)
     return lines;
 }
 
-/* A descriptor for file i: cached while fewer than FD_CACHE are open, so a
- * merged trace keeps its one descriptor and thousands of per-rank files do
- * not exhaust the limit. *temporary tells the caller to close it. */
+/* Descriptors cached by all TIT sources of the process: predict holds two
+ * sources of one trace at once (both replays), so a per-source cap could
+ * still pass the descriptor limit. */
+static atomic_size_t fds_cached;
+
+/* A descriptor for file i: cached while the process holds fewer than half
+ * its input budget (mc_in_open_budget), so a merged trace keeps its one
+ * descriptor and thousands of per-rank files do not exhaust the limit.
+ * *temporary tells the caller to close it. */
 static int file_fd(tit_source *s, int i, int *temporary)
 {
     *temporary = 0;
@@ -182,10 +188,12 @@ static int file_fd(tit_source *s, int i, int *temporary)
     /* O_NONBLOCK: checked regular at open; a file swapped for a FIFO since
      * then must not block (pread of a regular file ignores the flag) */
     int fd = open(s->paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0 && s->nopen < FD_CACHE) {
+    if (fd >= 0 && atomic_fetch_add(&fds_cached, 1) < mc_in_open_budget() / 2) {
         s->fds[i] = fd;
         s->nopen++;
     } else {
+        if (fd >= 0) /* over the budget: used once and closed by the caller */
+            atomic_fetch_sub(&fds_cached, 1);
         *temporary = 1;
     }
     return fd;
@@ -976,8 +984,10 @@ static void tit_close(mc_source *base)
     }
     free(s->ranks);
     for (int i = 0; i < s->npaths; i++) {
-        if (s->fds && s->fds[i] >= 0)
+        if (s->fds && s->fds[i] >= 0) {
             close(s->fds[i]);
+            atomic_fetch_sub(&fds_cached, 1);
+        }
         free(s->paths[i]);
     }
     free(s->fds);

@@ -41,6 +41,16 @@ typedef struct key_def {
 #define COLL(op) {"collectives." op, MC_UNIT_STRING, "auto", 0, NULL, NULL, \
                   "algorithm of MPI_" op " in the simulator, or auto (validated by the simulator)"}
 
+/* The four keys of one cache level of the processor model. */
+#define CACHE(lv, size, sizechk, ways, lat, what) \
+    {"cpu." lv ".size", MC_UNIT_BYTES, size, sizechk, NULL, NULL, "--profile: " what ": capacity"}, \
+    {"cpu." lv ".line", MC_UNIT_BYTES, "64B", K_POS | K_INT, NULL, NULL, \
+     "--profile: " what ": line size (the profile must have reuse distances for it)"}, \
+    {"cpu." lv ".assoc", MC_UNIT_NONE, ways, K_NONNEG | K_INT, NULL, NULL, \
+     "--profile: " what ": ways (0: fully associative)"}, \
+    {"cpu." lv ".latency", MC_UNIT_TIME, lat, K_NONNEG, NULL, NULL, \
+     "--profile: " what ": load-to-use latency of a hit"}
+
 static const key_def keys[] = {
     {"cpu.speed", MC_UNIT_NONE, "1", K_POS | K_INF, NULL, NULL,
      "speed of the target processor relative to the traced one (2 = compute bursts take half as long)"},
@@ -121,6 +131,22 @@ static const key_def keys[] = {
      "a run of failed Test*/Iprobe calls ending in success: a wait priced by the network (wait), or each call's recorded duration (recorded)"},
     {"cpu.poll_gap", MC_UNIT_TIME, "2us", K_NONNEG | K_INF, NULL, NULL,
      "cpu.polling = wait: a burst between two polls shorter than this is the polling loop's own code (dropped); a longer one is work"},
+    /* issue 23: the processor model of CPU profiles (src/cpu; docs/platform.md
+     * "The processor model"). Used only by --profile. */
+    {"cpu.frequency", MC_UNIT_FREQUENCY, "2GHz", K_POS, NULL, NULL,
+     "--profile: clock frequency of the modelled processor (cycles per second)"},
+    {"cpu.cpi", MC_UNIT_NONE, "1", K_POS, NULL, NULL,
+     "--profile: base cycles per instruction when every access hits in L1 (EXCIT's standard cycles; 1/issue width at best)"},
+    {"cpu.mlp", MC_UNIT_NONE, "1", K_POS, NULL, NULL,
+     "--profile: misses served at once (miss penalties are divided by it; 1 = EXCIT's sum, no overlap)"},
+    CACHE("l1i", "32KiB", K_NONNEG, "8", "1ns", "L1 instruction cache (size 0: instruction fetches are not modelled)"),
+    CACHE("l1d", "32KiB", K_NONNEG, "8", "1ns", "L1 data cache (size 0: every data access pays the next level's latency)"),
+    CACHE("l2", "1MiB", K_NONNEG, "16", "5ns", "L2 cache, unified (size 0: no L2)"),
+    CACHE("l3", "8MiB", K_NONNEG, "16", "15ns", "L3 cache, unified (size 0: no L3)"),
+    {"cpu.mem.latency", MC_UNIT_TIME, "80ns", K_NONNEG, NULL, NULL,
+     "--profile: load-to-use latency of main memory (the penalty of a last-level miss is this minus that level's latency)"},
+    {"cpu.mem.bandwidth", MC_UNIT_BANDWIDTH, "10GB/s", K_POS | K_INF, NULL, NULL,
+     "--profile: memory bandwidth of one core: a burst takes at least its bytes fetched from memory / this"},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 

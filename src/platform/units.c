@@ -30,6 +30,7 @@ static const char *expected_for(mc_unit unit)
     case MC_UNIT_BYTES: return "expected a size like 64KiB, 1MB or 4096";
     case MC_UNIT_BANDWIDTH: return "expected a bandwidth like 5GB/s, 100MB/s, 10Gb/s or inf";
     case MC_UNIT_NONE: return "expected a number like 2, 1e9 or 1Gf";
+    case MC_UNIT_FREQUENCY: return "expected a frequency like 2.5GHz, 800MHz or 2e9";
     case MC_UNIT_STRING: break;
     }
     return "expected a name";
@@ -111,6 +112,15 @@ static int parse_plain_suffix(const char *s, scale *sc)
     return parse_prefix(s, n, sc);
 }
 
+/* "2.5GHz", "800MHz", "2e9" (Hz). */
+static int parse_frequency_suffix(const char *s, scale *sc)
+{
+    size_t n = strlen(s), rest;
+    if (n == 0)
+        return 1;
+    return ends_with(s, n, "Hz", &rest) && rest <= 1 && parse_prefix(s, rest, sc) && sc->bin == 0;
+}
+
 static int parse_suffix(const char *s, mc_unit unit, scale *sc)
 {
     switch (unit) {
@@ -118,6 +128,7 @@ static int parse_suffix(const char *s, mc_unit unit, scale *sc)
     case MC_UNIT_BYTES: return parse_bytes_suffix(s, sc);
     case MC_UNIT_BANDWIDTH: return parse_bandwidth_suffix(s, sc);
     case MC_UNIT_NONE: return parse_plain_suffix(s, sc);
+    case MC_UNIT_FREQUENCY: return parse_frequency_suffix(s, sc);
     case MC_UNIT_STRING: break;
     }
     return 0;
@@ -327,6 +338,13 @@ void mc_format_value(char *buf, size_t len, double v, mc_unit unit)
     case MC_UNIT_BANDWIDTH: {
         static const int exps[] = {12, 9, 6, 3, 0};
         static const char *names[] = {"TB/s", "GB/s", "MB/s", "KB/s", "B/s"};
+        int u = decimal_unit(a, exps, 5);
+        format_decimal(body, sizeof body, a, exps[u], names[u]);
+        break;
+    }
+    case MC_UNIT_FREQUENCY: {
+        static const int exps[] = {12, 9, 6, 3, 0};
+        static const char *names[] = {"THz", "GHz", "MHz", "kHz", "Hz"};
         int u = decimal_unit(a, exps, 5);
         format_decimal(body, sizeof body, a, exps[u], names[u]);
         break;

@@ -45,18 +45,26 @@ static mc_source *open_input(const mc_predict_request *rq, mc_error *err)
     return mc_extrap_open_source(rq->trace, rq->ranks, rules, err);
 }
 
-/* The compute table learns the input's sites (file:line keys) from its meta
- * data; a pseudo-trace carries none, so they come from the input itself. */
-static mc_err bind_compute(const mc_predict_request *rq, const mc_source *src, mc_error *err)
+/* The input's sites (file:line keys) come from its meta data; a
+ * pseudo-trace carries none, so they come from the input itself (*orig,
+ * closed by the caller). */
+static const mc_meta *site_meta(const mc_predict_request *rq, const mc_source *src,
+                                mc_source **orig)
 {
     const mc_meta *m = mc_source_meta(src);
-    mc_source *orig = NULL;
+    *orig = NULL;
     if (!m && rq->ranks > 0) {
         mc_error ignored = {0}; /* no meta: sites are known by id only */
-        orig = mc_input_open(rq->trace, &ignored);
-        m = mc_source_meta(orig);
+        *orig = mc_input_open(rq->trace, &ignored);
+        m = mc_source_meta(*orig);
     }
-    mc_err rc = mc_ctable_bind(rq->compute, m, err);
+    return m;
+}
+
+static mc_err bind_compute(const mc_predict_request *rq, const mc_source *src, mc_error *err)
+{
+    mc_source *orig;
+    mc_err rc = mc_ctable_bind(rq->compute, site_meta(rq, src, &orig), err);
     mc_source_close(orig);
     mc_ctable_reset_counts(rq->compute);
     return rc;
@@ -96,6 +104,26 @@ static mc_err table_hook_init(const mc_predict_request *rq, const mc_source *src
         return err->code;
     }
     return MC_OK;
+}
+
+/* The profile's blocks on this replay's processor model (the platform's
+ * [cpu] keys), bound to the input's sites; scaled like the bursts under
+ * extrapolation, from the all-ranks rows, as a compute table is. */
+static mc_cpu_times *profile_times(const mc_predict_request *rq, const mc_source *src,
+                                   mc_error *err)
+{
+    double factor = 1.0;
+    if (rq->ranks > 0 && mc_extrap_source_burst_factor(src, &factor, err) != MC_OK) {
+        mc_error_prefix(err, "--profile with --ranks");
+        return NULL;
+    }
+    mc_cpu_model model;
+    mc_cpu_model_from_platform(rq->platform, &model);
+    mc_source *orig;
+    mc_cpu_times *t = mc_cpu_times_create(&model, rq->profile, site_meta(rq, src, &orig), factor,
+                                          rq->ranks <= 0, err);
+    mc_source_close(orig);
+    return t;
 }
 
 /* A flow model built here so that its link statistics can be read after the
@@ -158,6 +186,16 @@ static mc_err replay(replay_job *j)
         opt.compute = table_hook_fn;
         opt.compute_ctx = &hook;
     }
+    mc_cpu_times *times = NULL; /* this replay's own: it counts its lookups */
+    if (rq->profile) {
+        if (!(times = profile_times(rq, src, &j->err))) {
+            free(comms);
+            mc_source_close(src);
+            return j->err.code ? j->err.code : MC_ERR_NOMEM;
+        }
+        opt.compute = mc_cpu_hook;
+        opt.compute_ctx = times;
+    }
     opt.net = !j->is_free && rq->links ? links_net(rq->platform, src->nranks) : NULL;
     mc_source *run = src;
     if (j->show_progress && rq->wrap)
@@ -169,7 +207,10 @@ static mc_err replay(replay_job *j)
         take_links(&j->out->links, opt.net);
         if (rq->compute)
             j->out->compute_counts = mc_ctable_get_counts(rq->compute);
+        if (times)
+            j->out->profile_counts = mc_cpu_get_counts(times);
     }
+    mc_cpu_times_destroy(times);
     free(comms);
     mc_source_close(src);
     return rc;
@@ -185,6 +226,9 @@ static void *replay_thread(void *arg)
 mc_err mc_predict_run(const mc_predict_request *rq, mc_predict_result *res, mc_error *err)
 {
     memset(res, 0, sizeof *res);
+    if (rq->compute && rq->profile) /* two sources of block times: the caller chooses */
+        return res->run_rc = mc_error_set(err, MC_ERR_USAGE, "--compute and --profile both "
+                                          "give the blocks' times: give one");
     replay_job run = {.rq = rq, .is_free = 0, .show_progress = 1, .res = &res->run, .out = res};
     replay_job fr = {.rq = rq, .is_free = 1, .res = &res->free_run, .out = res};
     /* With jobs > 1 both replays run at once: they share only read-only

@@ -25,6 +25,7 @@
 
 #include "mpicast/extrap.h"
 #include "mpicast/blocks.h"
+#include "mpicast/cpu.h"
 #include "mpicast/format.h"
 #include "mpicast/net.h"
 #include "mpicast/platform.h"
@@ -55,6 +56,9 @@ static const char usage_text[] =
     "  --compute FILE        compute table (mpicast blocks --table): each burst takes\n"
     "                        its block's time, scaled like the bursts by the\n"
     "                        compute law at other process counts\n"
+    "  --profile FILE        CPU profile: each burst takes its block's time on the\n"
+    "                        processor model of the point's [cpu] keys (vary\n"
+    "                        cpu.l1d.size, cpu.frequency, ...); not with --compute\n"
     "  --jobs N              points predicted in parallel (default: 1)\n"
     "  --target-efficiency E --solve KEY\n"
     "                        also find, for each process count (and --vary\n"
@@ -108,6 +112,12 @@ static int add_vary(sweep_cfg *c, const char *arg)
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg || !eq[1])
         return usage_error(c->prog, "--vary %s: expected KEY=V1,V2,...", arg);
+    /* a second --vary of one key would silently override the first's values */
+    size_t klen = (size_t)(eq - arg);
+    for (int k = 0; k < c->nvary; k++)
+        if (strlen(c->vary[k].key) == klen && !strncmp(c->vary[k].key, arg, klen))
+            return usage_error(c->prog, "--vary %s: the key is given twice (list all its "
+                               "values in one --vary)", c->vary[k].key);
     sweep_vary *v = realloc(c->vary, (size_t)(c->nvary + 1) * sizeof *v);
     if (!v)
         return usage_error(c->prog, "%s", "out of memory");
@@ -288,6 +298,8 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
             c->solve = argv[++i];
         } else if (!strcmp(s, "--compute") && has) {
             c->compute_file = argv[++i];
+        } else if (!strcmp(s, "--profile") && has) {
+            c->profile_file = argv[++i];
         } else if ((rc = rule_option(c, argc, argv, &i)) != 0) {
             if (rc < 0)
                 return rc == -SWEEP_USAGE ? SWEEP_USAGE : SWEEP_BAD_INPUT;
@@ -305,6 +317,13 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
         return usage_error(prog, "%s", "--json and --csv exclude each other");
     if (!c->solve != !(c->target > 0))
         return usage_error(prog, "%s", "--solve KEY and --target-efficiency E go together");
+    if (c->compute_file && c->profile_file)
+        return usage_error(prog, "%s", "--compute and --profile both give the blocks' times: "
+                           "give one");
+    for (int k = 0; c->solve && k < c->nvary; k++)
+        if (!strcmp(c->vary[k].key, c->solve))
+            return usage_error(prog, "--solve %s: the key is also in --vary (the search sets it)",
+                               c->solve);
     c->ncombos = 1;
     for (int k = 0; k < c->nvary; k++) {
         if (c->ncombos > 1000000 / c->vary[k].nvals)
@@ -313,9 +332,25 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
     }
     if ((rc = check_inputs(c)))
         return rc;
+    mc_error err = {0};
+    if (c->profile_file && !(c->profile = mc_cpu_profile_load(c->profile_file, &err))) {
+        fprintf(stderr, "mpicast: %s\n", err.msg);
+        return SWEEP_BAD_INPUT;
+    }
     c->npoints = c->ncombos * c->nranks;
     c->nsolves = c->solve ? c->ncombos * c->nranks : 0;
     return SWEEP_OK;
+}
+
+void sweep_warn_unchecked(const sweep_cfg *c, FILE *out)
+{
+    int extrapolates = 0;
+    for (int k = 0; k < c->nranks; k++)
+        extrapolates |= c->ranks[k] != c->trace_ranks;
+    char line[600];
+    if (extrapolates && mc_extrap_rules_unchecked(&c->rules, line, sizeof line))
+        fprintf(out, "mpicast: warning: %s: unchecked: %s (docs/extrapolation.md, "
+                "\"Leave-one-out check\")\n", c->prog, line);
 }
 
 void sweep_cfg_free(sweep_cfg *c)
@@ -327,6 +362,7 @@ void sweep_cfg_free(sweep_cfg *c)
         free(c->vary[k].vals);
     }
     free(c->vary);
+    mc_cpu_profile_destroy(c->profile);
     free(c->ranks);
     free(c->sets);
     memset(c, 0, sizeof *c);
@@ -374,7 +410,7 @@ static mc_err predict_one(const sweep_cfg *c, int combo, int P, const char *xkey
     }
     /* the trace's own count replays the trace, others its pseudo-trace */
     mc_predict_request rq = {.trace = c->trace, .platform = p, .rules = &c->rules,
-                             .compute = table, .ranks = P != c->trace_ranks ? P : 0};
+                             .compute = table, .profile = c->profile, .ranks = P != c->trace_ranks ? P : 0};
     mc_predict_result r;
     mc_err rc = mc_predict_run(&rq, &r, err);
     mc_ctable_destroy(table);
@@ -527,9 +563,12 @@ static void bracket(const char *key, double *lo, double *hi, int *recip)
     for (int i = 0; (name = mc_platform_key_at(i, &unit, NULL)); i++)
         if (strcmp(name, key) == 0)
             break;
-    *recip = unit == MC_UNIT_BANDWIDTH;
+    /* a rate: time goes as its inverse (bandwidth, the CPU frequency) */
+    *recip = unit == MC_UNIT_BANDWIDTH || unit == MC_UNIT_FREQUENCY;
     if (unit == MC_UNIT_TIME) {
         *lo = 1e-12, *hi = 10;
+    } else if (unit == MC_UNIT_FREQUENCY) {
+        *lo = 1e6, *hi = 1e12;
     } else if (unit == MC_UNIT_BANDWIDTH) {
         *lo = 1e3, *hi = 1e15;
     } else if (unit == MC_UNIT_BYTES) {

@@ -39,6 +39,8 @@ typedef struct sweep_cfg {
     const char *prog;   /* "sweep" or "sweep-mpi", for messages */
     mc_extrap_rules rules;    /* --scaling, --rule(s), --grid, ...: for --ranks */
     const char *compute_file; /* --compute: per-block compute table, or NULL */
+    const char *profile_file; /* --profile: per-block CPU profile, or NULL */
+    struct mc_cpu_profile *profile; /* loaded by sweep_parse; read-only, shared by tasks */
     /* Called after each task, from the thread that ran it (so it must be
      * thread-safe), with the number of tasks finished so far by this call's
      * sweep_run_tasks; NULL for none. Set after sweep_parse. */
@@ -60,6 +62,9 @@ typedef struct sweep_result {
 /* Parses argv (argv[0] is the subcommand). Returns SWEEP_OK, or an exit code
  * after printing help (SWEEP_OK with *stop = 1) or an error on stderr. */
 int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog);
+/* One warning line on `out` when --ranks extrapolates with stated rules:
+ * from one trace they cannot be checked (docs/extrapolation.md). */
+void sweep_warn_unchecked(const sweep_cfg *c, FILE *out);
 void sweep_cfg_free(sweep_cfg *c);
 static inline int sweep_ntasks(const sweep_cfg *c) { return c->npoints + c->nsolves; }
 /* Runs task i into *out. */

@@ -31,6 +31,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return rc;
     }
+    if (rank == 0)
+        sweep_warn_unchecked(&c, stderr);
     int n = sweep_ntasks(&c);
     sweep_result *res = calloc((size_t)n, sizeof *res);
     sweep_result *all = rank == 0 ? calloc((size_t)n * (size_t)size, sizeof *all) : NULL;
