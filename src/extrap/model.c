@@ -23,8 +23,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_EVENTS_IN_MEMORY (1u << 26) /* all input events: keeps RAM bounded */
+/* What inference holds per input event (the event, its values, its
+ * template and its class), measured: 1.08 GB peak for 10^6 events and
+ * 4.3 GB for 4·10^6 (bench_bigtrace, docs/performance.md). */
+#define BYTES_PER_EVENT_HELD 1100u
+
+/* Input events inference may hold: half the RAM at BYTES_PER_EVENT_HELD
+ * each, so a trace too long is refused with the reason instead of the
+ * process being killed for memory (2·10^7 events took 21 GB). */
+static uint64_t max_events_held(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t half = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : (uint64_t)1 << 32;
+    uint64_t n = half / BYTES_PER_EVENT_HELD;
+    return n < MAX_EVENTS_IN_MEMORY ? n : MAX_EVENTS_IN_MEMORY;
+}
 
 typedef struct rawrank {
     mc_event *ev;
@@ -48,7 +64,7 @@ typedef struct build {
     mc_extrap *x;
     rawrank **raw;      /* [trace][rank] */
     aev ***abs;         /* [trace][rank] -> array */
-    uint64_t total;
+    uint64_t total, max_events; /* input events read, and the most held */
     /* A leave-one-out rebuild (check.c): the model of every trace, whose
      * inferred laws and repetitions the rebuild takes as stated. */
     const mc_extrap *inherit;
@@ -184,11 +200,13 @@ static mc_err read_trace(build *b, int k, mc_error *err)
         mc_event e;
         int rc;
         while ((rc = mc_source_next(s, r, &e, err)) == 1) {
-            if (++b->total > MAX_EVENTS_IN_MEMORY) {
+            if (++b->total > b->max_events) {
                 mc_source_close(s);
-                return mc_error_set(err, MC_ERR_USAGE, "%s: more than %u events in the input "
-                                    "traces: trace a shorter run (fewer iterations) to "
-                                    "extrapolate from", x->paths[k], MAX_EVENTS_IN_MEMORY);
+                return mc_error_set(err, MC_ERR_USAGE, "%s: more than %llu input events: "
+                                    "extrapolation holds each in memory (about %u B), and that "
+                                    "many fill half of this machine's RAM; trace a shorter run "
+                                    "(fewer iterations) to extrapolate from", x->paths[k],
+                                    (unsigned long long)b->max_events, BYTES_PER_EVENT_HELD);
             }
             if (rr->n == rr->cap) {
                 uint32_t cap = rr->cap ? rr->cap * 2 : 64;
@@ -1150,7 +1168,7 @@ mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
         return NULL;
     }
     mc_extrap *x = calloc(1, sizeof *x);
-    build b = {0};
+    build b = {.max_events = max_events_held()};
     xclass (*per)[NCLASSES] = NULL;
     if (!x)
         goto nomem;
