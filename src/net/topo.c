@@ -20,8 +20,7 @@
  * all flows. The result is feasible (no link above capacity) and max-min
  * fair within the re-rated set; a flow farther away keeps its rate until
  * something on its own links changes. Which flows of those links:
- *   network.sharing=local: every flow on them (the default until
- *     session 9);
+ *   network.sharing=local: every flow on them;
  *   network.sharing=bottleneck: only those whose rate the change is meant
  *     to move. A flow that ends frees capacity for the flows bottlenecked on
  *     its links (each flow keeps the link that fixed its rate in its last
@@ -82,9 +81,8 @@
  * bytes, aligned): a link, and a flow with its route; what the refill only
  * tests or uses as scratch is in dense arrays (fmark, scr, spath). With thousands
  * of flows in flight these records are MiBs, beyond the L2 cache, so a
- * refill costs the lines it touches. (Before: links of 96 bytes, routes of
- * 104 bytes apart from the flows, a flow record loaded for every flow of a
- * link only to test its mark, statistics in a third line per link.) */
+ * refill costs the lines it touches; the layouts measured before this one
+ * are in docs/performance.md (issue 5). */
 
 /* A link. Its first TL_IN active flows are stored in the link itself: a
  * list allocated apart is a cache miss of its own on every visit. Its

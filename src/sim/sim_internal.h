@@ -389,9 +389,8 @@ static inline uint32_t bk_home(uint64_t comm, int64_t tag, int32_t dst, int32_t 
  *
  * GCC counts a prefetch as no effect, so it finds a function that only reads
  * memory and prefetches "pure" and drops a call to it whose result is unused
- * (until session 4 not one of these prefetches reached the binary: see
- * tests/test_sim_prefetch_in_binary.sh). The empty volatile asm in each
- * stage is the effect that keeps it. */
+ * (tests/test_sim_prefetch_in_binary.sh checks they reach the binary). The
+ * empty volatile asm in each stage is the effect that keeps it. */
 #define SIM_PF_KEEP() __asm__ __volatile__("")
 
 /* Below this many ranks the replay's state stays in the caches, where the
