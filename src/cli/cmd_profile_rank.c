@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +70,26 @@ static int write_rank_file(const char *dir, mc_prof *p, int rank)
     return 0;
 }
 
+/* MPICAST_PROFILE_STATS=1 (bench/profile_overhead.py): what the analyser
+ * cost next to Valgrind, on stderr. */
+static void print_stats(const mc_prof_result *res)
+{
+    const char *e = getenv("MPICAST_PROFILE_STATS");
+    if (!e || strcmp(e, "1") != 0)
+        return;
+    struct rusage self, kids;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    double cs = (double)self.ru_utime.tv_sec + (double)self.ru_stime.tv_sec +
+                (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
+    double ck = (double)kids.ru_utime.tv_sec + (double)kids.ru_stime.tv_sec +
+                (double)(kids.ru_utime.tv_usec + kids.ru_stime.tv_usec) / 1e6;
+    fprintf(stderr, "mpicast: profile stats: rank %d lines %llu analyser_cpu_s %.2f "
+            "analyser_maxrss_kib %ld valgrind_cpu_s %.2f valgrind_maxrss_kib %ld\n",
+            res->rank, (unsigned long long)res->lines_read, cs, self.ru_maxrss, ck,
+            kids.ru_maxrss);
+}
+
 int cmd_profile_rank(int argc, char **argv)
 {
     if (argc < 4)
@@ -111,6 +132,8 @@ int cmd_profile_rank(int argc, char **argv)
         ;
     int rc = WIFEXITED(status) ? WEXITSTATUS(status)
              : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : CLI_BAD_INPUT;
+    if (p)
+        print_stats(&res);
     if (!p) {
         cli_fail(&err);
         return rc ? rc : CLI_BAD_INPUT;
