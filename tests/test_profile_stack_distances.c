@@ -1,7 +1,8 @@
 /* CPU profiles (src/profile): LRU stack distances on hand-made streams equal
  * the hand-computed ones and a brute-force reference; the analyser splits a
  * lackey stream with markers into blocks with the expected histograms; the
- * file round-trips; bad files are refused with the line; sampling scales. */
+ * file round-trips; bad files are refused with the line; sampling scales;
+ * other threads' accesses are left out. */
 #include "check.h"
 #include "mpicast/profile.h"
 
@@ -93,6 +94,10 @@ static const char *stream =
     "**1** mpicast E 0\n"
     " L 2000,8\n"                 /* inside the MPI call: not counted */
     "**1** mpicast X 22\n"
+    "--1--   SCHED[2]:  acquired lock (VG_(scheduler):timeslice)\n"
+    "I  500000,4\n"              /* another thread (MPI's progress thread): */
+    " L 9000,8\n"                /* neither counted nor in the stacks */
+    "--1--   SCHED[1]:  acquired lock (VG_(scheduler):timeslice)\n"
     "I  400004,4\n"
     " L 1000,8\n"
     "**1** mpicast E 0\n"

@@ -37,13 +37,14 @@ static void exec_valgrind(int w, pid_t parent, char **prog)
     int n = 0;
     while (prog[n])
         n++;
-    char **argv = calloc((size_t)n + 6, sizeof *argv);
+    char **argv = calloc((size_t)n + 7, sizeof *argv);
     if (!argv)
         _exit(127);
     int k = 0;
     argv[k++] = "valgrind";
     argv[k++] = "--tool=lackey";
     argv[k++] = "--trace-mem=yes";
+    argv[k++] = "--trace-sched=yes"; /* thread switches: only the MPI thread counts */
     argv[k++] = logfd;
     for (int i = 0; i < n; i++)
         argv[k++] = prog[i];

@@ -9,7 +9,13 @@
  * entry, "mpicast X SITE" at its exit, "mpicast F SITE" at MPI_Finalize's
  * entry. A burst runs from an X to the next E and belongs to the block
  * (site of that X, site of the following X or F). Nothing is inferred from
- * counts or timing, so the attribution cannot drift. */
+ * counts or timing, so the attribution cannot drift.
+ *
+ * Valgrind runs one thread at a time; with --trace-sched=yes it logs
+ * "--PID--   SCHED[TID]:  acquired lock ..." whenever a thread takes over.
+ * After MPI_Init only the thread that wrote the R marker (the MPI thread)
+ * is analysed: the MPI library's progress threads (Open MPI's PMIx and
+ * libevent threads) would otherwise land in whatever burst was running. */
 #include "mpicast/profile.h"
 
 #include <stdlib.h>
@@ -24,12 +30,15 @@ typedef struct analyser {
     int done;                 /* MPI_Finalize reached */
     long prev_site;           /* site of the call before the burst; 0: none */
     int rank;
+    int cur_tid, mpi_tid;     /* thread running now; the MPI thread (-1 before R) */
     mc_prof *prof;
     int nomem;
 } analyser;
 
 static void touch(analyser *a, int kind, uint64_t addr, uint64_t size)
 {
+    if (a->mpi_tid >= 0 && a->cur_tid != a->mpi_tid)
+        return; /* another thread of the process: neither counted nor cached */
     if (size == 0)
         size = 1;
     for (int l = 0; l < MC_PROF_NLINES; l++) {
@@ -124,6 +133,7 @@ static void marker(analyser *a, const char *m)
     switch (what) {
     case 'R':
         a->rank = (int)v;
+        a->mpi_tid = a->cur_tid;
         break;
     case 'E':
         if (a->counting)
@@ -151,7 +161,7 @@ static void line_of_stream(analyser *a, const char *s, mc_prof_result *res)
     if (s[0] == 'I' && s[1] == ' ') {
         if (parse_access(s + 2, &addr, &size) != 0)
             return;
-        if (a->counting)
+        if (a->counting && (a->mpi_tid < 0 || a->cur_tid == a->mpi_tid))
             a->cur.instr++;
         touch(a, MC_PROF_INSTR, addr, size);
         return;
@@ -159,13 +169,19 @@ static void line_of_stream(analyser *a, const char *s, mc_prof_result *res)
     if (s[0] == ' ' && (s[1] == 'L' || s[1] == 'S' || s[1] == 'M') && s[2] == ' ') {
         if (parse_access(s + 3, &addr, &size) != 0)
             return;
-        if (a->counting) {
+        if (a->counting && (a->mpi_tid < 0 || a->cur_tid == a->mpi_tid)) {
             a->cur.loads += s[1] != 'S';
             a->cur.stores += s[1] != 'L';
         }
         touch(a, MC_PROF_DATA, addr, size);
         if (s[1] == 'M')
             touch(a, MC_PROF_DATA, addr, size);
+        return;
+    }
+    if (s[0] == '-' && s[1] == '-') {
+        const char *t = strstr(s, "SCHED[");
+        if (t && strstr(t, "acquired lock"))
+            a->cur_tid = (int)strtol(t + 6, NULL, 10);
         return;
     }
     if (s[0] == '*' && s[1] == '*') {
@@ -200,6 +216,8 @@ mc_prof *mc_prof_analyse(FILE *in, const mc_prof_opts *opts, mc_prof_result *res
     a->rate = rate;
     a->weight = 1.0 / rate;
     a->rank = -1;
+    a->cur_tid = 1;
+    a->mpi_tid = -1;
     a->prof = mc_prof_create();
     int ok = a->prof != NULL;
     for (int k = 0; k < MC_PROF_NKINDS; k++)

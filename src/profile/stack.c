@@ -100,6 +100,7 @@ struct mc_prof_stack {
     size_t cap, used; /* hash table: power of two, used <= cap/2 */
     int32_t *tree;    /* Fenwick tree over times 1..tcap */
     uint64_t tcap, now;
+    uint64_t last;    /* key of the most recent access (0: none) */
 };
 
 static size_t hash_of(uint64_t key, size_t cap)
@@ -215,9 +216,16 @@ int64_t mc_prof_stack_access(mc_prof_stack *s, uint64_t line)
 {
     if (s->now >= s->tcap && compact(s) != 0)
         return -2;
-    uint64_t key = line + 1, t = ++s->now;
+    uint64_t key = line + 1;
     if (key == 0)
         key = 1; /* line UINT64_MAX shares line 0's slot: never seen in practice */
+    /* The same line again (most accesses: the next instruction, the next
+     * element): distance 0, and its place on top of the stack is unchanged,
+     * so neither the table nor the tree needs touching. */
+    if (key == s->last)
+        return 0;
+    s->last = key;
+    uint64_t t = ++s->now;
     size_t h = hash_of(key, s->cap);
     while (s->tab[h].key && s->tab[h].key != key)
         h = (h + 1) & (s->cap - 1);
@@ -232,6 +240,7 @@ int64_t mc_prof_stack_access(mc_prof_stack *s, uint64_t line)
     if ((s->used + 1) * 2 > s->cap) {
         if (grow_table(s) != 0) {
             s->now--;
+            s->last = 0;
             return -2;
         }
         h = hash_of(key, s->cap);
