@@ -22,7 +22,8 @@ set(MC_PROF_ARGS --mpicast $<TARGET_FILE:mpicast> --kernel $<TARGET_FILE:profile
     --kernel-source ${CMAKE_CURRENT_SOURCE_DIR}/mpi/profile_kernel.c)
 add_test(NAME test_profile_kernels_match_cachegrind COMMAND ${MC_PROF_RUN} kernels ${MC_PROF_ARGS})
 add_test(NAME test_profile_examples_keys_and_instructions
-         COMMAND ${MC_PROF_RUN} examples ${MC_PROF_ARGS} --examples ${CMAKE_BINARY_DIR}/examples)
+         COMMAND ${MC_PROF_RUN} examples ${MC_PROF_ARGS} --examples ${CMAKE_BINARY_DIR}/examples
+         --tracer $<TARGET_FILE:mpicast-trace>)
 add_test(NAME test_profile_failed_run_no_profile COMMAND ${MC_PROF_RUN} failed ${MC_PROF_ARGS})
 set(MC_PROF_TESTS test_profile_kernels_match_cachegrind
     test_profile_examples_keys_and_instructions test_profile_failed_run_no_profile)

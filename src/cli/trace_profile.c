@@ -125,6 +125,8 @@ static void put_meta(mc_prof *all, const char *rate, char **cmd)
     mc_prof_set_meta(all, "line_sizes", "32,64,128", NULL);
     mc_prof_set_meta(all, "mpi_accesses", "in the LRU stacks, not counted", NULL);
     mc_prof_set_meta(all, "before_init", "in the LRU stacks, not counted", NULL);
+    mc_prof_set_meta(all, "other_threads", "after MPI_Init: not counted, not in the LRU stacks",
+                     NULL);
 }
 
 /* Collects the ranks' files (removing them), and writes cpu-profile.txt
