@@ -43,8 +43,8 @@ static void usage(FILE *out)
           "  -o DIR        trace directory (default mpicast-trace-<timestamp>); created\n"
           "                owner-only; an existing DIR must be empty\n"
           "  --force       reuse a DIR that holds a trace: first removes its meta.json,\n"
-          "                rank-N.mct and sites-N.txt files; refused if DIR holds\n"
-          "                anything else\n"
+          "                rank-N.mct, sites-N.txt and cpu-profile files; refused if\n"
+          "                DIR holds anything else\n"
           "  --mode wall   time compute bursts with the wall clock (default)\n"
           "  --mode cpu    also record thread CPU time (more ranks than cores)\n"
           "  --mode token  token execution: only one rank computes at a time, so\n"
@@ -362,7 +362,8 @@ static int empty_existing_dir(DIR *d, const char *dir, int force)
     }
     if (foreign) {
         fprintf(stderr, "mpicast: %s: holds %s, which is not a trace's file; --force removes "
-                "only meta.json, rank-N.mct and sites-N.txt\n", dir, first);
+                "only meta.json, rank-N.mct, sites-N.txt and cpu-profile files\n",
+                dir, first);
         return -1;
     }
     rewinddir(d);
