@@ -133,6 +133,36 @@ static void check_hist(const mc_prof_rd *rd, double cold, const double *by_bucke
         CHECK(fabs(rd->hist[i] - (i < n ? by_bucket[i] : 0)) < 1e-9);
 }
 
+/* Bad input never crashes: random byte changes of a valid file either read
+ * (and then write again) or fail with a message naming the file. */
+static void mutate_and_read(const char *good, size_t len)
+{
+    static const char alphabet[] = "\t\n:,#0123456789.-ed xrdi\0";
+    char *m = malloc(len + 1);
+    uint64_t x = 99;
+    for (int round = 0; round < 3000; round++) {
+        memcpy(m, good, len);
+        for (int k = 0; k < 1 + round % 4; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            size_t at = 24 + (size_t)(x >> 33) % (len - 24); /* keep the first line */
+            m[at] = alphabet[(x >> 20) % (sizeof alphabet - 1)];
+        }
+        FILE *in = fmemopen(m, len, "r");
+        mc_error err = {0};
+        mc_prof *p = mc_prof_read_stream(in, "fuzz", &err);
+        fclose(in);
+        if (!p) {
+            CHECK(strncmp(err.msg, "fuzz:", 5) == 0);
+            continue;
+        }
+        FILE *out = fopen("/dev/null", "w");
+        CHECK(mc_prof_write(p, out, &err) == MC_OK);
+        fclose(out);
+        mc_prof_destroy(p);
+    }
+    free(m);
+}
+
 static void test_analyser(void)
 {
     mc_prof_result res;
@@ -192,6 +222,7 @@ static void test_analyser(void)
     CHECK(mc_prof_write(q, out, &err) == MC_OK);
     fclose(out);
     CHECK_EQ_STR(buf2, buf);
+    mutate_and_read(buf, len);
     free(buf);
     free(buf2);
     mc_prof_destroy(q);
@@ -208,6 +239,26 @@ static void expect_bad(const char *text, const char *where, const char *why)
         fprintf(stderr, "for %s: got '%s', expected %s ... %s\n", text, err.msg, where, why);
         exit(1);
     }
+}
+
+/* A damaged access stream (the program's own output mixed in, a cut line)
+ * is analysed without crashing. */
+static void test_damaged_stream(void)
+{
+    size_t len = strlen(stream);
+    char *m = malloc(len + 1);
+    uint64_t x = 7;
+    for (int round = 0; round < 2000; round++) {
+        memcpy(m, stream, len + 1);
+        for (int k = 0; k < 3; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            m[(x >> 33) % len] = "\n *-ILSMRXEF0f,9"[(x >> 20) % 17];
+        }
+        mc_prof_result res;
+        mc_prof *p = analyse_text(m, round % 2 ? 1.0 : 0.5, &res);
+        mc_prof_destroy(p);
+    }
+    free(m);
 }
 
 static void test_bad_files(void)
@@ -272,6 +323,7 @@ int main(void)
     test_buckets();
     test_analyser();
     test_bad_files();
+    test_damaged_stream();
     test_sampling();
     return 0;
 }
