@@ -32,6 +32,9 @@ static const env_var vars[] = {
     {"MPICAST_CLOCK", ENV_CHOICE, "auto|tsc|monotonic"},
     {"MPICAST_TOKEN_POLL_US", ENV_COUNT, NULL},
     {"MPICAST_TOKEN_STATS", ENV_ANY, NULL},
+    {"MPICAST_PROFILE", ENV_ANY, NULL},       /* set by trace --mode profile: markers */
+    /* read by mpicast's profile analyser (src/cli/cmd_profile_rank.c) */
+    {"MPICAST_PROFILE_STATS", ENV_ANY, NULL},
     /* read by mpicast-bench (a test hook) */
     {"MPICAST_BENCH_DISTURB", ENV_ANY, NULL},
     /* the test suite's own (tests/): not read by mpicast, set around it */

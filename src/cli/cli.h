@@ -37,6 +37,7 @@ struct mc_run_label;
 int cli_split_label(char *arg, struct mc_run_label *label);
 
 int cmd_trace(int argc, char **argv);
+int cmd_profile_rank(int argc, char **argv); /* internal: trace --mode profile */
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_predict(int argc, char **argv);

@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "mpicast/format.h"
 #include "mpicast/outfile.h"
+#include "trace_profile.h"
 
 #ifndef MPICAST_LIBDIR
 #define MPICAST_LIBDIR ""
@@ -35,19 +36,27 @@ enum flavour { OPENMPI, MPICH };
 
 static void usage(FILE *out)
 {
-    fputs("usage: mpicast trace [-o DIR] [--force] [--mode wall|cpu|token] -- COMMAND [ARGS...]\n\n"
+    fputs("usage: mpicast trace [-o DIR] [--force] [--mode wall|cpu|token|profile]\n"
+          "                     [--sample-rate R] -- COMMAND [ARGS...]\n\n"
           "Runs COMMAND (usually an MPI launcher such as 'mpirun -np 4 ./app') with the\n"
           "mpicast tracer preloaded and writes one trace directory.\n\n"
           "  -o DIR        trace directory (default mpicast-trace-<timestamp>); created\n"
           "                owner-only; an existing DIR must be empty\n"
           "  --force       reuse a DIR that holds a trace: first removes its meta.json,\n"
-          "                rank-N.mct and sites-N.txt files; refused if DIR holds\n"
-          "                anything else\n"
+          "                rank-N.mct, sites-N.txt and cpu-profile files; refused if\n"
+          "                DIR holds anything else\n"
           "  --mode wall   time compute bursts with the wall clock (default)\n"
           "  --mode cpu    also record thread CPU time (more ranks than cores)\n"
           "  --mode token  token execution: only one rank computes at a time, so\n"
           "                bursts are uncontended even with more ranks than cores;\n"
-          "                slower; limits in docs/compute-data.md\n\n"
+          "                slower; limits in docs/compute-data.md\n"
+          "  --mode profile  also run every rank under Valgrind lackey and write\n"
+          "                DIR/cpu-profile.txt: per block and rank, instructions, loads,\n"
+          "                stores and LRU stack-distance histograms (data and\n"
+          "                instructions; lines of 32, 64, 128 B); bursts timed with the\n"
+          "                wall clock (slowed by Valgrind); docs/compute-data.md\n"
+          "  --sample-rate R  profile: SHARDS sampling of cache lines, R in (0,1]\n"
+          "                (default 1: every line)\n\n"
           "The tracer build (Open MPI or MPICH) is the one of the MPI the program is\n"
           "linked against (as ldd resolves it), else the launcher's; a launcher of one\n"
           "MPI running a program of the other is refused before anything runs.\n"
@@ -308,7 +317,8 @@ static int digits_then(const char *s, const char *suffix)
  * temporaries of meta.json: what --force may remove. */
 static int is_trace_file_name(const char *n)
 {
-    return strcmp(n, "meta.json") == 0 ||
+    return strcmp(n, "meta.json") == 0 || strcmp(n, "cpu-profile.txt") == 0 ||
+           (strncmp(n, "cpu-profile-rank-", 17) == 0 && digits_then(n + 17, ".txt")) ||
            (strncmp(n, "rank-", 5) == 0 && digits_then(n + 5, ".mct")) ||
            (strncmp(n, "sites-", 6) == 0 && digits_then(n + 6, ".txt")) ||
            (strncmp(n, ".meta.json.", 11) == 0 && strlen(n) == 17) ||
@@ -352,7 +362,8 @@ static int empty_existing_dir(DIR *d, const char *dir, int force)
     }
     if (foreign) {
         fprintf(stderr, "mpicast: %s: holds %s, which is not a trace's file; --force removes "
-                "only meta.json, rank-N.mct and sites-N.txt\n", dir, first);
+                "only meta.json, rank-N.mct, sites-N.txt and cpu-profile files\n",
+                dir, first);
         return -1;
     }
     rewinddir(d);
@@ -701,7 +712,7 @@ static void symbolise_sites(const char *dir)
 
 int cmd_trace(int argc, char **argv)
 {
-    const char *out = NULL, *mode = "wall";
+    const char *out = NULL, *mode = "wall", *rate = "1";
     int force = 0;
     int i = 1;
     for (; i < argc; i++) {
@@ -717,13 +728,16 @@ int cmd_trace(int argc, char **argv)
             force = 1;
             continue;
         }
-        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--mode") == 0) {
+        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--mode") == 0 ||
+            strcmp(argv[i], "--sample-rate") == 0) {
             if (i + 1 >= argc)
                 return cli_usage_error("trace: %s needs a value", argv[i]);
             if (argv[i][1] == 'o')
                 out = argv[++i];
-            else
+            else if (argv[i][2] == 'm')
                 mode = argv[++i];
+            else
+                rate = argv[++i];
             continue;
         }
         if (argv[i][0] == '-')
@@ -733,9 +747,24 @@ int cmd_trace(int argc, char **argv)
     }
     if (i >= argc)
         return cli_usage_error("trace: no command given; see 'mpicast trace --help'");
-    if (strcmp(mode, "wall") != 0 && strcmp(mode, "cpu") != 0 && strcmp(mode, "token") != 0)
-        return cli_usage_error("trace: --mode must be wall, cpu or token, not '%s'", mode);
+    int profile = strcmp(mode, "profile") == 0;
+    if (strcmp(mode, "wall") != 0 && strcmp(mode, "cpu") != 0 && strcmp(mode, "token") != 0 &&
+        !profile)
+        return cli_usage_error("trace: --mode must be wall, cpu, token or profile, not '%s'",
+                               mode);
+    char *rend;
+    double r = strtod(rate, &rend);
+    if (*rend || rend == rate || !(r > 0 && r <= 1))
+        return cli_usage_error("trace: --sample-rate must be a number in (0,1], not '%s'", rate);
+    if (!profile && strcmp(rate, "1") != 0)
+        return cli_usage_error("trace: --sample-rate applies to --mode profile only");
     char **cmd = argv + i;
+    char vg[PATH_MAX];
+    if (profile && !find_in_path("valgrind", vg, sizeof vg)) {
+        fprintf(stderr, "mpicast: trace: --mode profile needs valgrind (Debian package "
+                "valgrind), not found in PATH\n");
+        return CLI_BAD_INPUT;
+    }
 
     char exe[PATH_MAX];
     if (!find_in_path(cmd[0], exe, sizeof exe)) {
@@ -767,18 +796,36 @@ int cmd_trace(int argc, char **argv)
         fprintf(stderr, "mpicast: %s: cannot create: %s\n", out, strerror(errno));
         return CLI_BAD_INPUT;
     }
-    if (setup_env(lib, dir, mode) != 0) {
+    char **run_cmd = cmd;
+    if (profile) {
+        run_cmd = trace_profile_command(cmd, is_launcher(cmd[0]), dir, rate);
+        if (!run_cmd)
+            return CLI_BAD_INPUT;
+    }
+    /* profile: bursts timed as in wall mode; the markers are switched on
+     * by MPICAST_PROFILE (and only under Valgrind) */
+    if (setup_env(lib, dir, profile ? "wall" : mode) != 0 ||
+        (profile && setenv("MPICAST_PROFILE", "1", 1) != 0)) {
         fprintf(stderr, "mpicast: trace: cannot set the environment: %s\n", strerror(errno));
         return CLI_BAD_INPUT;
     }
     fflush(stdout);
-    int rc = run(cmd);
+    int rc = run(run_cmd);
+    if (run_cmd != cmd)
+        free(run_cmd);
     if (count_rank_files(dir) == 0) {
         fprintf(stderr, "mpicast: %s: no trace written (%s ran no MPI program under the "
                 "tracer, or tracing failed)\n", dir, cmd[0]);
+        if (profile)
+            trace_profile_join(dir, rc ? rc : 1, rate, cmd); /* removes rank files */
         return rc != 0 ? rc : CLI_BAD_INPUT;
     }
     symbolise_sites(dir);
     fprintf(stderr, "mpicast: trace in %s\n", dir);
+    if (profile) {
+        int prc = trace_profile_join(dir, rc, rate, cmd);
+        if (rc == 0)
+            rc = prc;
+    }
     return rc;
 }

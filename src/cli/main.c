@@ -174,6 +174,10 @@ int main(int argc, char **argv)
         return cli_fail(&env_err); /* a setting mpicast would otherwise ignore */
     mc_out_cleanup_on_signals(); /* an interrupted command leaves no temporary output */
     mc_import_register_inputs();
+    /* internal, not listed: one rank of `trace --mode profile`; its argv is
+     * the program's command line, passed on untouched */
+    if (strcmp(argv[1], "_profile-rank") == 0)
+        return cmd_profile_rank(argc - 1, argv + 1);
     int n;
     char **args = split_opt_values(argc, argv, &n);
     if (!args)

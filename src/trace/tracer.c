@@ -27,6 +27,10 @@
 
 #include "mpicast/outfile.h"
 
+#ifdef MCT_HAVE_VALGRIND
+#include <valgrind/valgrind.h>
+#endif
+
 volatile int mct_state = MCT_OFF;
 int mct_world_rank = 0, mct_world_size = 1;
 int mct_cpu_mode = 0;
@@ -45,6 +49,34 @@ static atomic_int warned;
  * event is this old, so a SIGKILL loses at most that much of the run. */
 static int64_t flush_every = 1000000000; /* ns; MPICAST_FLUSH_INTERVAL */
 static int64_t flush_due;                /* t_end after which to flush */
+
+/* ------------------------------------------------------------ CPU profiles */
+
+/* Profile mode (MPICAST_PROFILE=1 under Valgrind lackey): markers in the
+ * access stream through Valgrind's client request, which lackey's log
+ * carries in program order (src/profile/analyse.c reads them). Outside
+ * Valgrind, or without the header at build time, mct_profile stays 0. */
+int mct_profile;
+
+void mct_prof_mark(char what, long v)
+{
+#ifdef MCT_HAVE_VALGRIND
+    VALGRIND_PRINTF("mpicast %c %ld\n", what, v);
+#else
+    (void)what;
+    (void)v;
+#endif
+}
+
+static int profile_wanted(void)
+{
+#ifdef MCT_HAVE_VALGRIND
+    const char *p = getenv("MPICAST_PROFILE");
+    return p && strcmp(p, "1") == 0 && RUNNING_ON_VALGRIND;
+#else
+    return 0;
+#endif
+}
 
 /* ------------------------------------------------------------ clocks */
 
@@ -185,6 +217,8 @@ int mct_enter_slow(mct_frame *f, int op, void *ret)
     if (op == MC_OP_FINALIZE && mct_state == MCT_PAUSED)
         mct_state = MCT_ON;
     mct_inside = 1;
+    if (mct_profile)
+        mct_prof_mark('E', 0);
     frame_init(f, op, ret);
     f->record = mct_state == MCT_ON;
     if (f->record && mct_cpu_mode)
@@ -234,12 +268,16 @@ static void write_event(const mc_event *e)
 
 void mct_leave(mct_frame *f)
 {
+    int32_t recorded = 0;
     if (f->record && mct_state == MCT_ON) {
         f->ev.site = mct_site_of(f->ret);
+        recorded = f->ev.site;
         write_event(&f->ev);
         if (mct_cpu_mode)
             last_cpu = mct_cpu_now();
     }
+    if (mct_profile) /* site 0: an unrecorded call, the next burst is no block */
+        mct_prof_mark('X', recorded);
     mct_inside = 0;
 }
 
@@ -561,6 +599,9 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
     }
     f.record = mct_state == MCT_ON;
     mct_inside = 1;
+    mct_profile = profile_wanted();
+    if (mct_profile)
+        mct_prof_mark('R', mct_world_rank);
     mct_leave(&f);
 }
 
@@ -689,7 +730,11 @@ static void write_meta(const char *comms, size_t ncomm_bytes, const char *sites,
 
 void mct_before_finalize(mct_frame *f)
 {
-    mct_site_of(f->ret); /* the Finalize event's site must be in the tables */
+    int32_t fsite = mct_site_of(f->ret); /* the Finalize event's site must be in the tables */
+    if (mct_profile) { /* the last burst ends here; nothing after is counted */
+        mct_prof_mark('F', f->record && mct_state == MCT_ON ? fsite : 0);
+        mct_profile = 0;
+    }
     int ok = mct_state != MCT_FAILED;
     if (ok && mct_sites_write(trace_dir, mct_world_rank) != 0)
         mct_fail("cannot write the sites file");

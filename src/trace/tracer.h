@@ -48,6 +48,9 @@ enum mct_state {
 extern volatile int mct_state;
 extern int mct_world_rank, mct_world_size;
 extern int mct_cpu_mode;
+/* Profile mode: markers for the CPU-profile analyser (tracer.c). */
+extern int mct_profile;
+void mct_prof_mark(char what, long v);
 /* initial-exec: the tracer is preloaded, so static TLS is available and
  * each access avoids a __tls_get_addr call. */
 #define MCT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
