@@ -126,7 +126,10 @@ mc_err cpu_eval_block(const mc_cpu_model *m, const mc_cpu_profile *p, size_t i,
      * inclusive LRU hierarchy never misses more below than above; the
      * bound keeps the set-associative estimate so. */
     int with_i = m->level[MC_CPU_L1I].size > 0 && has_stream(p, i, MC_CPU_STREAM_I);
-    for (int l = MC_CPU_L2; l < MC_CPU_NLEVELS && last >= 0; l++) {
+    /* (no data stream: no unified level is reached; a loop condition on
+     * `last` made cppcheck 2.10 believe the index could be -1) */
+    int levels = last >= 0 ? MC_CPU_NLEVELS : MC_CPU_L2;
+    for (int l = MC_CPU_L2; l < levels; l++) {
         if (m->level[l].size <= 0)
             continue;
         double md, mi = 0;
