@@ -231,7 +231,8 @@ static void data_seeds(const char *data_dir, const char *sub, const char *ext, c
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         size_t len;
         unsigned char *data = slurp(path, &len);
-        if (memchr(data, '/', len) && strcmp(target, "model") != 0) {
+        if (memchr(data, '/', len) && strcmp(target, "model") != 0 &&
+            strcmp(target, "dumpi") != 0) {
             free(data); /* the trace targets skip inputs with paths */
             continue;
         }
@@ -272,5 +273,15 @@ int main(int argc, char **argv)
     put_seed("extrap_rules", "rules", 0, 0, rules, sizeof rules - 1);
     static const char rep[] = "replicate 3\nscaling weak\n";
     put_seed("extrap_rules", "replicate", 0, 0, rep, sizeof rep - 1);
+    /* DUMPI: each fixture's rank 0 as a 1-rank trace (selector 0) */
+    static const char *const dumpi_dirs[] = {"dumpi/ring", "dumpi/cg", "dumpi/master_worker"};
+    for (size_t i = 0; i < sizeof dumpi_dirs / sizeof *dumpi_dirs; i++)
+        data_seeds(argv[2], dumpi_dirs[i], "-0000.bin", "dumpi", 0, 1);
+    static const char prof[] =
+        "# mpicast cpu profile 1\nmeta\ttool\tseed\nmeta\tsample_rate\t1\n"
+        "meta\tsource\tseed\nblock\ta.c:10\ta.c:20\t0\t10\t100000\t30000\t10000\n"
+        "rd\ta.c:10\ta.c:20\t0\td\t64\t512\t1:20000,2:5000,16:3000,23:1000,512:8000\n"
+        "rd\ta.c:10\ta.c:20\t0\ti\t64\t40\t1:99000,4:900\n";
+    put_seed("cpu_profile", "one-block", 0, 0, prof, sizeof prof - 1);
     return 0;
 }

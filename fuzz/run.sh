@@ -13,7 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(rank_file meta tit replay platform model)
-  [ -x "$build/fuzz/fuzz_extrap_rules" ] && targets+=(extrap_rules)
+  for t in extrap_rules cpu_profile dumpi; do
+    [ -x "$build/fuzz/fuzz_$t" ] && targets+=("$t")
+  done
 fi
 mkdir -p "$build/fuzz/crashes"
 # absolute paths: the targets change into a private temporary directory

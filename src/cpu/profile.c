@@ -351,7 +351,8 @@ static mc_err link_hists(parse_ctx *c)
     free(index);
     if (rc != MC_OK)
         return rc;
-    qsort(p->hists, p->nhists, sizeof *p->hists, cmp_hist);
+    if (p->nhists > 1) /* hists is NULL in a profile without rd records */
+        qsort(p->hists, p->nhists, sizeof *p->hists, cmp_hist);
     for (size_t h = 0; h < p->nhists; h++) {
         const cpu_hist *x = &p->hists[h];
         if (h > 0 && cmp_hist(&p->hists[h - 1], x) == 0)

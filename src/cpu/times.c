@@ -70,7 +70,8 @@ static mc_err intern_keys(mc_cpu_times *t, const mc_cpu_profile *p, mc_error *er
         t->keys[2 * i] = mc_cpu_profile_at(p, i)->from;
         t->keys[2 * i + 1] = mc_cpu_profile_at(p, i)->to;
     }
-    qsort(t->keys, 2 * n, sizeof *t->keys, cmp_str);
+    if (n > 0)
+        qsort(t->keys, 2 * n, sizeof *t->keys, cmp_str);
     size_t u = 0;
     for (size_t i = 0; i < 2 * n; i++)
         if (u == 0 || strcmp(t->keys[u - 1], t->keys[i]) != 0)
@@ -94,7 +95,8 @@ static mc_err bind_sites(mc_cpu_times *t, const mc_meta *meta, mc_error *err)
         if (k >= 0)
             t->sites[t->nsites++] = (site_key){id, k};
     }
-    qsort(t->sites, t->nsites, sizeof *t->sites, cmp_site);
+    if (t->nsites > 1)
+        qsort(t->sites, t->nsites, sizeof *t->sites, cmp_site);
     return MC_OK;
 }
 
@@ -116,7 +118,8 @@ static void add_all_ranks_rows(mc_cpu_times *t, const double *bursts, int per_ra
         i = j;
     }
     t->nrows = out;
-    qsort(t->rows, t->nrows, sizeof *t->rows, cmp_row);
+    if (t->nrows > 1)
+        qsort(t->rows, t->nrows, sizeof *t->rows, cmp_row);
 }
 
 mc_cpu_times *mc_cpu_times_create(const mc_cpu_model *m, const mc_cpu_profile *p,
@@ -145,7 +148,8 @@ mc_cpu_times *mc_cpu_times_create(const mc_cpu_model *m, const mc_cpu_profile *p
         t->rows[t->nrows++] = (time_row){key_index(t, b->from), key_index(t, b->to), b->rank,
                                          e.time / b->bursts * factor, i};
     }
-    qsort(t->rows, t->nrows, sizeof *t->rows, cmp_row);
+    if (t->nrows > 1)
+        qsort(t->rows, t->nrows, sizeof *t->rows, cmp_row);
     add_all_ranks_rows(t, bursts, per_rank);
     if (bind_sites(t, meta, err) != MC_OK)
         goto fail;
