@@ -4,6 +4,8 @@ add_executable(test_export_mktrace test_export_mktrace.c)
 target_link_libraries(test_export_mktrace PRIVATE mc_format mc_base)
 
 mc_add_test(test_otf2_scorep_reference mc_export)
+# an archive open twice is imported once (no fork beside a thread: CI hang on 65ac9e5)
+add_test(NAME test_imported_input_imported_once COMMAND test_otf2_scorep_reference shared)
 # wrapped collective sizes refused by export otf2|tit (issue 26 item 4)
 mc_add_test(test_export_sizes_never_wrap mc_export mc_format)
 

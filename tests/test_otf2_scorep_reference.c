@@ -6,6 +6,8 @@
  * End; a second (OpenMP-like) thread location on rank 0; a µs timer with a
  * global offset) is imported, and the test checks the events, counts,
  * peers, tags, sizes, communicators and compute bursts that come out. */
+#include <dirent.h>
+#include <sys/stat.h>
 #include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "check.h"
 #include "mpicast/export.h"
 #include "mpicast/format.h"
+#include "mpicast/input.h"
 
 enum { NR = 3 };
 enum { R_MAIN, R_INIT, R_FIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLRED, R_BCAST, R_KERNEL,
@@ -223,7 +226,49 @@ static void check_rank(mc_source *src, int r, const want *w, size_t n)
     CHECK(mc_source_next(src, r, &e, &err) == 0);
 }
 
-int main(void)
+/* Entries in dir (not . and ..). */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* Opening an archive while a source of it is open reuses its import (one
+ * temporary directory, no second fork), so callers can open it once before
+ * starting threads; the last close removes the import. */
+static void check_import_shared(const char *anchor, const char *dir)
+{
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+    CHECK(mkdir(tmp, 0700) == 0);
+    CHECK(setenv("TMPDIR", tmp, 1) == 0);
+    CHECK(mc_import_register_inputs() == MC_OK);
+    mc_error err = {0};
+    mc_source *a = mc_input_open(anchor, &err);
+    CHECK(a != NULL);
+    CHECK_EQ_INT(entries(tmp), 1);
+    mc_source *b = mc_input_open(anchor, &err);
+    CHECK(b != NULL);
+    CHECK_EQ_INT(entries(tmp), 1);
+    CHECK_EQ_STR(b->name, anchor);
+    mc_source_close(a);
+    CHECK_EQ_INT(entries(tmp), 1);
+    check_rank(b, 0, rank0, sizeof rank0 / sizeof rank0[0]);
+    mc_source_close(b);
+    CHECK_EQ_INT(entries(tmp), 0);
+    a = mc_input_open(anchor, &err); /* imported anew */
+    CHECK(a != NULL);
+    check_rank(a, 1, rank1, sizeof rank1 / sizeof rank1[0]);
+    mc_source_close(a);
+    CHECK_EQ_INT(entries(tmp), 0);
+}
+
+int main(int argc, char **argv)
 {
     char dir[] = "/tmp/mc_otf2ref_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
@@ -236,6 +281,13 @@ int main(void)
     mc_export_info info;
     char anchor[300];
     snprintf(anchor, sizeof anchor, "%s/traces.otf2", arch);
+    if (argc > 1 && strcmp(argv[1], "shared") == 0) {
+        check_import_shared(anchor, dir);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        CHECK(system(cmd) == 0);
+        return 0;
+    }
     CHECK(mc_import_otf2(anchor, out, &info, NULL, &err) == MC_OK);
     CHECK_EQ_INT(info.events, 17);
     mc_source *src = mc_trace_open(out, &err);

@@ -95,6 +95,13 @@ static void name_final_dir(mc_error *err, const char *tmp, const char *dir)
     snprintf(at, sizeof err->msg - (size_t)(at - err->msg), "%s%s", dir, rest);
 }
 
+static void release(mc_source **hold, int n)
+{
+    for (int k = 0; hold && k < n; k++)
+        mc_source_close(hold[k]);
+    free(hold);
+}
+
 int cmd_extrapolate(int argc, char **argv)
 {
     mc_extrap_rules rules;
@@ -160,21 +167,25 @@ int cmd_extrapolate(int argc, char **argv)
         free(traces);
         return cli_fail(&err);
     }
-    /* the leave-one-out check compares every rank of every input trace */
-    progress_ticker *ct = NULL;
-    if (!quiet && ntraces > 1) {
-        uint64_t total = 0;
-        for (int k = 0; k < ntraces; k++) {
-            mc_error ignored = {0}; /* a bad trace is reported by the build */
-            mc_source *s = mc_input_open(traces[k], &ignored);
-            total += s ? (uint64_t)s->nranks : 0;
-            mc_source_close(s);
-        }
-        ct = progress_ticker_start(stderr, "extrapolate: check: ranks", total);
+    /* Every input is held open to the end: the build, the leave-one-out
+     * check and the writing open them again, and an imported input (OTF2,
+     * DUMPI) is then imported once, here, before the progress thread (an
+     * import forks; a fork beside a thread can deadlock). The check
+     * compares every rank of every input trace. */
+    mc_source **hold = calloc((size_t)ntraces, sizeof *hold);
+    uint64_t total = 0;
+    for (int k = 0; hold && k < ntraces; k++) {
+        mc_error ignored = {0}; /* a bad trace is reported by the build */
+        hold[k] = mc_input_open(traces[k], &ignored);
+        total += hold[k] ? (uint64_t)hold[k]->nranks : 0;
     }
+    progress_ticker *ct = !quiet && ntraces > 1
+                              ? progress_ticker_start(stderr, "extrapolate: check: ranks", total)
+                              : NULL;
     mc_extrap *x = mc_extrap_build_progress(traces, ntraces, &rules, rank_written, ct, &err);
     progress_ticker_stop(ct);
     if (!x) {
+        release(hold, ntraces);
         free(traces);
         return cli_fail(&err);
     }
@@ -210,6 +221,7 @@ int cmd_extrapolate(int argc, char **argv)
         mc_source_close(s);
     }
     mc_extrap_destroy(x);
+    release(hold, ntraces);
     free(traces);
     return rc;
 }

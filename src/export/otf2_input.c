@@ -1,8 +1,16 @@
 /* The rows of the input registry (input.h) for the formats read by an
  * importer (OTF2, DUMPI): the input is imported into a private temporary
  * trace directory, read from there, and the directory is removed when the
- * source closes. */
+ * last source of it closes.
+ *
+ * An import forks a child (the OTF2 library can hang on a corrupt archive),
+ * and a child forked while another thread holds a lock (malloc's,
+ * stdio's) can deadlock. So an import is shared: while a source of a path
+ * is open, opening the path again reuses its import without forking, and
+ * callers that read one input from several threads open it once before
+ * starting them (mc_predict_run, sweep). */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +19,22 @@
 #include "mpicast/export.h"
 #include "mpicast/input.h"
 
+/* One import, shared by every open source of the same path and kind. */
+typedef struct import_entry {
+    struct import_entry *next;
+    const char *kind;
+    char *path; /* the path the user gave: also the name in messages */
+    char *dir;  /* the imported trace directory */
+    int refs;   /* open sources */
+} import_entry;
+
+static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
+static import_entry *imports;
+
 typedef struct otf2_source {
     mc_source base;
-    mc_source *inner; /* the imported trace directory */
-    char *dir;        /* its path */
-    char *archive;    /* the path the user gave, for messages */
+    mc_source *inner;    /* the imported trace directory */
+    import_entry *entry; /* its import */
 } otf2_source;
 
 /* Removes what mc_import_otf2 wrote (rank files, meta.json, sites) and the
@@ -55,12 +74,30 @@ static const mc_meta *o_meta(const mc_source *s)
     return mc_source_meta(((const otf2_source *)s)->inner);
 }
 
+/* Drops one reference; the last removes the import. */
+static void import_release(import_entry *e)
+{
+    pthread_mutex_lock(&imports_lock);
+    int last = --e->refs == 0;
+    if (last)
+        for (import_entry **p = &imports; *p; p = &(*p)->next)
+            if (*p == e) {
+                *p = e->next;
+                break;
+            }
+    pthread_mutex_unlock(&imports_lock);
+    if (!last)
+        return;
+    remove_import(e->dir);
+    free(e->path);
+    free(e);
+}
+
 static void o_close(mc_source *s)
 {
     otf2_source *o = (otf2_source *)s;
     mc_source_close(o->inner);
-    remove_import(o->dir);
-    free(o->archive);
+    import_release(o->entry);
     free(o);
 }
 
@@ -90,33 +127,66 @@ static char *make_import_dir(const char *archive, const char *kind, mc_error *er
 typedef mc_err (*import_fn)(const char *path, const char *outdir, mc_export_info *info,
                            mc_progress *prog, mc_error *err);
 
-static mc_source *imported_open(const char *path, const char *kind, import_fn import,
-                                mc_error *err)
+/* The import of path by this kind, imported now unless a source of it is
+ * open; a reference is taken. NULL with err filled. */
+static import_entry *import_acquire(const char *path, const char *kind, import_fn import,
+                                    mc_error *err)
 {
-    char *dir = make_import_dir(path, kind, err);
-    if (!dir)
-        return NULL;
-    otf2_source *o = calloc(1, sizeof *o);
-    if (o)
-        o->archive = strdup(path);
-    if (!o || !o->archive) {
-        if (o)
-            free(o);
-        remove_import(dir);
+    pthread_mutex_lock(&imports_lock);
+    import_entry *e = imports;
+    while (e && (strcmp(e->kind, kind) != 0 || strcmp(e->path, path) != 0))
+        e = e->next;
+    if (e) {
+        e->refs++;
+        pthread_mutex_unlock(&imports_lock);
+        return e;
+    }
+    e = calloc(1, sizeof *e);
+    if (e && !(e->path = strdup(path))) {
+        free(e);
+        e = NULL;
+    }
+    if (!e) {
+        pthread_mutex_unlock(&imports_lock);
         mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", path);
         return NULL;
     }
-    if (import(path, dir, NULL, NULL, err) != MC_OK ||
-        !(o->inner = mc_trace_open(dir, err))) {
-        remove_import(dir);
-        free(o->archive);
+    e->kind = kind;
+    e->refs = 1;
+    if (!(e->dir = make_import_dir(path, kind, err)) ||
+        import(path, e->dir, NULL, NULL, err) != MC_OK) {
+        pthread_mutex_unlock(&imports_lock);
+        remove_import(e->dir);
+        free(e->path);
+        free(e);
+        return NULL;
+    }
+    e->next = imports;
+    imports = e;
+    pthread_mutex_unlock(&imports_lock);
+    return e;
+}
+
+static mc_source *imported_open(const char *path, const char *kind, import_fn import,
+                                mc_error *err)
+{
+    otf2_source *o = calloc(1, sizeof *o);
+    if (!o) {
+        mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    if (!(o->entry = import_acquire(path, kind, import, err))) {
         free(o);
         return NULL;
     }
-    o->dir = dir;
+    if (!(o->inner = mc_trace_open(o->entry->dir, err))) {
+        import_release(o->entry);
+        free(o);
+        return NULL;
+    }
     o->base.ops = &otf2_ops;
     o->base.nranks = o->inner->nranks;
-    o->base.name = o->archive;
+    o->base.name = o->entry->path;
     return &o->base;
 }
 

@@ -233,8 +233,13 @@ mc_err mc_predict_run(const mc_predict_request *rq, mc_predict_result *res, mc_e
     replay_job fr = {.rq = rq, .is_free = 1, .res = &res->free_run, .out = res};
     /* With jobs > 1 both replays run at once: they share only read-only
      * inputs (a compute table counts its lookups, so it keeps them apart). */
+    /* Both replays open the input: held open meanwhile, an imported input
+     * (OTF2, DUMPI) is imported once, here, before any thread (an import
+     * forks, and a fork beside a running thread can deadlock). */
+    mc_error ignored = {0};
+    mc_source *hold = rq->breakdown ? mc_input_open(rq->trace, &ignored) : NULL;
     pthread_t th;
-    int threaded = rq->breakdown && rq->jobs > 1 && !rq->compute &&
+    int threaded = hold && rq->jobs > 1 && !rq->compute &&
                    pthread_create(&th, NULL, replay_thread, &fr) == 0;
     fr.show_progress = !threaded;
     run.rc = replay(&run);
@@ -242,6 +247,7 @@ mc_err mc_predict_run(const mc_predict_request *rq, mc_predict_result *res, mc_e
         pthread_join(th, NULL);
     else if (rq->breakdown && run.rc == MC_OK)
         replay_thread(&fr);
+    mc_source_close(hold);
     res->run_rc = run.rc;
     res->free_rc = fr.rc;
     res->has_breakdown = rq->breakdown && (threaded || run.rc == MC_OK) && fr.rc == MC_OK &&

@@ -225,7 +225,7 @@ static int check_inputs(sweep_cfg *c)
         return SWEEP_BAD_INPUT;
     }
     c->trace_ranks = src->nranks;
-    mc_source_close(src);
+    c->hold = src;
     if (c->nranks == 0) {
         c->ranks = malloc(sizeof *c->ranks);
         if (!c->ranks)
@@ -363,6 +363,7 @@ void sweep_cfg_free(sweep_cfg *c)
     }
     free(c->vary);
     mc_cpu_profile_destroy(c->profile);
+    mc_source_close(c->hold);
     free(c->ranks);
     free(c->sets);
     memset(c, 0, sizeof *c);

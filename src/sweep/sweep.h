@@ -13,6 +13,7 @@
 
 #include "mpicast/error.h"
 #include "mpicast/extrap.h"
+#include "mpicast/format.h"
 
 enum { SWEEP_OK = 0, SWEEP_BAD_INPUT = 1, SWEEP_USAGE = 2 };
 
@@ -31,6 +32,10 @@ typedef struct sweep_cfg {
     int *ranks;         /* process counts (the trace's when none given) */
     int nranks;
     int trace_ranks;
+    /* The input, open from parsing to sweep_cfg_free: every point opens it
+     * again, and an imported input (OTF2, DUMPI) is then imported once,
+     * before any thread (an import forks; a fork beside a thread can deadlock). */
+    mc_source *hold;
     int jobs, json, csv;
     int quiet;          /* --quiet: no progress line (the caller shows it) */
     double target;      /* --target-efficiency, or 0 */
