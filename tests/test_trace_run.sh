@@ -9,6 +9,9 @@
 #            exit     PROGRAM exits 3 after MPI_Finalize: the status must stay 3
 #            sigkill  PROGRAM (tests/mpi/trace_spin.c) is killed with SIGKILL
 #                     mid-run: each rank file must yield a readable prefix
+#            poll     PROGRAM (tests/mpi/trace_poll.c) polls: its failed polls are
+#                     folded into a few records (MPICAST_POLL_FOLD=0: one each),
+#                     and stats counts every call the program counted
 #   FLAVOUR  ompi | mpich
 set -u
 what=$1 mpicast=$2 check=$3 flavour=$4 prog=$5 np=${6:-2}
@@ -74,6 +77,34 @@ sigkill)
     kill -KILL "${ranks[@]}"
     wait "$pid"
     "$check" prefix "$dir" 2 || fail "prefix check"
+    ;;
+poll)
+    # calls of OP on rank 0 in the trace in $1 (stats --json), and its records
+    calls() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
+    for fold in default 0; do
+        d=$tmp/poll-$fold
+        opt=()
+        [ "$fold" = 0 ] && opt=(--no-fold)
+        timeout 120 "$mpicast" trace -o "$d" "${opt[@]}" -- "${launcher[@]}" "$prog" >"$tmp/out" 2>&1 ||
+            { cat "$tmp/out"; fail "traced run exited with $?"; }
+        tests=$(sed -n 's/.*tests=\([0-9]*\).*/\1/p' "$tmp/out")
+        probes=$(sed -n 's/.*iprobes=\([0-9]*\).*/\1/p' "$tmp/out")
+        [ -n "$tests" ] && [ -n "$probes" ] || { cat "$tmp/out"; fail "no counts printed"; }
+        "$mpicast" stats "$d" --json >"$tmp/stats.json" || fail "stats"
+        [ "$(calls "$tmp/stats.json" Test)" = "$tests" ] ||
+            fail "fold=$fold: stats gives $(calls "$tmp/stats.json" Test) Test calls, the program made $tests"
+        [ "$(calls "$tmp/stats.json" Iprobe)" = "$probes" ] ||
+            fail "fold=$fold: stats gives $(calls "$tmp/stats.json" Iprobe) Iprobe calls, the program made $probes"
+        records=$("$mpicast" dump "$d" --rank 0 | wc -l)
+        echo "fold=$fold: $tests Test and $probes Iprobe calls in $records records"
+        if [ "$fold" = default ]; then
+            [ "$records" -lt 100 ] || fail "polls not folded: $records records"
+            "$mpicast" dump "$d" --rank 0 | grep -q 'Test .*calls=' || fail "no folded Test record"
+        else
+            [ "$records" -ge $((tests + probes)) ] || fail "--no-fold folded: $records records"
+        fi
+    done
     ;;
 *)
     fail "unknown test $what"

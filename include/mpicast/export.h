@@ -42,6 +42,9 @@ typedef struct mc_export_info {
     char dropped_ops[256];  /* every dropped operation's name, comma-separated,
                                as many as fit ("" when the exporter does not list
                                them: DUMPI does) */
+    uint64_t folded_runs;   /* records of failed polls the tracer folded
+                               (mc_event.folded), written as one call each */
+    uint64_t folded_calls;  /* the calls those records stand for */
 } mc_export_info;
 
 /* ---------------------------------------------------------------- TIT */

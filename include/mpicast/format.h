@@ -168,7 +168,24 @@ typedef struct mc_event {
     int64_t cpu;       /* thread CPU ns of the burst before this call; -1 unknown */
     uint32_t nvals;
     int64_t *vals;     /* see above; borrowed from the reader */
+    uint64_t folded;   /* a failed poll (mc_event_is_failed_poll) that stands
+                          for 1 + folded identical calls in a row: t_start is
+                          the first's entry, t_end the last's exit (the writer
+                          folds them: mc_writer_set_fold); 0 for other events */
 } mc_event;
+
+/* A poll that found nothing: a Test, Testall, Testany or Testsome that
+ * completed no request, an Iprobe without a message. A run of them is a
+ * polling loop: the replay takes it as waiting (engine.c, "polling"). */
+static inline int mc_event_is_failed_poll(const mc_event *e)
+{
+    if (e->op == MC_OP_IPROBE)
+        return e->bytes2 == 0 && e->peer != MC_NONE;
+    return e->op >= MC_OP_TEST && e->op <= MC_OP_TESTSOME && e->nvals == 0;
+}
+
+/* The MPI calls an event stands for (more than 1 for folded polls). */
+static inline uint64_t mc_event_calls(const mc_event *e) { return 1 + e->folded; }
 
 static inline int64_t mc_event_duration(const mc_event *e) { return e->t_end - e->t_start; }
 
@@ -191,6 +208,13 @@ typedef struct mc_writer mc_writer;
 #define MC_WRITER_PRIVATE 0x100u /* how to create the file; not stored in it */
 mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags,
                           uint32_t chunk_events, mc_error *err);
+/* Folds polling loops from now on: a failed poll (mc_event_is_failed_poll)
+ * is held back, and the next one with the same operation, site,
+ * communicator, peer and tag that starts less than gap_ns after its end is
+ * folded into it (mc_event.folded), so a polling loop leaves one record per
+ * run; anything else, or a flush, writes the held record first. 0: no
+ * folding (the default). */
+void mc_writer_set_fold(mc_writer *w, int64_t gap_ns);
 /* Appends one event (copied). Writes a chunk when the buffer is full. */
 mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err);
 /* Writes the buffered events as a chunk now (e.g. from a signal path). */

@@ -185,6 +185,11 @@ int cmd_export(int argc, char **argv)
 
 void cli_warn_dropped(const char *cmd, const char *fmt, const mc_export_info *info)
 {
+    if (info->folded_runs) /* a loss of data: said even with --quiet */
+        fprintf(stderr, "mpicast: %s %s: %llu runs of failed polls folded by the tracer (%llu "
+                "calls) are written as one call each: the format has no call count (see "
+                "docs/trace-format.md, \"Folded polls\")\n", cmd, fmt,
+                (unsigned long long)info->folded_runs, (unsigned long long)info->folded_calls);
     if (!info->dropped) /* a loss of data: said even with --quiet */
         return;
     if (info->dropped_ops[0])

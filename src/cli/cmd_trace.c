@@ -37,7 +37,7 @@ enum flavour { OPENMPI, MPICH };
 static void usage(FILE *out)
 {
     fputs("usage: mpicast trace [-o DIR] [--force] [--mode wall|cpu|token|profile]\n"
-          "                     [--sample-rate R] -- COMMAND [ARGS...]\n\n"
+          "                     [--sample-rate R] [--no-fold] -- COMMAND [ARGS...]\n\n"
           "Runs COMMAND (usually an MPI launcher such as 'mpirun -np 4 ./app') with the\n"
           "mpicast tracer preloaded and writes one trace directory.\n\n"
           "  -o DIR        trace directory (default mpicast-trace-<timestamp>); created\n"
@@ -56,7 +56,11 @@ static void usage(FILE *out)
           "                instructions; lines of 32, 64, 128 B); bursts timed with the\n"
           "                wall clock (slowed by Valgrind); docs/compute-data.md\n"
           "  --sample-rate R  profile: SHARDS sampling of cache lines, R in (0,1]\n"
-          "                (default 1: every line)\n\n"
+          "                (default 1: every line)\n"
+          "  --no-fold     write every failed poll; by default a run of Test*/Iprobe\n"
+          "                calls that find nothing, less than 2 us apart, is one record\n"
+          "                counting its calls (MPICAST_POLL_FOLD=SECONDS sets the gap;\n"
+          "                docs/trace-format.md, \"Folded polls\")\n\n"
           "The tracer build (Open MPI or MPICH) is the one of the MPI the program is\n"
           "linked against (as ldd resolves it), else the launcher's; a launcher of one\n"
           "MPI running a program of the other is refused before anything runs.\n"
@@ -713,7 +717,7 @@ static void symbolise_sites(const char *dir)
 int cmd_trace(int argc, char **argv)
 {
     const char *out = NULL, *mode = "wall", *rate = "1";
-    int force = 0;
+    int force = 0, no_fold = 0;
     int i = 1;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
@@ -726,6 +730,10 @@ int cmd_trace(int argc, char **argv)
         }
         if (strcmp(argv[i], "--force") == 0) {
             force = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--no-fold") == 0) {
+            no_fold = 1;
             continue;
         }
         if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--mode") == 0 ||
@@ -805,7 +813,8 @@ int cmd_trace(int argc, char **argv)
     /* profile: bursts timed as in wall mode; the markers are switched on
      * by MPICAST_PROFILE (and only under Valgrind) */
     if (setup_env(lib, dir, profile ? "wall" : mode) != 0 ||
-        (profile && setenv("MPICAST_PROFILE", "1", 1) != 0)) {
+        (profile && setenv("MPICAST_PROFILE", "1", 1) != 0) ||
+        (no_fold && setenv("MPICAST_POLL_FOLD", "0", 1) != 0)) {
         fprintf(stderr, "mpicast: trace: cannot set the environment: %s\n", strerror(errno));
         return CLI_BAD_INPUT;
     }

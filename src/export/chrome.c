@@ -340,6 +340,7 @@ static mc_err write_rank(chrome_x *x, lt_stream *s, int r, const char *trace, mc
     for (uint64_t i = 0; (rc = lt_stream_next(s, r, &e, err)) == 1; i++) {
         if (e.op == MC_OP_COMPUTE)
             continue; /* time-independent input: only sleeps carry time */
+        lt_note_folded(x->info, &e);
         int64_t wait_end = INT64_MIN;
         if (receives_of(x, r, &e, in_window(x, e.t_start, e.t_end), &wait_end))
             return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);

@@ -5,6 +5,7 @@
  * 10^6 ranks). Layout: dumpi_format.h; mapping and losses: docs/formats.md. */
 #define MC_EXPORT_INTERNAL
 #include "dumpi_format.h"
+#include "export_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -489,6 +490,7 @@ static mc_err write_rank(mc_source *src, wrank *w, mc_error *err)
             w->cpu = e.cpu >= 0 || e.op == MC_OP_INIT;
         first = 0;
         w->info->events++;
+        lt_note_folded(w->info, &e);
         if (record(w, &e)) {
             w->info->written++;
         } else if (e.op != MC_OP_COMPUTE) {

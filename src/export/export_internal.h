@@ -20,6 +20,17 @@
  * written); lt_stream_next gives rank r's events in order (1, 0 at its end,
  * -1 with err), each valid until the next call. */
 typedef struct lt_stream lt_stream;
+
+/* Counts a folded run of failed polls (mc_event.folded): no export format
+ * has a call count, so the run is written as one call and the CLI says how
+ * many calls that hides. */
+static inline void lt_note_folded(mc_export_info *info, const mc_event *e)
+{
+    if (e->folded) {
+        info->folded_runs++;
+        info->folded_calls += mc_event_calls(e);
+    }
+}
 lt_stream *lt_stream_open(const char *path, mc_error *err);
 int lt_stream_nranks(const lt_stream *s);
 const mc_meta *lt_stream_meta(const lt_stream *s); /* NULL without meta.json */

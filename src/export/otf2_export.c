@@ -375,6 +375,7 @@ static int write_rank(xport *x, lt_stream *s, int r, const char *trace, const ch
     mc_event e;
     int rc, fail = 0;
     for (uint64_t i = 0; !fail && (rc = lt_stream_next(s, r, &e, err)) == 1; i++) {
+        lt_note_folded(info, &e);
         if (e.op == MC_OP_COMPUTE) {
             info->dropped++;
             continue;

@@ -548,6 +548,7 @@ static mc_err write_rank(tit_w *w, lt_stream *s, const char *trace, mc_error *er
     mc_err bad = MC_OK;
     for (uint64_t i = 0; !bad && (rc = lt_stream_next(s, w->rank, &e, err)) == 1; i++) {
         w->info->events++;
+        lt_note_folded(w->info, &e);
         int ev = learn_world_like(w, &e) ? -1 : event(w, &e);
         if (ev == -2)
             bad = mc_error_set(err, MC_ERR_FORMAT, "%s: rank %d event %llu (%s): the per-rank "

@@ -22,7 +22,7 @@ enum {
     MC_F_SITE = 1u << 0, MC_F_COMM = 1u << 1, MC_F_PEER = 1u << 2, MC_F_TAG = 1u << 3,
     MC_F_BYTES = 1u << 4, MC_F_PEER2 = 1u << 5, MC_F_TAG2 = 1u << 6, MC_F_BYTES2 = 1u << 7,
     MC_F_REQ = 1u << 8, MC_F_NEWCOMM = 1u << 9, MC_F_CPU = 1u << 10, MC_F_VALS = 1u << 11,
-    MC_F_ALL = (1u << 12) - 1
+    MC_F_FOLDED = 1u << 12, MC_F_ALL = (1u << 13) - 1
 };
 
 static inline void mc_put_u32(unsigned char *p, uint32_t v)

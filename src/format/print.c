@@ -93,6 +93,8 @@ void mc_event_print(FILE *out, int rank, const mc_event *e, int with_times)
     if (creates_comm(e->op) || (e->newcomm != 0 && e->newcomm != MC_COMM_NULL))
         print_comm(out, "newcomm", e->newcomm);
     print_vals(out, e);
+    if (e->folded)
+        fprintf(out, " calls=%" PRIu64, mc_event_calls(e));
     if (e->site != 0)
         fprintf(out, " site=%" PRIx32, (uint32_t)e->site);
     if (with_times) {

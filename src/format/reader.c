@@ -455,6 +455,10 @@ static int decode_event(mc_rank_reader *r, mc_event *e)
         return -1;
     if ((f & MC_F_VALS) && decode_vals(r, e))
         return -1;
+    /* folded is for failed polls only: anything else is corrupt */
+    if ((f & MC_F_FOLDED) &&
+        (get_u(r, &e->folded, INT64_MAX - 1) || !mc_event_is_failed_poll(e)))
+        return -1;
     return 0;
 }
 

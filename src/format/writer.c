@@ -38,6 +38,9 @@ struct mc_writer {
     ZSTD_CCtx *cctx; /* static: lives in cwork */
     void *cwork;
     int failed; /* a write failed: further adds are refused */
+    int64_t fold_gap; /* mc_writer_set_fold; 0: off */
+    int held_poll;    /* `held` is a failed poll not yet written */
+    mc_event held;
 };
 
 #define ZSTD_LEVEL 1
@@ -164,6 +167,7 @@ static unsigned presence(const mc_event *e)
     f |= e->newcomm != 0 ? MC_F_NEWCOMM : 0;
     f |= e->cpu != -1 ? MC_F_CPU : 0;
     f |= e->nvals != 0 ? MC_F_VALS : 0;
+    f |= e->folded != 0 ? MC_F_FOLDED : 0;
     return f;
 }
 
@@ -190,10 +194,56 @@ static size_t encode(unsigned char *p, const mc_event *e, int64_t prev_end)
         for (uint32_t i = 0; i < e->nvals; i++)
             n += mc_put_uvarint(p + n, mc_zigzag(e->vals[i]));
     }
+    if (f & MC_F_FOLDED) n += mc_put_uvarint(p + n, e->folded);
     return n;
 }
 
+void mc_writer_set_fold(mc_writer *w, int64_t gap_ns)
+{
+    w->fold_gap = gap_ns > 0 ? gap_ns : 0;
+}
+
+/* Whether e goes on with the held poll's run (see mc_writer_set_fold). */
+static int folds_into(const mc_writer *w, const mc_event *e)
+{
+    const mc_event *h = &w->held;
+    return mc_event_is_failed_poll(e) && e->op == h->op && e->site == h->site &&
+           e->comm == h->comm && e->peer == h->peer && e->tag == h->tag &&
+           e->t_start >= h->t_end && e->t_start - h->t_end < w->fold_gap &&
+           h->folded < (uint64_t)INT64_MAX - 1 - e->folded;
+}
+
+static mc_err add_one(mc_writer *w, const mc_event *e, mc_error *err);
+
+/* Writes the held poll, if any. */
+static mc_err write_held(mc_writer *w, mc_error *err)
+{
+    if (!w->held_poll)
+        return MC_OK;
+    w->held_poll = 0;
+    return add_one(w, &w->held, err);
+}
+
 mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err)
+{
+    if (!w->fold_gap)
+        return add_one(w, e, err);
+    if (w->held_poll && folds_into(w, e)) {
+        w->held.folded += 1 + e->folded;
+        w->held.t_end = e->t_end;
+        return MC_OK;
+    }
+    mc_err rc = write_held(w, err);
+    if (rc != MC_OK || !mc_event_is_failed_poll(e))
+        return rc ? rc : add_one(w, e, err);
+    w->held = *e;
+    w->held.vals = NULL; /* a failed poll has none */
+    w->held.nvals = 0;
+    w->held_poll = 1;
+    return MC_OK;
+}
+
+static mc_err add_one(mc_writer *w, const mc_event *e, mc_error *err)
 {
     if (w->failed)
         return mc_error_set(err, MC_ERR_IO, "%s: writer stopped after an earlier error", w->path);
@@ -219,6 +269,9 @@ mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err)
 
 mc_err mc_writer_flush(mc_writer *w, mc_error *err)
 {
+    mc_err rc = write_held(w, err);
+    if (rc != MC_OK)
+        return rc;
     if (w->nevents == 0)
         return MC_OK;
     if (w->failed)

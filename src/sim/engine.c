@@ -833,14 +833,13 @@ static int is_test_op(int op)
     return op >= MC_OP_TEST && op <= MC_OP_TESTSOME;
 }
 
-/* POLL_TESTS or POLL_IPROBE for a poll that found nothing, else POLL_NONE. */
+/* POLL_TESTS or POLL_IPROBE for a poll that found nothing (one call or a
+ * run folded by the tracer: the same to the replay), else POLL_NONE. */
 static int failed_poll(const mc_event *e)
 {
-    if (is_test_op(e->op) && e->nvals == 0)
-        return POLL_TESTS;
-    if (e->op == MC_OP_IPROBE && e->bytes2 == 0 && e->peer != MC_NONE)
-        return POLL_IPROBE;
-    return POLL_NONE;
+    if (!mc_event_is_failed_poll(e))
+        return POLL_NONE;
+    return e->op == MC_OP_IPROBE ? POLL_IPROBE : POLL_TESTS;
 }
 
 /* Whether e is the success that the run p polls for. */

@@ -115,7 +115,7 @@ static int site_add(stats *s, const mc_event *e, int64_t bytes)
         *slot = (site_stats){e->site, e->op, {0, 0, 0, 0}};
         s->nsites++;
     }
-    return add_counts(&slot->c, 1, bytes, mc_event_duration(e), 0);
+    return add_counts(&slot->c, (int64_t)mc_event_calls(e), bytes, mc_event_duration(e), 0);
 }
 
 /* ---------------------------------------------------------------- persistent sends */
@@ -274,14 +274,6 @@ int mc_stats_is_poll_op(int op)
     return (op >= MC_OP_TEST && op <= MC_OP_TESTSOME) || op == MC_OP_IPROBE;
 }
 
-/* A poll that found nothing: a test that completed no request, an Iprobe
- * without a message (the replay folds runs of them into a wait: engine.c). */
-static int is_failed_poll(const mc_event *e)
-{
-    return (e->op == MC_OP_IPROBE && e->bytes2 == 0 && e->peer != MC_NONE) ||
-           (e->op != MC_OP_IPROBE && mc_stats_is_poll_op(e->op) && e->nvals == 0);
-}
-
 /* Time window of the application, as mpiP: from the end of MPI_Init to the
  * start of MPI_Finalize (first/last event when they are missing). */
 static void event_window(rank_stats *r, const mc_event *e)
@@ -317,9 +309,11 @@ static int add_event(stats *s, int rank, const mc_event *e)
     if (!s->per_op[e->op] && !(s->per_op[e->op] = calloc((size_t)s->nranks, sizeof(counts))))
         return -1;
     counts *c = &s->per_op[e->op][rank];
-    int poll = is_failed_poll(e);
-    if (add_counts(c, 1, bytes, dur, poll) || add64(&r->calls, 1) || add64(&r->bytes, bytes) ||
-        add64(&r->polls, poll))
+    /* a folded run of failed polls counts every call (the replay folds such
+     * runs into a wait: engine.c) */
+    int64_t calls = (int64_t)mc_event_calls(e), poll = mc_event_is_failed_poll(e) ? calls : 0;
+    if (add_counts(c, calls, bytes, dur, poll) || add64(&r->calls, calls) ||
+        add64(&r->bytes, bytes) || add64(&r->polls, poll))
         return overflow(s, rank, e->op);
     event_window(r, e);
     if (e->op != MC_OP_INIT && e->op != MC_OP_FINALIZE) {

@@ -508,6 +508,25 @@ static uint32_t chunk_events(void)
     return chunk;
 }
 
+/* Polling loops folded at the source (mc_writer_set_fold): a failed poll
+ * that starts within this gap of the previous one's end goes on with its
+ * run. MPICAST_POLL_FOLD (seconds, 0: off); the default is cpu.poll_gap's,
+ * so the default replay, which drops shorter bursts between polls anyway,
+ * gives the same prediction folded or not. */
+static int64_t poll_fold_gap(void)
+{
+    const char *v = getenv("MPICAST_POLL_FOLD");
+    if (!v || !*v)
+        return 2000;
+    char *end;
+    double sec = strtod(v, &end);
+    if (end != v && *end == 0 && sec >= 0 && sec < 1e6)
+        return (int64_t)(sec * 1e9 + 0.5);
+    if (mct_world_rank == 0)
+        fprintf(stderr, "mpicast-trace: ignoring MPICAST_POLL_FOLD=%s (not seconds)\n", v);
+    return 2000;
+}
+
 /* Opens this rank's writer; on failure leaves why in `why`. */
 static void open_writer(void)
 {
@@ -518,6 +537,8 @@ static void open_writer(void)
     writer = mc_writer_open(trace_dir, mct_world_rank, flags, chunk, &err);
     if (!writer)
         mct_fail(err.msg[0] ? err.msg : "cannot open the trace file");
+    else
+        mc_writer_set_fold(writer, poll_fold_gap());
 }
 
 /* Collective: if any rank failed during Init (no writer, no memory), no
