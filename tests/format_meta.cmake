@@ -15,5 +15,7 @@ endforeach()
 
 # stats: polls and the bytes of collectives with per-rank counts (issue 21)
 mc_add_test(test_stats_polls_and_coll_bytes PkgConfig::JANSSON mc_format)
+# the main loop: the longest run of identical iterations (issues 24, 27)
+mc_add_test(test_stats_main_loop mc_stats mc_test_mem)
 target_compile_definitions(test_stats_polls_and_coll_bytes PRIVATE MPICAST_BIN="$<TARGET_FILE:mpicast>")
 add_dependencies(test_stats_polls_and_coll_bytes mpicast)

@@ -25,6 +25,12 @@ if(MPICAST_MPI_TESTS AND OMPI_FOUND AND NOT MPICAST_SANITIZE)
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/examples_test.py
             ${CMAKE_BINARY_DIR}/bin/mpicast ${CMAKE_BINARY_DIR}/examples)
   set_tests_properties(test_model_examples PROPERTIES TIMEOUT 900)
+  # per-iteration models from the main loop stats finds (issue 27 item 3)
+  add_test(NAME test_model_per_iteration_from_main_loop
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/loop_iters_test.py
+            ${CMAKE_BINARY_DIR}/bin/mpicast ${CMAKE_BINARY_DIR}/examples)
+  set_tests_properties(test_model_per_iteration_from_main_loop PROPERTIES LABELS mpi
+                       RESOURCE_LOCK mpi TIMEOUT 300)
 endif()
 # scaling from real traces: a small MPI program marking its parallel part
 # with MPI_Pcontrol, traced at 2 and 4 ranks (Open MPI, oversubscribed; ~15 s).

@@ -52,6 +52,19 @@ typedef struct mc_stats_site {
     mc_stats_counts c;
 } mc_stats_site;
 
+/* The main loop of a rank (docs/stats.md, "Main loop"): the longest run of
+ * identical iterations, an iteration being the events from one occurrence
+ * of an event shape (operation, site, communicator, peers, tags, sizes,
+ * values; not times or request ids) to the next. */
+typedef struct mc_loop {
+    uint64_t iterations; /* 0: no run of 3 or more identical iterations */
+    uint64_t period;     /* events per iteration */
+    uint64_t first;      /* index in the rank's stream of the first one's first event */
+    int32_t op, site;    /* that event's operation and call site */
+    int partial;         /* the rank had more distinct shapes than are tracked
+                            (65536): shapes first seen later were not candidates */
+} mc_loop;
+
 /* Reads every rank of src. NULL with err filled ("NAME: ...") on a corrupt
  * stream, out of memory or a total past 2^63 - 1. */
 mc_stats *mc_stats_collect(mc_source *src, mc_error *err);
@@ -69,6 +82,13 @@ mc_stats_rank mc_stats_rank_at(const mc_stats *s, int rank);
 mc_stats_totals mc_stats_total(const mc_stats *s);
 /* Up to max call sites by MPI time (ties: calls, then ids), into out. */
 size_t mc_stats_top_sites(const mc_stats *s, mc_stats_site *out, size_t max);
+
+/* The main loop of rank r. */
+mc_loop mc_stats_main_loop(const mc_stats *s, int rank);
+/* The run's main-loop iteration count: the ranks' when every rank that has
+ * a loop has the same count (1), else 0 with *ranks_with set to the number
+ * of ranks with a loop (none, or counts that differ). */
+int mc_stats_loop_iterations(const mc_stats *s, uint64_t *iterations, int *ranks_with);
 
 /* Test, Testall, Testany, Testsome and Iprobe: the calls a polling loop makes. */
 int mc_stats_is_poll_op(int op);

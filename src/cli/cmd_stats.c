@@ -87,6 +87,19 @@ static const mc_meta_site *site_info(const view *v, int32_t id)
     return v->meta && id != 0 ? mc_meta_site_find(v->meta, id) : NULL;
 }
 
+/* "function (file:line)" of a site, or what is known of it. */
+static void site_where(const view *v, int32_t id, char *where, size_t len)
+{
+    const mc_meta_site *info = site_info(v, id);
+    snprintf(where, len, "%s", id == 0 ? "(unknown site)" : "?");
+    if (info && info->file[0])
+        snprintf(where, len, "%s (%s:%d)", info->function[0] ? info->function : "?", info->file,
+                 info->line);
+    else if (info)
+        snprintf(where, len, "%s (%s+0x%" PRIx64 ")", info->function[0] ? info->function : "?",
+                 info->module, info->offset);
+}
+
 /* ---------------------------------------------------------------- JSON */
 
 static json_t *function_json(const view *v, int op)
@@ -183,6 +196,33 @@ static json_t *warnings_json(const view *v)
     return arr;
 }
 
+/* "main_loop": the run's iteration count (null when the ranks differ or
+ * none has a loop) and each rank's loop. */
+static json_t *main_loop_json(const view *v)
+{
+    uint64_t it;
+    int with;
+    int same = mc_stats_loop_iterations(v->st, &it, &with);
+    json_t *per = json_array();
+    for (int r = 0; per && r < mc_stats_nranks(v->st); r++) {
+        mc_loop l = mc_stats_main_loop(v->st, r);
+        if (!l.iterations)
+            continue;
+        char name[64], where[512], site[16];
+        mpi_name(name, sizeof name, l.op);
+        site_where(v, l.site, where, sizeof where);
+        snprintf(site, sizeof site, "%" PRIx32, (uint32_t)l.site);
+        json_array_append_new(per, json_pack("{sisIsIsIssssss}", "rank", r, "iterations",
+                                             (json_int_t)l.iterations, "calls_per_iteration",
+                                             (json_int_t)l.period, "first_call",
+                                             (json_int_t)l.first, "call", name, "site", site,
+                                             "location", where));
+    }
+    return json_pack("{sosisO}", "iterations",
+                     same ? json_integer((json_int_t)it) : json_null(), "ranks_with_loop", with,
+                     "per_rank", per ? per : json_null());
+}
+
 static int print_json(const view *v)
 {
     totals t = mc_stats_total(v->st);
@@ -195,8 +235,16 @@ static int print_json(const view *v)
         (json_int_t)t.sends, "sends_per_rank", sends_per_rank(v), "avg_bytes", avg_bytes(v),
         "total_bytes", (json_int_t)t.send_bytes, "per_rank", per_rank_json(v), "sites",
         sites_json(v, &t));
-    if (doc) /* after "bytes", where the keys of the document are listed */
+    if (doc) { /* after "bytes", where the keys of the document are listed */
         json_object_set_new(doc, "polls", json_integer((json_int_t)t.polls));
+        json_t *ml = main_loop_json(v);
+        if (!ml) {
+            json_decref(doc);
+            doc = NULL;
+        } else {
+            json_object_set_new(doc, "main_loop", ml);
+        }
+    }
     if (!doc) {
         /* jansson refuses strings that are not UTF-8, e.g. such a DIR name */
         fprintf(stderr, "mpicast: %s: cannot build the JSON document (out of memory, or a "
@@ -284,6 +332,39 @@ static void print_polls_text(const view *v, const totals *t)
         }
 }
 
+/* The main loop: its iterations and where each rank's starts. */
+static void print_loop_text(const view *v)
+{
+    uint64_t it;
+    int with;
+    int same = mc_stats_loop_iterations(v->st, &it, &with);
+    printf("\nMain loop (the longest run of identical iterations)\n");
+    if (!with) {
+        printf("  none: no rank repeats an iteration 3 times or more\n");
+        return;
+    }
+    if (same)
+        printf("  iterations        %" PRIu64 " (%d of %d ranks)\n", it, with,
+               mc_stats_nranks(v->st));
+    else
+        printf("  iterations        differ between ranks (see below)\n");
+    int shown = 0;
+    for (int r = 0; r < mc_stats_nranks(v->st) && shown < 4; r++) {
+        mc_loop l = mc_stats_main_loop(v->st, r);
+        if (!l.iterations)
+            continue;
+        char name[64], where[512];
+        mpi_name(name, sizeof name, l.op);
+        site_where(v, l.site, where, sizeof where);
+        printf("  rank %-12d %" PRIu64 " x %" PRIu64 " calls from call %" PRIu64
+               ", starting with %s at %s%s\n", r, l.iterations, l.period, l.first, name, where,
+               l.partial ? " (more than 65536 call shapes: partial)" : "");
+        shown++;
+    }
+    if (with > shown)
+        printf("  (%d more ranks with a loop: --json lists them)\n", with - shown);
+}
+
 static void print_sites_text(const view *v, const totals *t)
 {
     mc_stats_site top[TOP_SITES];
@@ -292,16 +373,9 @@ static void print_sites_text(const view *v, const totals *t)
            "calls", "time (s)", "App %", "MPI %", "location");
     for (size_t i = 0; i < n; i++) {
         const mc_stats_site *x = &top[i];
-        const mc_meta_site *info = site_info(v, x->site);
         char name[64], where[512];
-        snprintf(where, sizeof where, "%s", x->site == 0 ? "(unknown site)" : "?");
         mpi_name(name, sizeof name, x->op);
-        if (info && info->file[0])
-            snprintf(where, sizeof where, "%s (%s:%d)", info->function[0] ? info->function : "?",
-                     info->file, info->line);
-        else if (info)
-            snprintf(where, sizeof where, "%s (%s+0x%" PRIx64 ")",
-                     info->function[0] ? info->function : "?", info->module, info->offset);
+        site_where(v, x->site, where, sizeof where);
         printf("  %-8" PRIx32 " %-22s %10" PRId64 " %14.6f %7.2f %7.2f  %s\n", (uint32_t)x->site,
                name, x->c.calls, seconds(x->c.time_ns),
                percent((double)x->c.time_ns, (double)t->app_sum_ns),
@@ -318,6 +392,7 @@ static int print_text(const view *v)
     print_functions_text(v, &t);
     print_messages_text(v);
     print_polls_text(v, &t);
+    print_loop_text(v);
     print_sites_text(v, &t);
     return CLI_OK;
 }

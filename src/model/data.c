@@ -626,7 +626,7 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
     char where[512];
     snprintf(where, sizeof where, "%s", path);
     /* iterations: the label's, a top-level "iters", else the MPI_Pcontrol
-     * marks (one opening and one closing per iteration) */
+     * marks (one opening and one closing per iteration), else the main loop */
     double iters = NAN;
     json_t *ji = json_object_get(doc, "iters");
     if (json_is_number(ji) && json_number_value(ji) > 0)
@@ -635,6 +635,10 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
                                      : NULL;
     if (isnan(iters) && json_is_number(pc) && nranks >= 1 && json_number_value(pc) / nranks >= 2)
         iters = floor(json_number_value(pc) / nranks / 2);
+    /* last, the main loop stats found (the same count on every rank) */
+    json_t *ml = json_object_get(json_object_get(doc, "main_loop"), "iterations");
+    if (isnan(iters) && json_is_integer(ml) && json_integer_value(ml) > 0)
+        iters = (double)json_integer_value(ml);
     if (label && label->have_iters)
         iters = label->iters;
     int runid = (int)d->nsruns;
@@ -922,7 +926,7 @@ mc_err mc_mdata_per_iteration(mc_mdata *d, mc_error *err)
         obs *o = &d->obs[i];
         if (!(o->iters > 0))
             return mc_error_set(err, MC_ERR_FORMAT,
-                                "%s: no iteration count for --per-iteration (label the run "
+                                "%s: no iteration count for --per-iteration (stats found no main loop of the same length on every rank; label the run "
                                 "iters=K, or mark each iteration with MPI_Pcontrol(1) ... "
                                 "MPI_Pcontrol(0))", d->wheres[o->where]);
         if (!d->per_run[o->fn])

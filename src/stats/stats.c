@@ -2,6 +2,7 @@
  * events, bounded memory (per rank and per function counters, a table of
  * call sites), used by `stats`, `report` and `validate`-like analyses. */
 #include "mpicast/stats.h"
+#include "loops.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ struct mc_stats {
     mc_error overflow; /* a total past 2^63 - 1: the collection fails with it */
     int bad_ops_warned;
     int overflowed;    /* a message total overflowed */
+    mc_loop_finder *finder; /* reused rank after rank */
+    mc_loop *loops;         /* each rank's main loop */
 };
 typedef struct mc_stats stats;
 
@@ -333,7 +336,11 @@ static mc_err read_rank(stats *s, mc_source *src, int rank, mc_error *err)
     mc_event e;
     int rc;
     s->npsends = 0; /* request ids are per rank */
+    mc_loop_finder_reset(s->finder);
     while ((rc = mc_source_next(src, rank, &e, err)) == 1) {
+        /* MPI calls only: a time-independent trace's compute amounts vary */
+        if (e.op != MC_OP_COMPUTE && mc_loop_finder_add(s->finder, &e) != 0)
+            return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", s->dir);
         int k = add_event(s, rank, &e);
         if (k < 0)
             return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", s->dir);
@@ -344,6 +351,7 @@ static mc_err read_rank(stats *s, mc_source *src, int rank, mc_error *err)
             return err->code;
         }
     }
+    s->loops[rank] = mc_loop_finder_result(s->finder);
     if (rc == 0)
         return MC_OK;
     if (err->code != MC_ERR_TRUNCATED)
@@ -387,6 +395,8 @@ void mc_stats_destroy(mc_stats *s)
     free(s->ranks);
     free(s->sites);
     free(s->psends);
+    mc_loop_finder_destroy(s->finder);
+    free(s->loops);
     json_decref(s->warnings);
     free(s);
 }
@@ -414,7 +424,9 @@ mc_stats *mc_stats_collect(mc_source *src, mc_error *err)
     s->nranks = src->nranks;
     s->ranks = calloc(s->nranks > 0 ? (size_t)s->nranks : 1, sizeof *s->ranks);
     s->warnings = json_array();
-    if (!s->ranks || !s->warnings || sites_grow(s) != 0) {
+    s->finder = mc_loop_finder_create();
+    s->loops = calloc(s->nranks > 0 ? (size_t)s->nranks : 1, sizeof *s->loops);
+    if (!s->ranks || !s->warnings || !s->finder || !s->loops || sites_grow(s) != 0) {
         mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", s->dir);
         mc_stats_destroy(s);
         return NULL;
@@ -434,6 +446,28 @@ mc_stats *mc_stats_collect(mc_source *src, mc_error *err)
 }
 
 int mc_stats_nranks(const mc_stats *s) { return s->nranks; }
+
+mc_loop mc_stats_main_loop(const mc_stats *s, int rank)
+{
+    mc_loop none = {0};
+    return rank >= 0 && rank < s->nranks ? s->loops[rank] : none;
+}
+
+int mc_stats_loop_iterations(const mc_stats *s, uint64_t *iterations, int *ranks_with)
+{
+    uint64_t it = 0;
+    int with = 0, same = 1;
+    for (int r = 0; r < s->nranks; r++) {
+        if (!s->loops[r].iterations)
+            continue;
+        if (with++ && s->loops[r].iterations != it)
+            same = 0;
+        it = s->loops[r].iterations;
+    }
+    *ranks_with = with;
+    *iterations = with && same ? it : 0;
+    return with && same;
+}
 int mc_stats_truncated(const mc_stats *s) { return s->truncated; }
 size_t mc_stats_nwarnings(const mc_stats *s) { return json_array_size(s->warnings); }
 
