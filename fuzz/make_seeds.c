@@ -127,6 +127,19 @@ static void write_rank(const char *dir, int rank)
     for (int i = 0; i < n; i++) {
         list[i].site = 100 + i;
         list[i].cpu = 40;
+        if (i == n - 1) { /* a loop record (mpicast compress): 3 x (Barrier, Allreduce) */
+            int64_t times[6] = {100, 20, 40, 60, 30, 30};
+            mc_loop_record l = {.iterations = 3, .period = 2, .cpu = 1, .at = 8500,
+                                .loop_end = 8900, .times = times};
+            mc_event b = ev(MC_OP_BARRIER, MC_NONE, MC_NONE, 0, 8600);
+            mc_event a = ev(MC_OP_ALLREDUCE, MC_NONE, MC_NONE, 8, 8700);
+            a.peer2 = 2;
+            a.bytes2 = 8;
+            b.cpu = a.cpu = 40;
+            if (mc_writer_add_loop(w, &l, &err) || mc_writer_add(w, &b, &err) ||
+                mc_writer_add(w, &a, &err))
+                die(err.msg);
+        }
         if (mc_writer_add(w, &list[i], &err))
             die(err.msg);
     }

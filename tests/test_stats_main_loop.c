@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "stats/loops.h"
+#include "mpicast/stats.h"
 #include "mem_source.h"
 #include "mpicast/stats.h"
 

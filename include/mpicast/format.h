@@ -215,6 +215,27 @@ mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags,
  * run; anything else, or a flush, writes the held record first. 0: no
  * folding (the default). */
 void mc_writer_set_fold(mc_writer *w, int64_t gap_ns);
+/* A loop record (docs/trace-format.md, "Loop records"; `mpicast compress`):
+ * the next `period` events added are one iteration, the body, which readers
+ * deliver `iterations` times, request ids created by the body moved on by
+ * req_count per iteration, and times from `times`: per body event burst,
+ * duration (and thread CPU ns with `cpu`), either one row per body event
+ * (means, for every iteration but the first, which keeps the body's own
+ * times) or, with `exact`, one row per event of iterations 1 .. N-1.
+ * Events after the body are the stream after the original loop, which ended
+ * at loop_end; readers move their times by the expanded loop's difference. */
+#define MC_LOOP_MAX_PERIOD 65536u     /* events of a body a reader holds */
+#define MC_LOOP_MAX_VALUES (1u << 20) /* values of a record, or of a body's events */
+typedef struct mc_loop_record {
+    uint64_t iterations;        /* >= 1 */
+    uint32_t period;            /* 1 .. 65536 */
+    uint32_t req_first, req_count; /* ids the body creates: req_first .. + req_count - 1 */
+    int exact, cpu;
+    int64_t at;                 /* time of the record: the end of the event before the body */
+    int64_t loop_end;           /* t_end of the original loop's last event */
+    const int64_t *times;       /* (exact ? iterations - 1 : 1) * period * (cpu ? 3 : 2) */
+} mc_loop_record;
+mc_err mc_writer_add_loop(mc_writer *w, const mc_loop_record *l, mc_error *err);
 /* Appends one event (copied). Writes a chunk when the buffer is full. */
 mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err);
 /* Writes the buffered events as a chunk now (e.g. from a signal path). */

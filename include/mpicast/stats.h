@@ -65,6 +65,20 @@ typedef struct mc_loop {
                             (65536): shapes first seen later were not candidates */
 } mc_loop;
 
+/* The finder behind mc_stats_main_loop, for other passes over a stream
+ * (mpicast compress): fed one rank's events in order, in memory bounded by
+ * the distinct shapes (at most 65536 tracked). */
+typedef struct mc_loop_finder mc_loop_finder;
+mc_loop_finder *mc_loop_finder_create(void);
+void mc_loop_finder_destroy(mc_loop_finder *f);
+/* Forgets every event: ready for the next rank (keeps its memory). */
+void mc_loop_finder_reset(mc_loop_finder *f);
+/* 0, or -1 out of memory. */
+int mc_loop_finder_add(mc_loop_finder *f, const mc_event *e);
+/* The main loop of the events added (iterations 0: none); positions count
+ * every event added. */
+mc_loop mc_loop_finder_result(const mc_loop_finder *f);
+
 /* Reads every rank of src. NULL with err filled ("NAME: ...") on a corrupt
  * stream, out of memory or a total past 2^63 - 1. */
 mc_stats *mc_stats_collect(mc_source *src, mc_error *err);

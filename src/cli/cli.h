@@ -50,6 +50,7 @@ int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_extrapolate(int argc, char **argv);
+int cmd_compress(int argc, char **argv);
 
 /* Extrapolation options shared by extrapolate and predict --ranks
  * (cmd_extrapolate.c): 1 if argv[*i] was a rule option (consumed), 0 if not,

@@ -26,6 +26,7 @@ static const cli_command commands[] = {
     {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory"},
     {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots"},
     {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces"},
+    {"compress", cmd_compress, "store each rank's main loop once: every reader expands it"},
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
 

@@ -17,6 +17,17 @@
 #define MC_CHUNK_MAX_EVENTS (1u << 22)
 #define MC_EVENT_MAX_VALS (1u << 24)
 
+/* The operation code of a loop record (docs/trace-format.md, "Loop
+ * records"), outside the MC_OPS range: readers expand it, never deliver it.
+ * Its fields: bytes = iterations, peer = period (events in the body that
+ * follows), req = first request id the body creates, peer2 = requests it
+ * creates, tag = MC_LOOP_* flags, bytes2 = the original loop's end (ns),
+ * vals = burst, duration [, cpu] per body event: one row per event (means),
+ * or with MC_LOOP_EXACT one per event of iterations 1 .. N-1. */
+#define MC_FILE_OP_LOOP 127u
+#define MC_LOOP_EXACT 1
+#define MC_LOOP_CPU 2
+
 /* Field presence bits (bit i = field i follows). */
 enum {
     MC_F_SITE = 1u << 0, MC_F_COMM = 1u << 1, MC_F_PEER = 1u << 2, MC_F_TAG = 1u << 3,

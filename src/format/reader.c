@@ -26,6 +26,23 @@
  * otherwise take all memory before anything is replayed. */
 static atomic_size_t held;
 
+/* A loop record being expanded (codec.h, MC_FILE_OP_LOOP). */
+typedef struct loop_state {
+    int active;
+    uint64_t iterations, iter; /* N, and the iteration being delivered */
+    uint32_t period, k;        /* body events, and the next one */
+    uint32_t req_first, req_count;
+    int exact, cols;
+    int64_t loop_end;          /* the original loop's end (stored time) */
+    int64_t cur_end;           /* end of the last event delivered */
+    int64_t *times;            /* the record's values */
+    size_t times_cap;
+    mc_event *body;            /* vals: offsets into body_vals until delivered */
+    size_t body_cap;
+    int64_t *body_vals, *out_vals;
+    size_t body_vals_cap, out_vals_cap;
+} loop_state;
+
 struct mc_rank_reader {
     FILE *f;              /* NULL while the pool has closed the file */
     long resume;          /* offset to reopen at when f is NULL */
@@ -51,6 +68,8 @@ struct mc_rank_reader {
     int64_t *vals;
     size_t vals_cap;
     int done;             /* end reached or error reported */
+    int64_t shift;        /* delivered time - stored time, after loops */
+    loop_state loop;
 };
 
 
@@ -268,6 +287,10 @@ void mc_rank_reader_close(mc_rank_reader *r)
     free(r->comp);
     free(r->raw);
     free(r->vals);
+    free(r->loop.times);
+    free(r->loop.body);
+    free(r->loop.body_vals);
+    free(r->loop.out_vals);
     free(r);
 }
 
@@ -424,8 +447,8 @@ static int decode_event(mc_rank_reader *r, mc_event *e)
     uint64_t op, f, v;
     int64_t start, dur;
     set_defaults(e);
-    if (get_u(r, &op, MC_OP_COUNT - 1) || get_u(r, &f, MC_F_ALL) || get_s(r, &start) ||
-        get_s(r, &dur))
+    if (get_u(r, &op, MC_FILE_OP_LOOP) || (op >= MC_OP_COUNT && op != MC_FILE_OP_LOOP) ||
+        get_u(r, &f, MC_F_ALL) || get_s(r, &start) || get_s(r, &dur))
         return -1;
     e->op = (int32_t)op;
     if (__builtin_add_overflow(r->prev_end, start, &e->t_start) ||
@@ -497,7 +520,8 @@ static int unfinished_error(mc_rank_reader *r, mc_error *err)
                         mc_op_name(r->last_op)), -1;
 }
 
-int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
+/* The next event as stored (loop records included), times as stored. */
+static int next_stored(mc_rank_reader *r, mc_event *e, mc_error *err)
 {
     if (r->done)
         return 0;
@@ -526,5 +550,140 @@ int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
     r->last_end = e->t_end;
     r->have_last = 1;
     r->last_op = e->op;
+    return 1;
+}
+
+/* ------------------------------------------------------------ loop records */
+
+/* Grows *buf to n elements of size sz; 0 or -1. */
+static int reserve(void **buf, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap)
+        return 0;
+    void *p = realloc(*buf, n * sz);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+/* Reads the loop record rec's parameters and values and its body (the
+ * next `period` stored events). */
+static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
+{
+    loop_state *L = &r->loop;
+    L->iterations = (uint64_t)rec->bytes;
+    L->period = (uint32_t)rec->peer;
+    L->req_first = rec->req;
+    L->req_count = (uint32_t)rec->peer2;
+    L->exact = (rec->tag & MC_LOOP_EXACT) != 0;
+    L->cols = rec->tag & MC_LOOP_CPU ? 3 : 2;
+    L->loop_end = rec->bytes2;
+    uint64_t rows = L->exact ? (L->iterations - 1) : 1;
+    if (rec->bytes < 1 || rec->bytes > (int64_t)1 << 40 || rec->peer < 1 ||
+        (uint32_t)rec->peer > MC_LOOP_MAX_PERIOD || rec->peer2 < 0 || rec->tag < 0 ||
+        rec->tag > (MC_LOOP_EXACT | MC_LOOP_CPU) ||
+        (uint64_t)L->req_first + (uint64_t)L->req_count * L->iterations > UINT32_MAX ||
+        rows > MC_LOOP_MAX_VALUES || rows * L->period * (uint64_t)L->cols != rec->nvals)
+        return event_error(r, err, "malformed loop record");
+    if (reserve((void **)&L->times, &L->times_cap, rec->nvals ? rec->nvals : 1, sizeof *L->times) ||
+        reserve((void **)&L->body, &L->body_cap, L->period, sizeof *L->body))
+        return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
+    memcpy(L->times, rec->vals, rec->nvals * sizeof *L->times);
+    size_t nv = 0;
+    for (uint32_t k = 0; k < L->period; k++) {
+        mc_event *b = &L->body[k];
+        int rc = next_stored(r, b, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            r->done = 0; /* for event_error's message */
+            return event_error(r, err, "the stream ends inside a loop's body");
+        }
+        if (b->op == (int32_t)MC_FILE_OP_LOOP || nv + b->nvals > MC_LOOP_MAX_VALUES)
+            return event_error(r, err, "a loop record inside a loop's body, or a body too large");
+        if (reserve((void **)&L->body_vals, &L->body_vals_cap, nv + b->nvals + 1,
+                    sizeof *L->body_vals))
+            return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
+        memcpy(L->body_vals + nv, b->vals, b->nvals * sizeof *b->vals);
+        b->vals = (int64_t *)(uintptr_t)nv; /* an offset until delivered */
+        nv += b->nvals;
+    }
+    if (reserve((void **)&L->out_vals, &L->out_vals_cap, nv + 1, sizeof *L->out_vals))
+        return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
+    L->cur_end = rec->t_end + r->shift;
+    L->iter = 0;
+    L->k = 0;
+    L->active = 1;
+    return 0;
+}
+
+static int is_req_list(int op)
+{
+    return op == MC_OP_START || op == MC_OP_STARTALL || op == MC_OP_REQUEST_FREE;
+}
+
+/* A request id of the body, moved to iteration `iter`'s. */
+static int64_t shifted_req(const loop_state *L, int64_t id)
+{
+    return id >= L->req_first && id < (int64_t)L->req_first + L->req_count
+               ? id + (int64_t)(L->iter * L->req_count)
+               : id;
+}
+
+/* Body event k of the current iteration into *e. */
+static int loop_next(mc_rank_reader *r, mc_event *e, mc_error *err)
+{
+    loop_state *L = &r->loop;
+    const mc_event *b = &L->body[L->k];
+    size_t off = (size_t)(uintptr_t)b->vals;
+    *e = *b;
+    e->vals = L->out_vals;
+    memcpy(e->vals, L->body_vals + off, b->nvals * sizeof *e->vals);
+    if (L->iter == 0) {
+        if (__builtin_add_overflow(e->t_start, r->shift, &e->t_start) ||
+            __builtin_add_overflow(e->t_end, r->shift, &e->t_end))
+            return event_error(r, err, "time out of range in a loop");
+    } else {
+        const int64_t *row = L->times + ((L->exact ? (L->iter - 1) * L->period : 0) + L->k) *
+                                            (uint64_t)L->cols;
+        e->burst = row[0];
+        if (L->cols == 3)
+            e->cpu = row[2];
+        if (__builtin_add_overflow(L->cur_end, row[0], &e->t_start) ||
+            __builtin_add_overflow(e->t_start, row[1], &e->t_end))
+            return event_error(r, err, "time out of range in a loop");
+        if (e->req)
+            e->req = (uint32_t)shifted_req(L, e->req);
+        int completion = e->op >= MC_OP_WAIT && e->op <= MC_OP_TESTSOME;
+        for (uint32_t i = 0; i < e->nvals && (completion || is_req_list(e->op));
+             i += completion ? 4 : 1)
+            e->vals[i] = shifted_req(L, e->vals[i]);
+    }
+    L->cur_end = e->t_end;
+    if (++L->k == L->period) {
+        L->k = 0;
+        if (++L->iter == L->iterations) {
+            L->active = 0; /* stored events go on from the original loop's end */
+            r->shift = L->cur_end - L->loop_end;
+            r->last_end = L->loop_end;
+        }
+    }
+    return 1;
+}
+
+int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
+{
+    if (r->loop.active)
+        return loop_next(r, e, err);
+    int rc = next_stored(r, e, err);
+    if (rc != 1)
+        return rc;
+    if (e->op == (int32_t)MC_FILE_OP_LOOP)
+        return loop_start(r, e, err) ? -1 : loop_next(r, e, err);
+    if (__builtin_add_overflow(e->t_start, r->shift, &e->t_start) ||
+        __builtin_add_overflow(e->t_end, r->shift, &e->t_end))
+        return event_error(r, err, "time out of range after a loop");
     return 1;
 }

@@ -267,6 +267,27 @@ static mc_err add_one(mc_writer *w, const mc_event *e, mc_error *err)
     return MC_OK;
 }
 
+mc_err mc_writer_add_loop(mc_writer *w, const mc_loop_record *l, mc_error *err)
+{
+    uint64_t rows = l->exact ? l->iterations - 1 : 1, cols = l->cpu ? 3 : 2;
+    if (l->iterations < 1 || l->iterations > (uint64_t)1 << 40 || l->period < 1 ||
+        l->period > MC_LOOP_MAX_PERIOD || rows > MC_LOOP_MAX_VALUES ||
+        rows * l->period * cols > MC_LOOP_MAX_VALUES || l->req_count > INT32_MAX ||
+        (uint64_t)l->req_first + (uint64_t)l->req_count * l->iterations > UINT32_MAX)
+        return mc_error_set(err, MC_ERR_USAGE, "%s: loop record out of range (%llu x %u)",
+                            w->path, (unsigned long long)l->iterations, l->period);
+    mc_err rc = write_held(w, err);
+    if (rc != MC_OK)
+        return rc;
+    mc_event e = {.op = (int32_t)MC_FILE_OP_LOOP, .peer = (int32_t)l->period,
+                  .tag = (l->exact ? MC_LOOP_EXACT : 0) | (l->cpu ? MC_LOOP_CPU : 0),
+                  .bytes = (int64_t)l->iterations, .peer2 = (int32_t)l->req_count,
+                  .tag2 = MC_NONE, .bytes2 = l->loop_end, .req = l->req_first, .t_start = l->at,
+                  .t_end = l->at, .cpu = -1, .nvals = (uint32_t)(rows * l->period * cols),
+                  .vals = (int64_t *)l->times};
+    return add_one(w, &e, err);
+}
+
 mc_err mc_writer_flush(mc_writer *w, mc_error *err)
 {
     mc_err rc = write_held(w, err);

@@ -1,4 +1,4 @@
-/* The main loop of a rank's event stream (loops.h): the longest run of
+/* The main loop of a rank's event stream (mc_loop_finder, stats.h): the longest run of
  * identical iterations, found in one pass in memory bounded by the number
  * of distinct event shapes.
  *
@@ -12,7 +12,7 @@
  * a polynomial hash of the shape sequence modulo 2^61 - 1 (prefix hashes:
  * a segment's hash is H(end) - H(start) * B^len), so each event costs one
  * map lookup, and a power of B only when a segment's length changes. */
-#include "loops.h"
+#include "mpicast/stats.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,6 @@
  * events, bounded memory (per rank and per function counters, a table of
  * call sites), used by `stats`, `report` and `validate`-like analyses. */
 #include "mpicast/stats.h"
-#include "loops.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -1,0 +1,52 @@
+/* mpicast — loop-compressed traces (docs/trace-format.md, "Loop records").
+ *
+ * A regular code repeats one iteration thousands of times; its trace need
+ * not. mc_compress_trace rewrites a trace so that each rank's main loop
+ * (mc_loop_finder, stats.h) is stored once, in a loop record followed by one
+ * iteration's events, and readers expand it as they read: every command
+ * sees the same events, and nothing is expanded on disk or in memory.
+ *
+ * Each iteration is checked against the stored one, event by event (every
+ * field but times; request ids moved on by the requests an iteration
+ * creates), so the expansion is exact: the loop ends at the first
+ * iteration that differs, and that iteration and the rest are stored as
+ * they are. Times: `exact` keeps every event's burst and duration (and
+ * CPU time) per iteration, so the expanded trace is the input to the
+ * nanosecond; otherwise each body event keeps its mean over the
+ * iterations (the stored iteration keeps its own), so the size follows the
+ * program's structure and the times their average.
+ */
+#ifndef MPICAST_COMPRESS_H
+#define MPICAST_COMPRESS_H
+
+#include <stdint.h>
+
+#include "mpicast/error.h"
+#include "mpicast/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mc_compress_info {
+    uint64_t events;       /* events read (and delivered by the output) */
+    uint64_t stored;       /* events the output stores */
+    uint64_t records;      /* loop records written */
+    int ranks;             /* ranks */
+    int ranks_looped;      /* ranks with a loop stored once */
+    uint64_t iterations;   /* rank 0's: iterations its loop records stand for */
+    uint32_t period;       /* rank 0's: events per iteration */
+} mc_compress_info;
+
+/* Writes trace (any input kind) compressed into the directory outdir (which
+ * must exist; rank files and meta.json are created there). exact: 1 for
+ * per-iteration times, 0 for means. on_rank (optional) is called after
+ * each rank. */
+mc_err mc_compress_trace(const char *trace, const char *outdir, int exact,
+                         mc_compress_info *info, void (*on_rank)(void *ctx, int rank),
+                         void *ctx, mc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
