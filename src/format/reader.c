@@ -590,7 +590,8 @@ static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
     if (reserve((void **)&L->times, &L->times_cap, rec->nvals ? rec->nvals : 1, sizeof *L->times) ||
         reserve((void **)&L->body, &L->body_cap, L->period, sizeof *L->body))
         return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
-    memcpy(L->times, rec->vals, rec->nvals * sizeof *L->times);
+    if (rec->nvals)
+        memcpy(L->times, rec->vals, rec->nvals * sizeof *L->times);
     size_t nv = 0;
     for (uint32_t k = 0; k < L->period; k++) {
         mc_event *b = &L->body[k];
@@ -606,7 +607,8 @@ static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
         if (reserve((void **)&L->body_vals, &L->body_vals_cap, nv + b->nvals + 1,
                     sizeof *L->body_vals))
             return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
-        memcpy(L->body_vals + nv, b->vals, b->nvals * sizeof *b->vals);
+        if (b->nvals) /* vals may be NULL without values */
+            memcpy(L->body_vals + nv, b->vals, b->nvals * sizeof *b->vals);
         b->vals = (int64_t *)(uintptr_t)nv; /* an offset until delivered */
         nv += b->nvals;
     }
@@ -640,7 +642,8 @@ static int loop_next(mc_rank_reader *r, mc_event *e, mc_error *err)
     size_t off = (size_t)(uintptr_t)b->vals;
     *e = *b;
     e->vals = L->out_vals;
-    memcpy(e->vals, L->body_vals + off, b->nvals * sizeof *e->vals);
+    if (b->nvals)
+        memcpy(e->vals, L->body_vals + off, b->nvals * sizeof *e->vals);
     if (L->iter == 0) {
         if (__builtin_add_overflow(e->t_start, r->shift, &e->t_start) ||
             __builtin_add_overflow(e->t_end, r->shift, &e->t_end))
