@@ -112,12 +112,17 @@ static int is_blank_or_comment(const char *line)
 }
 
 /* Splits line in place on blanks into s->tok; returns the count or -1. */
+/* Token separators; END also ends a token. */
+enum { CH_OTHER, CH_SPACE, CH_END };
+static const unsigned char char_class[256] = {['\0'] = CH_END, [' '] = CH_SPACE, ['\t'] = CH_SPACE,
+                                              ['\r'] = CH_SPACE, ['\n'] = CH_SPACE};
+
 static int tokenize(tit_source *s, char *line)
 {
     size_t n = 0;
     char *p = line;
     for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        while (char_class[(unsigned char)*p] == CH_SPACE)
             *p++ = '\0';
         if (*p == '\0')
             break;
@@ -130,7 +135,7 @@ static int tokenize(tit_source *s, char *line)
             s->cap_tok = cap;
         }
         s->tok[n++] = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+        while (char_class[(unsigned char)*p] == CH_OTHER)
             p++;
     }
     return (int)n;
@@ -317,9 +322,32 @@ static int nomem(line_ctx *c)
     return -1;
 }
 
+/* A token of decimal digits only (at most 18, optionally after '-'): its
+ * value in *v and 1; 0 for anything else (parsed by strtod/strtoll then).
+ * Nearly every number of a trace is one: this skips the locale-aware
+ * parsers, which cost more than the rest of reading a line. */
+static int plain_integer(const char *t, int64_t *v)
+{
+    int neg = *t == '-';
+    const char *p = t + neg;
+    int64_t x = 0;
+    int n = 0;
+    for (; *p >= '0' && *p <= '9'; p++, n++)
+        x = x * 10 + (*p - '0');
+    if (*p != '\0' || n == 0 || n > 18)
+        return 0;
+    *v = neg ? -x : x;
+    return 1;
+}
+
 static int arg_double(line_ctx *c, int i, double *out)
 {
     const char *t = c->tok[i];
+    int64_t iv;
+    if (plain_integer(t, &iv)) {
+        *out = (double)iv;
+        return 0;
+    }
     char *end;
     errno = 0;
     double v = strtod(t, &end);
@@ -332,6 +360,11 @@ static int arg_double(line_ctx *c, int i, double *out)
 static int arg_int(line_ctx *c, int i, int32_t *out)
 {
     const char *t = c->tok[i];
+    int64_t iv;
+    if (plain_integer(t, &iv) && iv >= INT32_MIN && iv <= INT32_MAX) {
+        *out = (int32_t)iv;
+        return 0;
+    }
     char *end;
     errno = 0;
     long long v = strtoll(t, &end, 10);
@@ -805,44 +838,52 @@ typedef struct action_def {
     const char *name;
     action_fn fn;
     int min_a, min_n, max_a, max_n;
+    size_t len; /* strlen(name) */
 } action_def;
 
 static const action_def actions[] = {
-    {"init", act_init, 0, 0, 1, 0},
-    {"finalize", act_finalize, 0, 0, 0, 0},
-    {"comm_size", act_skip, 0, 0, 1000000, 0},
-    {"comm_split", act_skip, 0, 0, 1000000, 0},
-    {"comm_dup", act_skip, 0, 0, 1000000, 0},
-    {"location", act_skip, 0, 0, 1000000, 0},
-    {"compute", act_compute, 1, 0, 1, 0},
-    {"sleep", act_sleep, 1, 0, 1, 0},
-    {"send", act_send, 2, 0, 4, 0},
-    {"isend", act_isend, 2, 0, 4, 0},
-    {"recv", act_recv, 2, 0, 4, 0},
-    {"irecv", act_irecv, 2, 0, 4, 0},
-    {"test", act_test, 0, 0, 3, 0},
-    {"wait", act_wait, 0, 0, 3, 0},
-    {"waitall", act_waitall, 0, 0, 0, 0},
-    {"barrier", act_barrier, 0, 0, 0, 0},
-    {"bcast", act_bcast, 1, 0, 3, 0},
-    {"reduce", act_reduce, 2, 0, 4, 0},
-    {"allreduce", act_allreduce, 2, 0, 3, 0},
-    {"alltoall", act_alltoall, 2, 0, 4, 0},
-    {"allgather", act_allgather, 2, 0, 4, 0},
-    {"gather", act_gather, 2, 0, 5, 0},
-    {"scatter", act_scatter, 2, 0, 5, 0},
-    {"gatherv", act_gatherv, 1, 1, 4, 1},
-    {"allgatherv", act_allgatherv, 1, 1, 2, 2},
-    {"scatterv", act_scatterv, 1, 1, 4, 1},
-    {"alltoallv", act_alltoallv, 2, 2, 4, 2},
-    {"reducescatter", act_reducescatter, 1, 1, 2, 1},
-    {"reduce_scatter", act_reducescatter, 1, 1, 2, 1},
+    {"init", act_init, 0, 0, 1, 0, sizeof "init" - 1},
+    {"finalize", act_finalize, 0, 0, 0, 0, sizeof "finalize" - 1},
+    {"comm_size", act_skip, 0, 0, 1000000, 0, sizeof "comm_size" - 1},
+    {"comm_split", act_skip, 0, 0, 1000000, 0, sizeof "comm_split" - 1},
+    {"comm_dup", act_skip, 0, 0, 1000000, 0, sizeof "comm_dup" - 1},
+    {"location", act_skip, 0, 0, 1000000, 0, sizeof "location" - 1},
+    {"compute", act_compute, 1, 0, 1, 0, sizeof "compute" - 1},
+    {"sleep", act_sleep, 1, 0, 1, 0, sizeof "sleep" - 1},
+    {"send", act_send, 2, 0, 4, 0, sizeof "send" - 1},
+    {"isend", act_isend, 2, 0, 4, 0, sizeof "isend" - 1},
+    {"recv", act_recv, 2, 0, 4, 0, sizeof "recv" - 1},
+    {"irecv", act_irecv, 2, 0, 4, 0, sizeof "irecv" - 1},
+    {"test", act_test, 0, 0, 3, 0, sizeof "test" - 1},
+    {"wait", act_wait, 0, 0, 3, 0, sizeof "wait" - 1},
+    {"waitall", act_waitall, 0, 0, 0, 0, sizeof "waitall" - 1},
+    {"barrier", act_barrier, 0, 0, 0, 0, sizeof "barrier" - 1},
+    {"bcast", act_bcast, 1, 0, 3, 0, sizeof "bcast" - 1},
+    {"reduce", act_reduce, 2, 0, 4, 0, sizeof "reduce" - 1},
+    {"allreduce", act_allreduce, 2, 0, 3, 0, sizeof "allreduce" - 1},
+    {"alltoall", act_alltoall, 2, 0, 4, 0, sizeof "alltoall" - 1},
+    {"allgather", act_allgather, 2, 0, 4, 0, sizeof "allgather" - 1},
+    {"gather", act_gather, 2, 0, 5, 0, sizeof "gather" - 1},
+    {"scatter", act_scatter, 2, 0, 5, 0, sizeof "scatter" - 1},
+    {"gatherv", act_gatherv, 1, 1, 4, 1, sizeof "gatherv" - 1},
+    {"allgatherv", act_allgatherv, 1, 1, 2, 2, sizeof "allgatherv" - 1},
+    {"scatterv", act_scatterv, 1, 1, 4, 1, sizeof "scatterv" - 1},
+    {"alltoallv", act_alltoallv, 2, 2, 4, 2, sizeof "alltoallv" - 1},
+    {"reducescatter", act_reducescatter, 1, 1, 2, 1, sizeof "reducescatter" - 1},
+    {"reduce_scatter", act_reducescatter, 1, 1, 2, 1, sizeof "reduce_scatter" - 1},
 };
 
-static const action_def *find_action(const char *name)
+/* The action named `name` (any case; lowered in place). The lengths are
+ * compared first: one memcmp per line instead of a strcasecmp per row. */
+static const action_def *find_action(char *name)
 {
+    size_t len = 0;
+    for (char *p = name; *p; p++, len++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
     for (size_t i = 0; i < sizeof actions / sizeof actions[0]; i++)
-        if (strcasecmp(actions[i].name, name) == 0)
+        if (actions[i].len == len && actions[i].name[0] == name[0] &&
+            memcmp(actions[i].name, name, len) == 0)
             return &actions[i];
     return NULL;
 }
@@ -910,7 +951,9 @@ static int tit_next(mc_source *base, int rank, mc_event *e, mc_error *err)
         mc_error_set(err, rk->err_code, "%s", rk->err_msg ? rk->err_msg : "reading stopped after an error");
         return -1;
     }
-    mc_error local = {0};
+    mc_error local; /* not zeroed: 1 KiB per event; filled only on failure */
+    local.code = MC_OK;
+    local.msg[0] = '\0';
     int rc = next_event(s, rank, e, &local);
     if (rc < 0) {
         rk->failed = 1;
