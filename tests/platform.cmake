@@ -15,3 +15,5 @@ target_compile_definitions(test_net_ignored_key_warning PRIVATE MPICAST_BIN="$<T
 add_dependencies(test_net_ignored_key_warning mpicast)
 mc_add_test(test_platform_origin mc_platform mc_format)
 mc_add_test(test_error_long_message_keeps_reason mc_base)
+# a signal leaves no temporary output: files, directories filled aside, imports (issue 26)
+mc_add_test(test_signal_removes_temporaries mc_base)

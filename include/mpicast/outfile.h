@@ -86,6 +86,13 @@ mc_err mc_out_dir_open(char *tmp, size_t len, const char *dir, mc_error *err);
 mc_err mc_out_dir_commit(const char *tmp, const char *dir, mc_error *err);
 void mc_out_dir_abort(const char *tmp);
 
+/* A temporary directory (its path copied; up to 8 at once) that the
+ * handlers of mc_out_cleanup_on_signals remove with the files in it; the
+ * mc_out_dir_* functions track theirs, importers their private trace
+ * directories. Untrack before removing it or keeping it. */
+void mc_out_temp_dir_track(const char *path);
+void mc_out_temp_dir_untrack(const char *path);
+
 /* Opens an input read-only with O_CLOEXEC; a FIFO, socket, device or
  * directory is refused ("PATH: not a regular file (a FIFO)") without
  * blocking (MC_ERR_FORMAT). Returns the descriptor, or -1 with err filled

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ outputs */
@@ -36,13 +37,68 @@ static void untrack(const mc_out *o)
             tracked[i] = NULL;
 }
 
-/* Async-signal-safe: unlink, signal, raise. Then dies of the signal as it
- * would have (the exit status still says which). */
+/* Temporary directories (mc_out_dir_open, mc_out_temp_dir_track), copied:
+ * a slot is in use while its first byte is not 0. */
+#define DIRS_MAX 8
+static char tracked_dirs[DIRS_MAX][MC_OUT_PATH_MAX + 32];
+
+void mc_out_temp_dir_track(const char *path)
+{
+    size_t n = strlen(path);
+    for (int i = 0; i < DIRS_MAX && n < sizeof tracked_dirs[i]; i++)
+        if (!tracked_dirs[i][0]) {
+            memcpy(tracked_dirs[i] + 1, path + 1, n); /* the first byte last: then in use */
+            tracked_dirs[i][0] = path[0];
+            return;
+        }
+}
+
+void mc_out_temp_dir_untrack(const char *path)
+{
+    for (int i = 0; i < DIRS_MAX; i++)
+        if (tracked_dirs[i][0] && strcmp(tracked_dirs[i], path) == 0)
+            tracked_dirs[i][0] = 0;
+}
+
+/* Removes a directory and the files in it with system calls only (opendir
+ * allocates: not for a signal handler). Entries are read again until none
+ * is left, as removing them while reading may skip some. */
+static void remove_dir_now(const char *path)
+{
+    for (int pass = 0; pass < 8; pass++) {
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            break;
+        char buf[4096];
+        long n;
+        int removed = 0;
+        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+            for (long off = 0; off < n;) {
+                /* struct linux_dirent64: ino, off, reclen, type, name */
+                unsigned short reclen;
+                memcpy(&reclen, buf + off + 16, sizeof reclen);
+                const char *name = buf + off + 19;
+                if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+                    unlinkat(fd, name, 0) == 0)
+                    removed = 1;
+                off += reclen;
+            }
+        close(fd);
+        if (rmdir(path) == 0 || !removed)
+            break;
+    }
+}
+
+/* Async-signal-safe: unlink, rmdir, signal, raise. Then dies of the signal
+ * as it would have (the exit status still says which). */
 static void remove_temporaries(int sig)
 {
     for (int i = 0; i < TRACKED_MAX; i++)
         if (tracked[i])
             unlink(tracked[i]);
+    for (int i = 0; i < DIRS_MAX; i++)
+        if (tracked_dirs[i][0])
+            remove_dir_now(tracked_dirs[i]);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -311,6 +367,7 @@ mc_err mc_out_dir_open(char *tmp, size_t len, const char *dir, mc_error *err)
         return mc_error_set(err, MC_ERR_IO, "%s: cannot create: %s", dir, strerror(e));
     }
     chmod(tmp, 0777 & ~current_umask());
+    mc_out_temp_dir_track(tmp);
     return MC_OK;
 }
 
@@ -322,6 +379,7 @@ mc_err mc_out_dir_commit(const char *tmp, const char *dir, mc_error *err)
         mc_out_dir_abort(tmp);
         return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", dir, strerror(e));
     }
+    mc_out_temp_dir_untrack(tmp);
     return MC_OK;
 }
 
@@ -329,6 +387,7 @@ void mc_out_dir_abort(const char *tmp)
 {
     if (!tmp || !tmp[0])
         return;
+    mc_out_temp_dir_untrack(tmp);
     DIR *d = opendir(tmp);
     if (d) {
         int dfd = dirfd(d);

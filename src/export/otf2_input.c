@@ -18,6 +18,7 @@
 
 #include "mpicast/export.h"
 #include "mpicast/input.h"
+#include "mpicast/outfile.h"
 
 /* One import, shared by every open source of the same path and kind. */
 typedef struct import_entry {
@@ -43,6 +44,7 @@ static void remove_import(char *dir)
 {
     if (!dir)
         return;
+    mc_out_temp_dir_untrack(dir);
     DIR *d = opendir(dir);
     struct dirent *de;
     while (d && (de = readdir(d))) {
@@ -121,6 +123,7 @@ static char *make_import_dir(const char *archive, const char *kind, mc_error *er
                      archive);
         return NULL;
     }
+    mc_out_temp_dir_track(dir); /* removed if a signal ends the command */
     return dir;
 }
 
