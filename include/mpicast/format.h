@@ -137,6 +137,29 @@ mc_op_kind mc_op_kind_of(int op);
 /* True for the nonblocking collectives (Ibarrier ... Iexscan). */
 int mc_op_is_nonblocking_coll(int op);
 
+/* Properties of the operations, from one table in ops.c (no code tests the
+ * order of the enum). */
+enum {
+    MC_OPF_SEND = 1u << 0,        /* sends a message: Send, Ssend, Bsend, Rsend, their I*
+                                     forms, Sendrecv, Sendrecv_replace */
+    MC_OPF_SEND_INIT = 1u << 1,   /* Send_init, Ssend_init, Bsend_init, Rsend_init */
+    MC_OPF_PERSISTENT = 1u << 2,  /* the *_init calls, Recv_init included */
+    MC_OPF_COMPLETION = 1u << 3,  /* Wait*, Test*: vals hold 4 values per completed request */
+    MC_OPF_TEST = 1u << 4,        /* Test, Testall, Testany, Testsome: may complete nothing */
+    MC_OPF_REQ_LIST = 1u << 5,    /* Start, Startall, Request_free: vals are request ids */
+    MC_OPF_COLL = 1u << 6,        /* the blocking collectives, Barrier ... Exscan */
+    MC_OPF_COMM_MGMT = 1u << 7,   /* Comm_dup ... Intercomm_create */
+    MC_OPF_SENDRECV = 1u << 8,    /* Sendrecv, Sendrecv_replace */
+    MC_OPF_POLL = 1u << 9,        /* Test* and Iprobe: the calls a polling loop makes */
+    MC_OPF_ICOLL = 1u << 10       /* the nonblocking collectives, Ibarrier ... Iexscan */
+};
+/* The MC_OPF_* flags of op (0 out of range). */
+unsigned mc_op_flags(int op);
+static inline int mc_op_has(int op, unsigned flags) { return (mc_op_flags(op) & flags) != 0; }
+/* The blocking collective a nonblocking one starts (Ibcast: Bcast), op
+ * itself for a blocking collective, -1 for anything else. */
+int mc_op_blocking_form(int op);
+
 /* Meaning of `vals` by operation (n = vals count):
  *  completion ops (Wait*, Test*): 4 values per completed request:
  *      request id, matched source (world rank or MC_NONE), matched tag, bytes.
@@ -181,7 +204,7 @@ static inline int mc_event_is_failed_poll(const mc_event *e)
 {
     if (e->op == MC_OP_IPROBE)
         return e->bytes2 == 0 && e->peer != MC_NONE;
-    return e->op >= MC_OP_TEST && e->op <= MC_OP_TESTSOME && e->nvals == 0;
+    return mc_op_has(e->op, MC_OPF_TEST) && e->nvals == 0;
 }
 
 /* The MPI calls an event stands for (more than 1 for folded polls). */

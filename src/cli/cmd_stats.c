@@ -66,7 +66,7 @@ static double avg_bytes(const view *v)
 /* Management ops by range, not by kind letter (see print.c). */
 static const char *kind_name(int op)
 {
-    if (op >= MC_OP_COMM_DUP && op <= MC_OP_INTERCOMM_CREATE)
+    if (mc_op_has(op, MC_OPF_COMM_MGMT))
         return "communicator";
     switch (mc_op_kind_of(op)) {
     case MC_KIND_P: return "p2p";

@@ -74,12 +74,12 @@ static int next(rank_pass *p, mc_event *e)
 
 static int completion(int op)
 {
-    return op >= MC_OP_WAIT && op <= MC_OP_TESTSOME;
+    return mc_op_has(op, MC_OPF_COMPLETION);
 }
 
 static int req_list(int op)
 {
-    return op == MC_OP_START || op == MC_OP_STARTALL || op == MC_OP_REQUEST_FREE;
+    return mc_op_has(op, MC_OPF_REQ_LIST);
 }
 
 /* A body request id as iteration j has it (the reader's rule). */

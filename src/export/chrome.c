@@ -162,7 +162,7 @@ static int sends_of(chrome_x *x, int r, const mc_event *e)
 {
     if (lt_is_send(e->op) && e->peer >= 0)
         return add_send(x, r, e->peer, e->tag, e->comm, e, e->bytes);
-    if (e->op >= MC_OP_SEND_INIT && e->op <= MC_OP_RECV_INIT)
+    if (mc_op_has(e->op, MC_OPF_PERSISTENT))
         return lt_reqmap_put(x->reqs, e);
     if (e->op == MC_OP_START || e->op == MC_OP_STARTALL)
         for (uint32_t k = 0; k < e->nvals; k++) {

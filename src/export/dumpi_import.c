@@ -664,12 +664,12 @@ static int convert(conv *c, const dp_rec *rec, mc_event *e, mc_error *err)
         }
         if (rec->label == DP_Isend || rec->label == DP_Ibsend || rec->label == DP_Issend ||
             rec->label == DP_Irsend || rec->label == DP_Irecv ||
-            (op >= MC_OP_SEND_INIT && op <= MC_OP_RECV_INIT)) {
+            mc_op_has(op, MC_OPF_PERSISTENT)) {
             dreq *q = req_new(c, rec->req);
             if (!q)
                 return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
             q->recv = rec->label == DP_Irecv || rec->label == DP_Recv_init;
-            q->persistent = op >= MC_OP_SEND_INIT && op <= MC_OP_RECV_INIT;
+            q->persistent = mc_op_has(op, MC_OPF_PERSISTENT);
             q->peer = e->peer;
             q->tag = e->tag;
             q->bytes = e->bytes;

@@ -66,12 +66,5 @@ mc_err mc_mkdir(const char *path, mc_error *err)
 
 int lt_is_send(int op)
 {
-    switch (op) {
-    case MC_OP_SEND: case MC_OP_SSEND: case MC_OP_BSEND: case MC_OP_RSEND:
-    case MC_OP_ISEND: case MC_OP_ISSEND: case MC_OP_IBSEND: case MC_OP_IRSEND:
-    case MC_OP_SENDRECV: case MC_OP_SENDRECV_REPLACE:
-        return 1;
-    default:
-        return 0;
-    }
+    return mc_op_has(op, MC_OPF_SEND);
 }

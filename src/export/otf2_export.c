@@ -284,7 +284,7 @@ static int write_event(xport *x, OTF2_EvtWriter *ew, int r, const mc_event *e)
         if (e->peer >= 0)
             ok &= OTF2_EvtWriter_MpiSend(ew, NULL, t0, crank(c, e->peer), cref, (uint32_t)tag,
                                          (uint64_t)e->bytes) == OTF2_SUCCESS;
-        if (e->op >= MC_OP_SENDRECV && e->op <= MC_OP_SENDRECV_REPLACE && e->peer2 >= 0)
+        if (mc_op_has(e->op, MC_OPF_SENDRECV) && e->peer2 >= 0)
             ok &= OTF2_EvtWriter_MpiRecv(ew, NULL, t1, crank(c, e->peer2), cref,
                                          (uint32_t)(e->tag2 < 0 ? 0 : e->tag2),
                                          (uint64_t)e->bytes2) == OTF2_SUCCESS;
@@ -331,7 +331,7 @@ static int write_event(xport *x, OTF2_EvtWriter *ew, int r, const mc_event *e)
                     ok &= OTF2_EvtWriter_MpiIrecv(ew, NULL, t1, crank(dc, (int32_t)e->vals[k + 1]),
                                                   dc ? dc->ref : 0, (uint32_t)e->vals[k + 2],
                                                   (uint64_t)e->vals[k + 3], id) == OTF2_SUCCESS;
-                } else if (lt_is_send(d->op) || (d->op >= MC_OP_SEND_INIT && d->op <= MC_OP_RSEND_INIT)) {
+                } else if (mc_op_has(d->op, MC_OPF_SEND | MC_OPF_SEND_INIT)) {
                     ok &= OTF2_EvtWriter_MpiIsendComplete(ew, NULL, t1, id) == OTF2_SUCCESS;
                 }
             }

@@ -269,5 +269,5 @@ int lt_reqmap_track(lt_reqmap *m, const mc_event *e)
 
 int lt_reqdef_persistent(const lt_reqdef *d)
 {
-    return d->op >= MC_OP_SEND_INIT && d->op <= MC_OP_RECV_INIT;
+    return mc_op_has(d->op, MC_OPF_PERSISTENT);
 }

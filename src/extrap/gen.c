@@ -114,7 +114,7 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
     int64_t ct = cdesc_size(cd, g);
     out->comm = cdesc_id_at(cd, g, r, c);
     int op = t->e.op;
-    int wait = op >= MC_OP_WAIT && op <= MC_OP_TESTSOME && t->e.nvals;
+    int wait = mc_op_has(op, MC_OPF_COMPLETION) && t->e.nvals;
     if (t->newcomm >= 0) {
         const cdesc *nc = &x->cd[t->newcomm];
         out->newcomm = cdesc_id_at(nc, g, r, c);
@@ -763,7 +763,7 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
         if (t->num[1] && o < len)
             o += (size_t)snprintf(buf + o, len - o, ", received %s",
                                   mc_extrap_law_name(t->law[1]));
-    } else if (t->e.op >= MC_OP_WAIT && t->e.op <= MC_OP_TESTSOME && t->npeer > 2) {
+    } else if (mc_op_has(t->e.op, MC_OPF_COMPLETION) && t->npeer > 2) {
         for (uint32_t s = 2; s < t->npeer && o < len; s++) {
             peer_str(&t->peer[s], x->nd, p0, sizeof p0);
             o += (size_t)snprintf(buf + o, len - o, "%s%s", s == 2 ? ", sources " : "; ", p0);

@@ -115,7 +115,7 @@ static int is_vcoll(int op)
 
 static int is_completion(int op)
 {
-    return op >= MC_OP_WAIT && op <= MC_OP_TESTSOME;
+    return mc_op_has(op, MC_OPF_COMPLETION);
 }
 
 static int is_creation(int op)

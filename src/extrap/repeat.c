@@ -35,7 +35,7 @@ static int shape_equal(const tev *a, const tev *b)
 
 static int is_completion(int op)
 {
-    return op >= MC_OP_WAIT && op <= MC_OP_TESTSOME;
+    return mc_op_has(op, MC_OPF_COMPLETION);
 }
 
 /* Requests created by ev[from..to) and the lowest id among them. */

@@ -50,7 +50,7 @@ static void print_i64(FILE *out, const char *key, int64_t v)
  * mc_op_kind_of: the table's kind letters M and X must not be confused. */
 static int is_comm_management(int op)
 {
-    return op >= MC_OP_COMM_DUP && op <= MC_OP_INTERCOMM_CREATE;
+    return mc_op_has(op, MC_OPF_COMM_MGMT);
 }
 
 /* Operations whose `comm` field names the communicator they ran on. */

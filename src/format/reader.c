@@ -621,10 +621,6 @@ static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
     return 0;
 }
 
-static int is_req_list(int op)
-{
-    return op == MC_OP_START || op == MC_OP_STARTALL || op == MC_OP_REQUEST_FREE;
-}
 
 /* A request id of the body, moved to iteration `iter`'s. */
 static int64_t shifted_req(const loop_state *L, int64_t id)
@@ -659,8 +655,8 @@ static int loop_next(mc_rank_reader *r, mc_event *e, mc_error *err)
             return event_error(r, err, "time out of range in a loop");
         if (e->req)
             e->req = (uint32_t)shifted_req(L, e->req);
-        int completion = e->op >= MC_OP_WAIT && e->op <= MC_OP_TESTSOME;
-        for (uint32_t i = 0; i < e->nvals && (completion || is_req_list(e->op));
+        int completion = mc_op_has(e->op, MC_OPF_COMPLETION);
+        for (uint32_t i = 0; i < e->nvals && (completion || mc_op_has(e->op, MC_OPF_REQ_LIST));
              i += completion ? 4 : 1)
             e->vals[i] = shifted_req(L, e->vals[i]);
     }

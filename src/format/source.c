@@ -51,7 +51,7 @@ static int is_wildcard_recv(const mc_event *e)
 
 static int is_completion(int op)
 {
-    return op >= MC_OP_WAIT && op <= MC_OP_TESTSOME;
+    return mc_op_has(op, MC_OPF_COMPLETION);
 }
 
 static queued *q_at(rank_state *rs, size_t i)
@@ -187,7 +187,7 @@ static const char *invalid_field(const mc_event *e, char *buf, size_t len)
         return snprintf(buf, len, "negative CPU time %lld ns", (long long)e->cpu), buf;
     if (kind != MC_KIND_W)
         return NULL;
-    int completion = e->op >= MC_OP_WAIT;
+    int completion = mc_op_has(e->op, MC_OPF_COMPLETION);
     if (completion && e->nvals % 4)
         return snprintf(buf, len, "%u completion values, not 4 per request", e->nvals), buf;
     for (uint32_t i = 0; i < e->nvals; i += completion ? 4 : 1) {
@@ -212,7 +212,7 @@ static const char *bad_rank(const mc_event *e, int n, char *buf, size_t len)
         role = kind == MC_KIND_C ? "root" : "peer", v = e->peer;
     else if (kind == MC_KIND_P && e->peer2 >= n)
         role = "source", v = e->peer2;
-    else if (kind == MC_KIND_W && e->op >= MC_OP_WAIT) {
+    else if (mc_op_has(e->op, MC_OPF_COMPLETION)) {
         for (uint32_t i = 1; i < e->nvals && !role; i += 4)
             if (e->vals[i] >= n)
                 role = "matched source", v = e->vals[i];

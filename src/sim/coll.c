@@ -74,11 +74,7 @@ const mc_coll_alg *mc_coll_alg_at(int i)
 
 int mc_coll_blocking_op(int op)
 {
-    if (op >= MC_OP_IBARRIER && op <= MC_OP_IEXSCAN)
-        return op - MC_OP_IBARRIER + MC_OP_BARRIER;
-    if (op >= MC_OP_BARRIER && op <= MC_OP_EXSCAN)
-        return op;
-    return -1;
+    return mc_op_blocking_form(op);
 }
 
 static const mc_coll_alg *find_alg(int op, const char *name)

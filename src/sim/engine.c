@@ -830,7 +830,7 @@ static void op_local_cost(sim *S, int r, const mc_event *e)
 
 static int is_test_op(int op)
 {
-    return op >= MC_OP_TEST && op <= MC_OP_TESTSOME;
+    return mc_op_has(op, MC_OPF_TEST);
 }
 
 /* POLL_TESTS or POLL_IPROBE for a poll that found nothing (one call or a
@@ -846,8 +846,7 @@ static int failed_poll(const mc_event *e)
 static int ends_run(const sim_poll *p, const mc_event *e)
 {
     if (p->kind == POLL_TESTS)
-        return (is_test_op(e->op) || (e->op >= MC_OP_WAIT && e->op <= MC_OP_WAITSOME)) &&
-               e->nvals > 0;
+        return mc_op_has(e->op, MC_OPF_COMPLETION) && e->nvals > 0;
     /* a Probe records the source and tag it matched, an Iprobe those asked */
     int probe = e->op == MC_OP_PROBE || (e->op == MC_OP_IPROBE && e->bytes2 != 0);
     return p->kind == POLL_IPROBE && probe && e->comm == p->comm &&
@@ -1085,7 +1084,7 @@ static int exec_op(sim *S, int r)
         op_comm_setup_cost(S, r, e);
         break;
     default:
-        if (e->op >= MC_OP_BARRIER && e->op <= MC_OP_EXSCAN) {
+        if (mc_op_has(e->op, MC_OPF_COLL)) {
             R->nwait++;
             exec_start(S, r, e, e->op, -1);
         } else if (mc_op_is_nonblocking_coll(e->op)) {
@@ -1306,7 +1305,9 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
     const char *pm = p ? mc_platform_str(p, "cpu.polling") : NULL;
     double gap = mc_platform_num(p, "cpu.poll_gap");
     S->poll_gap = gap * MC_PS_PER_S < (double)TIME_LIMIT ? llround(gap * MC_PS_PER_S) : TIME_LIMIT;
-    for (int op = MC_OP_BARRIER; op <= MC_OP_EXSCAN; op++) {
+    for (int op = 0; op < MC_OP_COUNT; op++) {
+        if (!mc_op_has(op, MC_OPF_COLL))
+            continue;
         char key[64] = "collectives.";
         size_t k = strlen(key);
         for (const char *c = mc_op_name(op); *c && k + 1 < sizeof key; c++)

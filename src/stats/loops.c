@@ -65,11 +65,6 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h ^ (h >> 29);
 }
 
-static int is_completion(int op)
-{
-    return op >= MC_OP_WAIT && op <= MC_OP_TESTSOME;
-}
-
 /* Nonzero hash of what an iteration repeats: times, request ids (they
  * advance every iteration) and folded poll counts (timing) left out. */
 static uint64_t shape_of(const mc_event *e)
@@ -82,8 +77,7 @@ static uint64_t shape_of(const mc_event *e)
     h = mix(h, (uint64_t)(uint32_t)e->peer2 << 32 | (uint32_t)e->tag2);
     h = mix(h, (uint64_t)e->bytes2);
     h = mix(h, e->nvals);
-    if (is_completion(e->op) || e->op == MC_OP_START || e->op == MC_OP_STARTALL ||
-        e->op == MC_OP_REQUEST_FREE)
+    if (mc_op_has(e->op, MC_OPF_COMPLETION | MC_OPF_REQ_LIST))
         for (uint32_t i = 0; i + 3 < e->nvals && e->vals; i += 4) /* not the ids */
             h = mix(mix(mix(h, (uint64_t)e->vals[i + 1]), (uint64_t)e->vals[i + 2]),
                     (uint64_t)e->vals[i + 3]);

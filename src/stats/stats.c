@@ -174,20 +174,12 @@ static void psend_remove(stats *s, uint32_t req)
 
 static int is_send(int op)
 {
-    switch (op) {
-    case MC_OP_SEND: case MC_OP_SSEND: case MC_OP_BSEND: case MC_OP_RSEND:
-    case MC_OP_ISEND: case MC_OP_ISSEND: case MC_OP_IBSEND: case MC_OP_IRSEND:
-    case MC_OP_SENDRECV: case MC_OP_SENDRECV_REPLACE:
-        return 1;
-    default:
-        return 0;
-    }
+    return mc_op_has(op, MC_OPF_SEND);
 }
 
 static int is_send_init(int op)
 {
-    return op == MC_OP_SEND_INIT || op == MC_OP_SSEND_INIT || op == MC_OP_BSEND_INIT ||
-           op == MC_OP_RSEND_INIT;
+    return mc_op_has(op, MC_OPF_SEND_INIT);
 }
 
 /* Counts one point-to-point message (the EXCIT/INSPIRE statistic); messages
@@ -273,7 +265,7 @@ static int64_t event_bytes(const mc_event *e)
  * makes. */
 int mc_stats_is_poll_op(int op)
 {
-    return (op >= MC_OP_TEST && op <= MC_OP_TESTSOME) || op == MC_OP_IPROBE;
+    return mc_op_has(op, MC_OPF_POLL);
 }
 
 /* Time window of the application, as mpiP: from the end of MPI_Init to the
