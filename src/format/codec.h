@@ -36,6 +36,24 @@ enum {
     MC_F_FOLDED = 1u << 12, MC_F_ALL = (1u << 13) - 1
 };
 
+/* The optional fields of an event, in bit order, each once: X(field, bit,
+ * encoding, default). A field equal to its default is not stored. The
+ * encodings: U31 and U32 unsigned varints of at most 2^31 - 1 and 2^32 - 1,
+ * U64 an unsigned varint, S32 and S64 zig-zag varints. vals and folded
+ * follow them (bits 11 and 12). writer.c and reader.c expand this list. */
+#define MC_EVENT_FIELDS(X)                     \
+    X(site, MC_F_SITE, U31, 0)                 \
+    X(comm, MC_F_COMM, U64, 0)                 \
+    X(peer, MC_F_PEER, S32, MC_NONE)           \
+    X(tag, MC_F_TAG, S32, MC_NONE)             \
+    X(bytes, MC_F_BYTES, S64, 0)               \
+    X(peer2, MC_F_PEER2, S32, MC_NONE)         \
+    X(tag2, MC_F_TAG2, S32, MC_NONE)           \
+    X(bytes2, MC_F_BYTES2, S64, 0)             \
+    X(req, MC_F_REQ, U32, 0)                   \
+    X(newcomm, MC_F_NEWCOMM, U64, 0)           \
+    X(cpu, MC_F_CPU, S64, -1)
+
 static inline void mc_put_u32(unsigned char *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
@@ -59,6 +77,13 @@ static inline size_t mc_put_uvarint(unsigned char *p, uint64_t v)
 }
 /* Zig-zag without shifting a negative value (implementation-defined in C). */
 static inline uint64_t mc_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63)); }
+
+/* The value an MC_EVENT_FIELDS encoding stores. */
+#define MC_ENC_U31(v) ((uint64_t)(uint32_t)(v))
+#define MC_ENC_U32(v) ((uint64_t)(uint32_t)(v))
+#define MC_ENC_U64(v) ((uint64_t)(v))
+#define MC_ENC_S32(v) mc_zigzag(v)
+#define MC_ENC_S64(v) mc_zigzag(v)
 static inline int64_t mc_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
 /* Decodes one uvarint from [*p, end); 0 on success, -1 if it runs past end

@@ -415,9 +415,33 @@ static int get_u(mc_rank_reader *r, uint64_t *out, uint64_t max)
 static void set_defaults(mc_event *e)
 {
     memset(e, 0, sizeof *e);
-    e->peer = e->tag = e->peer2 = e->tag2 = MC_NONE;
-    e->cpu = -1;
+#define DEFAULT_(field, bit, enc, def) e->field = (def);
+    MC_EVENT_FIELDS(DEFAULT_)
+#undef DEFAULT_
 }
+
+/* The decoders of the MC_EVENT_FIELDS encodings: 0, or -1 if malformed. */
+static int get_U31(mc_rank_reader *r, int32_t *out)
+{
+    uint64_t v;
+    if (get_u(r, &v, INT32_MAX))
+        return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+static int get_U32(mc_rank_reader *r, uint32_t *out)
+{
+    uint64_t v;
+    if (get_u(r, &v, UINT32_MAX))
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int get_U64(mc_rank_reader *r, uint64_t *out) { return get_u(r, out, UINT64_MAX); }
+static int get_S32(mc_rank_reader *r, int32_t *out) { return get_s32(r, out); }
+static int get_S64(mc_rank_reader *r, int64_t *out) { return get_s(r, out); }
 
 static int decode_vals(mc_rank_reader *r, mc_event *e)
 {
@@ -444,7 +468,7 @@ static int decode_vals(mc_rank_reader *r, mc_event *e)
  * int64 are malformed too (a corrupt delta must not wrap around). */
 static int decode_event(mc_rank_reader *r, mc_event *e)
 {
-    uint64_t op, f, v;
+    uint64_t op, f;
     int64_t start, dur;
     set_defaults(e);
     if (get_u(r, &op, MC_FILE_OP_LOOP) || (op >= MC_OP_COUNT && op != MC_FILE_OP_LOOP) ||
@@ -454,28 +478,11 @@ static int decode_event(mc_rank_reader *r, mc_event *e)
     if (__builtin_add_overflow(r->prev_end, start, &e->t_start) ||
         __builtin_add_overflow(e->t_start, dur, &e->t_end))
         return -1;
-    if (f & MC_F_SITE) {
-        if (get_u(r, &v, INT32_MAX))
-            return -1;
-        e->site = (int32_t)v;
-    }
-    if ((f & MC_F_COMM) && get_u(r, &e->comm, UINT64_MAX))
+#define GET_(field, bit, enc, def)                   \
+    if ((f & (bit)) && get_##enc(r, &e->field) != 0) \
         return -1;
-    if (((f & MC_F_PEER) && get_s32(r, &e->peer)) || ((f & MC_F_TAG) && get_s32(r, &e->tag)) ||
-        ((f & MC_F_BYTES) && get_s(r, &e->bytes)) ||
-        ((f & MC_F_PEER2) && get_s32(r, &e->peer2)) ||
-        ((f & MC_F_TAG2) && get_s32(r, &e->tag2)) ||
-        ((f & MC_F_BYTES2) && get_s(r, &e->bytes2)))
-        return -1;
-    if (f & MC_F_REQ) {
-        if (get_u(r, &v, UINT32_MAX))
-            return -1;
-        e->req = (uint32_t)v;
-    }
-    if ((f & MC_F_NEWCOMM) && get_u(r, &e->newcomm, UINT64_MAX))
-        return -1;
-    if ((f & MC_F_CPU) && get_s(r, &e->cpu))
-        return -1;
+    MC_EVENT_FIELDS(GET_)
+#undef GET_
     if ((f & MC_F_VALS) && decode_vals(r, e))
         return -1;
     /* folded is for failed polls only: anything else is corrupt */

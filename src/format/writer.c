@@ -155,17 +155,9 @@ fail:
 static unsigned presence(const mc_event *e)
 {
     unsigned f = 0;
-    f |= e->site != 0 ? MC_F_SITE : 0;
-    f |= e->comm != 0 ? MC_F_COMM : 0;
-    f |= e->peer != MC_NONE ? MC_F_PEER : 0;
-    f |= e->tag != MC_NONE ? MC_F_TAG : 0;
-    f |= e->bytes != 0 ? MC_F_BYTES : 0;
-    f |= e->peer2 != MC_NONE ? MC_F_PEER2 : 0;
-    f |= e->tag2 != MC_NONE ? MC_F_TAG2 : 0;
-    f |= e->bytes2 != 0 ? MC_F_BYTES2 : 0;
-    f |= e->req != 0 ? MC_F_REQ : 0;
-    f |= e->newcomm != 0 ? MC_F_NEWCOMM : 0;
-    f |= e->cpu != -1 ? MC_F_CPU : 0;
+#define PRESENT_(field, bit, enc, def) f |= e->field != (def) ? (bit) : 0;
+    MC_EVENT_FIELDS(PRESENT_)
+#undef PRESENT_
     f |= e->nvals != 0 ? MC_F_VALS : 0;
     f |= e->folded != 0 ? MC_F_FOLDED : 0;
     return f;
@@ -178,17 +170,11 @@ static size_t encode(unsigned char *p, const mc_event *e, int64_t prev_end)
     n += mc_put_uvarint(p + n, f);
     n += mc_put_uvarint(p + n, mc_zigzag(e->t_start - prev_end));
     n += mc_put_uvarint(p + n, mc_zigzag(e->t_end - e->t_start));
-    if (f & MC_F_SITE) n += mc_put_uvarint(p + n, (uint32_t)e->site);
-    if (f & MC_F_COMM) n += mc_put_uvarint(p + n, e->comm);
-    if (f & MC_F_PEER) n += mc_put_uvarint(p + n, mc_zigzag(e->peer));
-    if (f & MC_F_TAG) n += mc_put_uvarint(p + n, mc_zigzag(e->tag));
-    if (f & MC_F_BYTES) n += mc_put_uvarint(p + n, mc_zigzag(e->bytes));
-    if (f & MC_F_PEER2) n += mc_put_uvarint(p + n, mc_zigzag(e->peer2));
-    if (f & MC_F_TAG2) n += mc_put_uvarint(p + n, mc_zigzag(e->tag2));
-    if (f & MC_F_BYTES2) n += mc_put_uvarint(p + n, mc_zigzag(e->bytes2));
-    if (f & MC_F_REQ) n += mc_put_uvarint(p + n, e->req);
-    if (f & MC_F_NEWCOMM) n += mc_put_uvarint(p + n, e->newcomm);
-    if (f & MC_F_CPU) n += mc_put_uvarint(p + n, mc_zigzag(e->cpu));
+#define PUT_(field, bit, enc, def) \
+    if (f & (bit))                 \
+        n += mc_put_uvarint(p + n, MC_ENC_##enc(e->field));
+    MC_EVENT_FIELDS(PUT_)
+#undef PUT_
     if (f & MC_F_VALS) {
         n += mc_put_uvarint(p + n, e->nvals);
         for (uint32_t i = 0; i < e->nvals; i++)
