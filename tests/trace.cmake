@@ -88,6 +88,21 @@ if(MPICH_FOUND)
   mc_trace_tests(mpich PkgConfig::MPICH "${MPICAST_MPIF90_MPICH}")
 endif()
 
+# C++ call sites reach meta.json demangled (issue 21 item 6), built by the
+# flavour's own wrapper (-O0: the functions stay functions).
+find_program(MPICAST_MPICXX_OMPI mpicxx.openmpi)
+if(OMPI_FOUND AND MPICAST_MPICXX_OMPI)
+  set(cxxbin ${CMAKE_CURRENT_BINARY_DIR}/trace_cxx_ompi)
+  add_custom_command(OUTPUT ${cxxbin}
+    COMMAND ${MPICAST_MPICXX_OMPI} -g -O0 -o ${cxxbin} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/trace_cxx.cpp
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/mpi/trace_cxx.cpp
+    COMMENT "Building the C++ test program trace_cxx_ompi" VERBATIM)
+  add_custom_target(trace_cxx_ompi_bin ALL DEPENDS ${cxxbin})
+  add_test(NAME test_trace_cxx_sites_demangled_ompi COMMAND ${MCT_RUN} cxx $<TARGET_FILE:mpicast>
+           $<TARGET_FILE:test_trace_check> ompi ${cxxbin})
+  set_tests_properties(test_trace_cxx_sites_demangled_ompi PROPERTIES TIMEOUT 150 RESOURCE_LOCK mpi)
+endif()
+
 # The clock source: TSC by default where safe, MPICAST_CLOCK=monotonic.
 foreach(fl ompi mpich)
   if((fl STREQUAL ompi AND OMPI_FOUND) OR (fl STREQUAL mpich AND MPICH_FOUND))

@@ -605,7 +605,7 @@ static void addr2line_module(const mc_meta *m, const char *module, const size_t 
         dup2(fds[1], 1);
         if (null >= 0)
             dup2(null, 2);
-        execlp("addr2line", "addr2line", "-f", "-e", module, (char *)NULL);
+        execlp("addr2line", "addr2line", "-f", "-C", "-e", module, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -642,6 +642,65 @@ static void addr2line_module(const mc_meta *m, const char *module, const size_t 
             ;
 }
 
+/* C++ names as a reader wants them (`LAMMPS_NS::CommBrick::reverse_comm()`,
+ * not `_ZN9LAMMPS_NS9CommBrick12reverse_commEv`): every name in names[0..n)
+ * that is mangled goes through one run of c++filt (binutils, beside
+ * addr2line); names it cannot demangle, or all of them when it cannot run,
+ * stay as they are. The replacements are malloc'd into out[] (NULL: keep). */
+static void demangle(const char *const *names, size_t n, char **out)
+{
+    FILE *in = tmpfile();
+    size_t k = 0;
+    for (size_t i = 0; in && i < n; i++)
+        if (names[i] && strncmp(names[i], "_Z", 2) == 0 && !strchr(names[i], '\n')) {
+            fprintf(in, "%s\n", names[i]);
+            k++;
+        }
+    if (!in || !k || fflush(in) != 0) {
+        if (in)
+            fclose(in);
+        return;
+    }
+    rewind(in);
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        fclose(in);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(fileno(in), 0);
+        dup2(fds[1], 1);
+        if (null >= 0)
+            dup2(null, 2);
+        execlp("c++filt", "c++filt", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    fclose(in);
+    FILE *res = pid > 0 ? fdopen(fds[0], "r") : NULL;
+    if (!res)
+        close(fds[0]);
+    char *line = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; res && i < n; i++) {
+        if (!names[i] || strncmp(names[i], "_Z", 2) != 0 || strchr(names[i], '\n'))
+            continue;
+        if (getline(&line, &cap, res) < 0)
+            break;
+        line[strcspn(line, "\n")] = 0;
+        if (strcmp(line, names[i]) != 0 && line[0])
+            out[i] = strdup(line);
+    }
+    free(line);
+    if (res)
+        fclose(res);
+    if (pid > 0)
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+}
+
 /* A copy of m with the sites' function/file/line replaced where fix has them. */
 static mc_meta *meta_with_fixes(const mc_meta *m, const site_fix *fix)
 {
@@ -658,16 +717,33 @@ static mc_meta *meta_with_fixes(const mc_meta *m, const site_fix *fix)
         const mc_meta_comm *c = mc_meta_comm_at(m, i);
         bad |= mc_meta_add_comm(out, c->id, c->members, c->size, c->local_size, &err) != MC_OK;
     }
-    for (size_t i = 0; i < mc_meta_nsites(m); i++) {
+    size_t n = mc_meta_nsites(m);
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    char **plain = calloc(n ? n : 1, sizeof *plain);
+    if (!names || !plain)
+        bad = 1;
+    for (size_t i = 0; !bad && i < n; i++) {
+        const mc_meta_site *s = mc_meta_site_at(m, i);
+        names[i] = s->function[0] ? s->function : fix[i].function;
+    }
+    if (!bad)
+        demangle(names, n, plain);
+    for (size_t i = 0; !bad && i < n; i++) {
         mc_meta_site s = *mc_meta_site_at(m, i);
         if (fix[i].function && !s.function[0])
             s.function = fix[i].function;
+        if (plain[i])
+            s.function = plain[i];
         if (fix[i].file) {
             s.file = fix[i].file;
             s.line = fix[i].line;
         }
         bad |= mc_meta_add_site(out, &s, &err) != MC_OK;
     }
+    for (size_t i = 0; plain && i < n; i++)
+        free(plain[i]);
+    free(plain);
+    free(names);
     if (bad) {
         mc_meta_destroy(out);
         return NULL;
