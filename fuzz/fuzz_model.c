@@ -1,6 +1,7 @@
 /* libFuzzer target: model inputs (src/model/data.c, scaling.c) and what
  * `mpicast model` / `mpicast scaling` do with them. Byte 0: bits 0-1 pick
- * the reader (CSV, Extra-P text, stats JSON, scaling CSV), bits 2-3 the
+ * the reader (CSV, Extra-P text, stats JSON, scaling CSV), bit 4 a TAU
+ * profile file instead (profile.0.0.0, src/model/tau.c), bits 2-3 the
  * parameter (p, n, pn); the rest is the file. Whatever reads is grouped
  * into series and fitted, as the commands do, so garbage numbers (huge,
  * zero, negative, repeated) reach the fitting code too. */
@@ -37,7 +38,8 @@ static void model_inputs(int kind, mc_model_var by, const char *path)
     mc_mdata *d = mc_mdata_create();
     mc_error err = {0};
     mc_run_label label = {0};
-    mc_err rc = kind == 0   ? mc_mdata_read_csv(d, path, &err)
+    mc_err rc = kind == 4   ? mc_mdata_read_tau(d, path, &label, &err)
+                : kind == 0 ? mc_mdata_read_csv(d, path, &err)
                 : kind == 1 ? mc_mdata_read_extrap(d, path, by, &err)
                             : mc_mdata_read_stats(d, path, &label, &err);
     if (rc != MC_OK) {
@@ -92,6 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int kind = data[0] & 3;
     int v = data[0] >> 2 & 3;
     mc_model_var by = v == 1 ? MC_VAR_N : v == 2 ? MC_VAR_PN : MC_VAR_P;
+    if (data[0] & 16) { /* TAU reads a profile by its name */
+        model_inputs(4, by, fz_write("profile.0.0.0", data + 1, size - 1));
+        return 0;
+    }
     const char *path = fz_write("input.txt", data + 1, size - 1);
     if (kind == 3)
         scaling_input(path);

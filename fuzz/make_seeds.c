@@ -276,6 +276,8 @@ int main(int argc, char **argv)
     data_seeds(argv[2], "model", ".txt", "model", 1, 1);
     data_seeds(argv[2], "model", ".txt", "model", 9, 1);
     data_seeds(argv[2], "model", ".json", "model", 2, 1);
+    data_seeds(argv[2], "model/tau/p2", ".0", "model", 16, 1); /* TAU profiles */
+    data_seeds(argv[2], "model/tau/bad", ".0", "model", 16, 1);
     static const char scaling[] = "p,n,tau,gamma\n1,1000,10,10\n2,1000,5.4,10.8\n"
                                   "4,1000,2.9,11.6\n8,1000,1.7,13.6\n1,4000,40,40\n"
                                   "2,4000,20.5,41\n4,4000,10.6,42.4\n8,4000,5.7,45.6\n";

@@ -160,7 +160,9 @@ static mc_err tau_read_file(tau_run *r, const char *path, mc_error *err)
     size_t cap = 0;
     long lineno = 0, count = 0;
     mc_err rc = MC_OK;
-    while (rc == MC_OK && (lineno < count + 2 || lineno == 0) && getline(&line, &cap, fp) >= 0) {
+    /* the header's count bounds the lines read (line 1, the column line,
+     * then count functions), compared without adding to a count from the file */
+    while (rc == MC_OK && (lineno < 2 || lineno - 2 < count) && getline(&line, &cap, fp) >= 0) {
         lineno++;
         if (lineno == 1) {
             if (tau_header(line, &count))
@@ -176,7 +178,7 @@ static mc_err tau_read_file(tau_run *r, const char *path, mc_error *err)
     }
     if (rc == MC_OK && ferror(fp))
         rc = mc_error_set(err, MC_ERR_IO, "%s: read error", path);
-    else if (rc == MC_OK && lineno < count + 2)
+    else if (rc == MC_OK && (lineno < 2 || lineno - 2 < count))
         rc = mc_error_set(err, MC_ERR_FORMAT, "%s:%ld: %ld functions announced on line 1, the "
                           "file ends after %ld", path, lineno, count, lineno > 2 ? lineno - 2 : 0);
     free(line);
