@@ -25,6 +25,14 @@ case $out in "mpicast: $tmp/file/sub: cannot create: "*) ;; *) fail "uncreatable
 [ "$rc" = 2 ] || fail "bad mode: exit $rc"
 "$mpicast" trace 2>/dev/null; rc=$?
 [ "$rc" = 2 ] || fail "no command: exit $rc"
+# --sample-rate belongs to --mode profile; out of range is a usage error too
+out=$("$mpicast" trace --sample-rate 0.5 -- true 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "--sample-rate without profile: exit $rc"
+case $out in *"--sample-rate applies to --mode profile only"*) ;; *) fail "--sample-rate: '$out'" ;; esac
+"$mpicast" trace --mode profile --sample-rate 1.5 -- true 2>/dev/null; rc=$?
+[ "$rc" = 2 ] || fail "--sample-rate 1.5: exit $rc"
+"$mpicast" trace --mode profile --sample-rate 0 -- true 2>/dev/null; rc=$?
+[ "$rc" = 2 ] || fail "--sample-rate 0: exit $rc"
 
 "$mpicast" trace -o "$tmp/t2" -- sh -c 'exit 5' 2>/dev/null; rc=$?
 [ "$rc" = 5 ] || fail "plain command: exit $rc, expected 5"
