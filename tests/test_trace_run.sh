@@ -113,7 +113,10 @@ print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
         records=$("$mpicast" dump "$d" --rank 0 | wc -l)
         echo "fold=$fold: $tests Test and $probes Iprobe calls in $records records"
         if [ "$fold" = default ]; then
-            [ "$records" -lt 100 ] || fail "polls not folded: $records records"
+            # a descheduled rank or an interrupt leaves a gap over 2 us and starts a
+            # new record: the test asks for 50 calls per record, not for one record
+            [ $((records * 50)) -lt $((tests + probes)) ] ||
+                fail "polls not folded: $records records for $((tests + probes)) calls"
             "$mpicast" dump "$d" --rank 0 | grep -q 'Test .*calls=' || fail "no folded Test record"
         else
             [ "$records" -ge $((tests + probes)) ] || fail "--no-fold folded: $records records"
