@@ -218,7 +218,7 @@ static json_t *main_loop_json(const view *v)
                                              (json_int_t)l.first, "call", name, "site", site,
                                              "location", where));
     }
-    return json_pack("{sosisO}", "iterations",
+    return json_pack("{sosiso}", "iterations",
                      same ? json_integer((json_int_t)it) : json_null(), "ranks_with_loop", with,
                      "per_rank", per ? per : json_null());
 }
