@@ -311,11 +311,24 @@ mc_source *mc_trace_open(const char *dir, mc_error *err);
  * without meta.json): mc_source_meta() under its older name. */
 const mc_meta *mc_trace_meta(const mc_source *s);
 
+/* Sampling a loop-compressed trace (predict --iterations): every loop
+ * record of every rank delivers at most `cap` of its iterations (0: all);
+ * the events after it follow at once, their times moved back by the
+ * iterations left out. Call before the first event is read. MC_ERR_USAGE
+ * when s is not a trace directory's source. */
+mc_err mc_trace_set_loop_cap(mc_source *s, uint64_t cap, mc_error *err);
+/* Iterations rank's loop records left out so far under the cap, and how
+ * many loop records it read (*records may be NULL). */
+uint64_t mc_trace_loop_skipped(const mc_source *s, int rank, uint64_t *records);
+
 /* Opens the rank file of one rank directly (no wildcard resolution). */
 typedef struct mc_rank_reader mc_rank_reader;
 mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err);
 int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err);
 void mc_rank_reader_close(mc_rank_reader *r);
+/* See mc_trace_set_loop_cap. */
+void mc_rank_reader_set_loop_cap(mc_rank_reader *r, uint64_t cap);
+uint64_t mc_rank_reader_loop_skipped(const mc_rank_reader *r, uint64_t *records);
 
 /* Path of rank r's file under dir, into buf. */
 void mc_rank_path(char *buf, size_t len, const char *dir, int rank);

@@ -44,6 +44,11 @@ typedef struct mc_predict_request {
     int jobs;                      /* 2: both replays at once (not with a compute
                                       table, whose counts are per replay) */
     int links;                     /* 1: per-link statistics (flow models) */
+    uint64_t iterations;           /* > 0: sample a loop-compressed trace (mpicast
+                                      compress): replay it with every loop record
+                                      cut to K and to 2K iterations, and extend
+                                      each figure linearly to the iterations left
+                                      out (see mc_predict_run) */
     FILE *timeline;                /* Chrome JSON of the platform replay, or NULL */
     mc_sim_slice_fn slice;         /* the platform replay's timeline slices, or NULL */
     void *slice_ctx;
@@ -69,9 +74,19 @@ typedef struct mc_predict_result {
     mc_predict_links links;      /* request.links on a flow model */
     mc_ctable_counts compute_counts; /* bursts from the table / fallen back */
     mc_cpu_counts profile_counts;    /* bursts from the profile / fallen back */
+    uint64_t sampled_skipped;    /* request.iterations: loop iterations rank 0's
+                                    K-replay left out (and extended to) */
+    uint64_t sampled_records;    /* loop records rank 0 read */
 } mc_predict_result;
 
-/* Runs the session. Returns MC_OK when every replay asked for completed;
+/* Runs the session. With request.iterations = K, the input must be a
+ * loop-compressed trace directory: the session runs twice, with loop records
+ * cut to K and to 2K iterations, and every figure x of the result (each
+ * rank's end, compute, comm, wait, events; the predicted time; message
+ * counts) is x_K + s_K (x_2K - x_K) / (s_K - s_2K), s being the iterations
+ * left out (per rank for per-rank figures): each iteration left out costs
+ * what one of the K more cost. Link statistics are not sampled (refused).
+ * Returns MC_OK when every replay asked for completed;
  * else the first failing replay's code with err filled (MC_ERR_INTERRUPTED
  * after an interrupt: the result holds what was simulated; MC_ERR_DEADLOCK:
  * the failing replay's `report` lists the stuck ranks). */

@@ -37,7 +37,7 @@ static const char predict_usage[] =
     "usage: mpicast predict TRACE [--platform FILE] [--set KEY=VALUE]... [--json]\n"
     "                       [--timeline FILE] [--timeline-otf2 DIR] [--compute FILE]\n"
     "                       [--ranks P [rules...]] [--jobs N] [--no-breakdown]\n"
-    "                       [--profile FILE] [--quiet]\n"
+    "                       [--profile FILE] [--iterations K] [--quiet]\n"
     "\n"
     "Replays every rank of TRACE on a modelled platform and predicts the run\n"
     "time: the latest rank's end, with per-rank computation, communication\n"
@@ -59,6 +59,10 @@ static const char predict_usage[] =
     "  --jobs N         1: the two replays (platform, free network) one after the\n"
     "                   other; 2 (default with 2 or more cores): at the same time,\n"
     "                   in half the wall time and twice the memory\n"
+    "  --iterations K   quick prediction of a loop-compressed trace (mpicast\n"
+    "                   compress): replays every loop cut to K and to 2K\n"
+    "                   iterations and extends each figure linearly to the\n"
+    "                   iterations left out (cost follows K, not the run's length)\n"
     "  --no-breakdown   skip the free-network replay (half the work; the breakdown\n"
     "                   is then absent: null in --json)\n"
     "  --ranks P        extrapolate the trace to P ranks (pseudo-trace streamed to\n"
@@ -123,6 +127,7 @@ typedef struct predict_args {
     const char *timeline_otf2; /* --timeline-otf2 DIR */
     int quiet;                /* --quiet: no progress line */
     int jobs;                 /* --jobs: 2 runs both replays at once */
+    int iterations;           /* --iterations K: sample the loops */
     int no_breakdown;         /* --no-breakdown: no free-network replay */
 } predict_args;
 
@@ -155,6 +160,12 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
             a->quiet = 1;
         } else if (strcmp(s, "--no-breakdown") == 0) {
             a->no_breakdown = 1;
+        } else if (strcmp(s, "--iterations") == 0 && has_next) {
+            if (cli_parse_ranks(argv[++i], &a->iterations)) {
+                *rc = cli_usage_error("predict: --iterations %s: expected a positive count",
+                                      argv[i]);
+                return -1;
+            }
         } else if (strcmp(s, "--jobs") == 0 && has_next) {
             if (cli_parse_ranks(argv[++i], &a->jobs)) {
                 *rc = cli_usage_error("predict: --jobs %s: expected a positive count", argv[i]);
@@ -294,6 +305,14 @@ static int print_json(const predict_args *a, const mc_platform *p, const mc_pred
     }
     if (doc)
         json_object_set_new(doc, "links", predict_links_json(&pr->links, T));
+    if (doc)
+        json_object_set_new(doc, "sampled",
+                            a->iterations ? json_pack("{s:i,s:I,s:I}", "iterations",
+                                                      a->iterations, "loop_records",
+                                                      (json_int_t)pr->sampled_records,
+                                                      "extended_iterations",
+                                                      (json_int_t)pr->sampled_skipped)
+                                          : json_null());
     if (!doc) {
         fputs("mpicast: predict: out of memory\n", stderr);
         return CLI_BAD_INPUT;
@@ -316,6 +335,11 @@ static void print_text(const predict_args *a, const mc_platform *p, const mc_pre
                mc_sim_seconds(r->sim_time), (unsigned long long)r->events);
     printf("predicted time   %.9f s   (%s, %d ranks, network %s)\n", T, a->trace, r->nranks,
            model ? model : "loggp");
+    if (a->iterations)
+        printf("sampled          loops cut to %d and %d iterations; rank 0: %llu iterations of "
+               "%llu loop records extended linearly\n", a->iterations, 2 * a->iterations,
+               (unsigned long long)pr->sampled_skipped,
+               (unsigned long long)pr->sampled_records);
     stat3 c = over_ranks(r, offsetof(mc_sim_rank, compute));
     stat3 m = over_ranks(r, offsetof(mc_sim_rank, comm));
     stat3 w = over_ranks(r, offsetof(mc_sim_rank, wait));
@@ -417,7 +441,8 @@ int cmd_predict(int argc, char **argv)
     }
     mc_predict_request rq = {
         .trace = a.trace, .platform = p, .ranks = a.ranks, .rules = &a.xrules,
-        .compute = a.compute, .profile = a.profile, .breakdown = !a.no_breakdown, .jobs = a.jobs, .links = 1,
+        .compute = a.compute, .profile = a.profile, .breakdown = !a.no_breakdown, .jobs = a.jobs,
+        .links = !a.iterations, .iterations = (uint64_t)a.iterations,
         .timeline = tl, .interrupt = &interrupted,
         .slice = tlo ? mc_tl_otf2_slice : NULL, .slice_ctx = tlo,
         .wrap = wrap_progress, .unwrap = unwrap_progress, .wrap_ctx = &a,

@@ -30,6 +30,7 @@ static atomic_size_t held;
 typedef struct loop_state {
     int active;
     uint64_t iterations, iter; /* N, and the iteration being delivered */
+    uint64_t deliver;          /* iterations delivered: N, or the cap */
     uint32_t period, k;        /* body events, and the next one */
     uint32_t req_first, req_count;
     int exact, cols;
@@ -70,6 +71,8 @@ struct mc_rank_reader {
     int done;             /* end reached or error reported */
     int64_t shift;        /* delivered time - stored time, after loops */
     loop_state loop;
+    uint64_t loop_cap;    /* iterations delivered per loop record (0: all) */
+    uint64_t loop_skipped, loop_records; /* under the cap */
 };
 
 
@@ -625,6 +628,9 @@ static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
     L->iter = 0;
     L->k = 0;
     L->active = 1;
+    L->deliver = r->loop_cap && r->loop_cap < L->iterations ? r->loop_cap : L->iterations;
+    r->loop_skipped += L->iterations - L->deliver;
+    r->loop_records++;
     return 0;
 }
 
@@ -670,8 +676,10 @@ static int loop_next(mc_rank_reader *r, mc_event *e, mc_error *err)
     L->cur_end = e->t_end;
     if (++L->k == L->period) {
         L->k = 0;
-        if (++L->iter == L->iterations) {
-            L->active = 0; /* stored events go on from the original loop's end */
+        if (++L->iter == L->deliver) {
+            /* stored events go on from the original loop's end; under a cap,
+             * earlier by the iterations left out */
+            L->active = 0;
             r->shift = L->cur_end - L->loop_end;
             r->last_end = L->loop_end;
         }
@@ -692,4 +700,16 @@ int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
         __builtin_add_overflow(e->t_end, r->shift, &e->t_end))
         return event_error(r, err, "time out of range after a loop");
     return 1;
+}
+
+void mc_rank_reader_set_loop_cap(mc_rank_reader *r, uint64_t cap)
+{
+    r->loop_cap = cap;
+}
+
+uint64_t mc_rank_reader_loop_skipped(const mc_rank_reader *r, uint64_t *records)
+{
+    if (records)
+        *records = r->loop_records;
+    return r->loop_skipped;
 }

@@ -34,6 +34,7 @@ typedef struct rank_state {
     int end_rc;        /* what to return once the queue drains */
     mc_error *end_err; /* its message when end_rc < 0 (NULL: out of memory); a
                           pointer, not a member: 10^6 ranks' states stay small */
+    uint64_t loop_skipped, loop_records; /* the reader's, kept when it closes */
 } rank_state;
 
 typedef struct trace_source {
@@ -41,6 +42,7 @@ typedef struct trace_source {
     char *dir;
     mc_meta *meta;
     rank_state *ranks;
+    uint64_t loop_cap; /* mc_trace_set_loop_cap */
 } trace_source;
 
 static int is_wildcard_recv(const mc_event *e)
@@ -272,6 +274,8 @@ static void rank_end(rank_state *rs, int rc)
 {
     rs->ended = 1;
     rs->end_rc = rc;
+    if (rs->reader)
+        rs->loop_skipped = mc_rank_reader_loop_skipped(rs->reader, &rs->loop_records);
     mc_rank_reader_close(rs->reader);
     rs->reader = NULL;
 }
@@ -300,6 +304,8 @@ static rank_state *rank_open(trace_source *ts, int rank, mc_error *err)
     char path[4096];
     mc_rank_path(path, sizeof path, ts->dir, rank);
     rs->reader = mc_rank_reader_open(path, err);
+    if (rs->reader)
+        mc_rank_reader_set_loop_cap(rs->reader, ts->loop_cap);
     return rs->reader ? rs : NULL;
 }
 
@@ -487,4 +493,28 @@ mc_source *mc_trace_open(const char *dir, mc_error *err)
 const mc_meta *mc_trace_meta(const mc_source *s)
 {
     return mc_source_meta(s);
+}
+
+mc_err mc_trace_set_loop_cap(mc_source *s, uint64_t cap, mc_error *err)
+{
+    if (!s || s->ops != &trace_ops)
+        return mc_error_set(err, MC_ERR_USAGE, "%s: sampling loops needs a trace directory "
+                            "(a loop-compressed one: mpicast compress)",
+                            s && s->name ? s->name : "input");
+    ((trace_source *)s)->loop_cap = cap;
+    return MC_OK;
+}
+
+uint64_t mc_trace_loop_skipped(const mc_source *s, int rank, uint64_t *records)
+{
+    if (records)
+        *records = 0;
+    if (!s || s->ops != &trace_ops || rank < 0 || rank >= s->nranks)
+        return 0;
+    const rank_state *rs = &((const trace_source *)s)->ranks[rank];
+    if (rs->reader)
+        return mc_rank_reader_loop_skipped(rs->reader, records);
+    if (records)
+        *records = rs->loop_records;
+    return rs->loop_skipped;
 }

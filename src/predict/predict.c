@@ -153,6 +153,9 @@ static void take_links(mc_predict_links *l, mc_net *net)
 typedef struct replay_job {
     const mc_predict_request *rq;
     int is_free, show_progress;
+    uint64_t loop_cap;      /* sampling: iterations per loop record (0: all) */
+    uint64_t *skipped;      /* sampling: per rank, iterations left out (filled) */
+    uint64_t records;       /* sampling: rank 0's loop records */
     mc_sim_result *res;
     mc_predict_result *out;
     mc_error err;
@@ -165,6 +168,10 @@ static mc_err replay(replay_job *j)
     mc_source *src = open_input(rq, &j->err);
     if (!src)
         return j->err.code ? j->err.code : MC_ERR_IO;
+    if (j->loop_cap && mc_trace_set_loop_cap(src, j->loop_cap, &j->err) != MC_OK) {
+        mc_source_close(src);
+        return j->err.code;
+    }
     size_t ncomms;
     mc_sim_comm *comms = mc_predict_comms(src, &ncomms);
     mc_sim_options opt = {0};
@@ -210,6 +217,8 @@ static mc_err replay(replay_job *j)
         if (times)
             j->out->profile_counts = mc_cpu_get_counts(times);
     }
+    for (int r = 0; j->skipped && r < src->nranks; r++)
+        j->skipped[r] = mc_trace_loop_skipped(src, r, r == 0 ? &j->records : NULL);
     mc_cpu_times_destroy(times);
     free(comms);
     mc_source_close(src);
@@ -223,14 +232,31 @@ static void *replay_thread(void *arg)
     return NULL;
 }
 
+static mc_err run_session(const mc_predict_request *rq, uint64_t cap, uint64_t *skipped,
+                          uint64_t *skipped_free, mc_predict_result *res, mc_error *err);
+static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
+                          mc_error *err);
+
 mc_err mc_predict_run(const mc_predict_request *rq, mc_predict_result *res, mc_error *err)
+{
+    if (rq->iterations)
+        return run_sampled(rq, res, err);
+    return run_session(rq, 0, NULL, NULL, res, err);
+}
+
+/* The session proper; with cap > 0 every loop record delivers at most cap
+ * iterations and skipped[]/skipped_free[] (per rank) receive those left out. */
+static mc_err run_session(const mc_predict_request *rq, uint64_t cap, uint64_t *skipped,
+                          uint64_t *skipped_free, mc_predict_result *res, mc_error *err)
 {
     memset(res, 0, sizeof *res);
     if (rq->compute && rq->profile) /* two sources of block times: the caller chooses */
         return res->run_rc = mc_error_set(err, MC_ERR_USAGE, "--compute and --profile both "
                                           "give the blocks' times: give one");
-    replay_job run = {.rq = rq, .is_free = 0, .show_progress = 1, .res = &res->run, .out = res};
-    replay_job fr = {.rq = rq, .is_free = 1, .res = &res->free_run, .out = res};
+    replay_job run = {.rq = rq, .is_free = 0, .show_progress = 1, .res = &res->run, .out = res,
+                      .loop_cap = cap, .skipped = skipped};
+    replay_job fr = {.rq = rq, .is_free = 1, .res = &res->free_run, .out = res,
+                     .loop_cap = cap, .skipped = skipped_free};
     /* With jobs > 1 both replays run at once: they share only read-only
      * inputs (a compute table counts its lookups, so it keeps them apart). */
     /* Both replays open the input: held open meanwhile, an imported input
@@ -250,6 +276,7 @@ mc_err mc_predict_run(const mc_predict_request *rq, mc_predict_result *res, mc_e
     mc_source_close(hold);
     res->run_rc = run.rc;
     res->free_rc = fr.rc;
+    res->sampled_records = run.records;
     res->has_breakdown = rq->breakdown && (threaded || run.rc == MC_OK) && fr.rc == MC_OK &&
                          !res->free_run.interrupted;
     if (run.rc != MC_OK) {
@@ -271,4 +298,98 @@ void mc_predict_result_free(mc_predict_result *res)
     mc_sim_result_free(&res->free_run);
     free(res->links.v);
     memset(res, 0, sizeof *res);
+}
+
+/* ------------------------------------------------------------ sampling */
+
+/* x_K + s_K (x_2K - x_K) / (s_K - s_2K), rounded to the nearest; x_K when
+ * nothing more was left out at K than at 2K. */
+static int64_t extend(int64_t xk, int64_t x2k, uint64_t sk, uint64_t s2k)
+{
+    if (sk <= s2k)
+        return xk;
+    __int128 d = (__int128)(x2k - xk) * (__int128)sk, den = (__int128)(sk - s2k);
+    __int128 q = (d >= 0 ? d + den / 2 : d - den / 2) / den;
+    __int128 v = (__int128)xk + q;
+    return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
+static uint64_t extend_u(uint64_t xk, uint64_t x2k, uint64_t sk, uint64_t s2k)
+{
+    int64_t v = extend((int64_t)xk, (int64_t)x2k, sk, s2k);
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+static uint64_t sum(const uint64_t *v, int n)
+{
+    uint64_t s = 0;
+    for (int r = 0; r < n; r++)
+        s += v[r];
+    return s;
+}
+
+/* a (cut to K) becomes the extended result; b was cut to 2K. */
+static void extend_result(mc_sim_result *a, const mc_sim_result *b, const uint64_t *sa,
+                          const uint64_t *sb)
+{
+    int64_t end = 0;
+    for (int r = 0; r < a->nranks && r < b->nranks; r++) {
+        mc_sim_rank *x = &a->ranks[r];
+        const mc_sim_rank *y = &b->ranks[r];
+        x->end = extend(x->end, y->end, sa[r], sb[r]);
+        x->compute = extend(x->compute, y->compute, sa[r], sb[r]);
+        x->comm = extend(x->comm, y->comm, sa[r], sb[r]);
+        x->wait = extend(x->wait, y->wait, sa[r], sb[r]);
+        x->events = extend_u(x->events, y->events, sa[r], sb[r]);
+        end = x->end > end ? x->end : end;
+    }
+    uint64_t ta = sum(sa, a->nranks), tb = sum(sb, a->nranks);
+    a->end = end;
+    a->sim_time = end;
+    a->events = extend_u(a->events, b->events, ta, tb);
+    a->messages = extend_u(a->messages, b->messages, ta, tb);
+    a->bytes = extend_u(a->bytes, b->bytes, ta, tb);
+    a->coll_messages = extend_u(a->coll_messages, b->coll_messages, ta, tb);
+    a->coll_bytes = extend_u(a->coll_bytes, b->coll_bytes, ta, tb);
+    a->wall_seconds += b->wall_seconds;
+}
+
+static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
+                          mc_error *err)
+{
+    memset(res, 0, sizeof *res);
+    uint64_t k = rq->iterations;
+    if (rq->links || rq->timeline || rq->slice || rq->ranks > 0 || k > UINT64_MAX / 2)
+        return res->run_rc = mc_error_set(err, MC_ERR_USAGE, "--iterations samples the input "
+                                          "itself: not with --ranks, --timeline or link "
+                                          "statistics");
+    mc_error e = {0};
+    mc_source *probe = mc_input_open(rq->trace, &e);
+    int n = probe ? probe->nranks : 0;
+    mc_source_close(probe);
+    if (!n) {
+        *err = e;
+        return res->run_rc = e.code ? e.code : MC_ERR_IO;
+    }
+    uint64_t *s = calloc(4 * (size_t)n, sizeof *s);
+    if (!s)
+        return res->run_rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    mc_predict_result twice = {0};
+    mc_err rc = run_session(rq, k, s, s + n, res, err);
+    if (rc == MC_OK && !res->sampled_records)
+        rc = res->run_rc = mc_error_set(err, MC_ERR_USAGE, "%s: --iterations: no loop records "
+                                        "(make the trace loop-compressed first: mpicast "
+                                        "compress)", rq->trace);
+    if (rc == MC_OK && (rc = run_session(rq, 2 * k, s + 2 * n, s + 3 * n, &twice, err)) == MC_OK) {
+        extend_result(&res->run, &twice.run, s, s + 2 * n);
+        if (res->has_breakdown && twice.has_breakdown)
+            extend_result(&res->free_run, &twice.free_run, s + n, s + 3 * n);
+        res->has_breakdown = res->has_breakdown && twice.has_breakdown;
+        res->sampled_skipped = s[0];
+    }
+    if (rc != MC_OK && !res->run_rc)
+        res->run_rc = rc;
+    mc_predict_result_free(&twice);
+    free(s);
+    return rc;
 }
