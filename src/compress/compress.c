@@ -347,6 +347,23 @@ static mc_err compress_rank(rank_pass *p, const mc_loop *lp)
     return copy_rest(p);
 }
 
+/* meta.json: the input's, if any, with "compressed" (exact or means) set,
+ * which predict --iterations looks for. */
+static mc_err write_meta(mc_source *src, const char *outdir, int exact, mc_error *err)
+{
+    const mc_meta *in = mc_source_meta(src);
+    mc_err rc = in ? mc_meta_write(in, outdir, err) : MC_OK;
+    mc_meta *m = rc ? NULL : in ? mc_meta_read(outdir, err) : mc_meta_create(src->nranks);
+    if (!rc && !m)
+        rc = err->code ? err->code : mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    if (!rc)
+        rc = mc_meta_set(m, "compressed", exact ? "exact" : "means", err);
+    if (!rc)
+        rc = mc_meta_write(m, outdir, err);
+    mc_meta_destroy(m);
+    return rc;
+}
+
 /* The main loop of rank r, from a pass of its own. */
 static mc_err find_loop(mc_source *src, int r, mc_loop_finder *f, mc_loop *out, mc_error *err)
 {
@@ -375,10 +392,9 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int exact,
     mc_err rc = !scan || !src ? (err->code ? err->code : MC_ERR_IO) : MC_OK;
     if (!rc && !f)
         rc = mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
-    const mc_meta *m = rc ? NULL : mc_source_meta(src);
-    if (!rc && m)
-        rc = mc_meta_write(m, outdir, err);
     info->ranks = src ? src->nranks : 0;
+    if (!rc)
+        rc = write_meta(src, outdir, exact, err);
     for (int r = 0; !rc && r < info->ranks; r++) {
         mc_loop lp = {0};
         rc = find_loop(scan, r, f, &lp, err);

@@ -93,7 +93,7 @@ static int index_put(id_index *ix, uint64_t key, size_t value)
 
 /* The free-form string keys, in the order meta.json lists them. */
 static const char *const string_keys[] = {"command", "mpi_library", "timer", "mode", "start",
-                                          "checked"};
+                                          "checked", "compressed"};
 enum { NSTRING_KEYS = sizeof string_keys / sizeof string_keys[0] };
 
 struct mc_meta {

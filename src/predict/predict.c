@@ -366,11 +366,17 @@ static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
     mc_error e = {0};
     mc_source *probe = mc_input_open(rq->trace, &e);
     int n = probe ? probe->nranks : 0;
+    const mc_meta *pm = mc_source_meta(probe);
+    int compressed = pm && mc_meta_get(pm, "compressed");
     mc_source_close(probe);
     if (!n) {
         *err = e;
         return res->run_rc = e.code ? e.code : MC_ERR_IO;
     }
+    if (!compressed) /* said before replaying anything */
+        return res->run_rc = mc_error_set(err, MC_ERR_USAGE, "%s: --iterations: no loop "
+                                          "records (make the trace loop-compressed first: "
+                                          "mpicast compress)", rq->trace);
     uint64_t *s = calloc(4 * (size_t)n, sizeof *s);
     if (!s)
         return res->run_rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
