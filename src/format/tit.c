@@ -332,9 +332,9 @@ static int plain_integer(const char *t, int64_t *v)
     const char *p = t + neg;
     int64_t x = 0;
     int n = 0;
-    for (; *p >= '0' && *p <= '9'; p++, n++)
+    for (; *p >= '0' && *p <= '9' && n < 18; p++, n++) /* 18 digits never overflow */
         x = x * 10 + (*p - '0');
-    if (*p != '\0' || n == 0 || n > 18)
+    if (*p != '\0' || n == 0) /* more digits, or not a plain integer */
         return 0;
     *v = neg ? -x : x;
     return 1;

@@ -1194,7 +1194,8 @@ static int fetch(sim *S, int r)
     int64_t b = burst_ps(S, r, &R->ev), held_mpi = 0;
     if (R->polling)
         b = poll_burst(S, r, &R->ev, b, &held_mpi);
-    if (b > TIME_LIMIT - S->now || held_mpi > TIME_LIMIT - S->now - b) {
+    /* a burst capped at TIME_LIMIT (by burst_ps) was larger still: refused, not cut */
+    if (b >= TIME_LIMIT || b > TIME_LIMIT - S->now || held_mpi > TIME_LIMIT - S->now - b) {
         sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: simulated time passes %.0f s (a compute "
                  "burst, duration or size in the trace is absurdly large)", r,
                  (unsigned long long)R->events, (double)TIME_LIMIT * 1e-12);
