@@ -680,7 +680,8 @@ static int loop_next(mc_rank_reader *r, mc_event *e, mc_error *err)
             /* stored events go on from the original loop's end; under a cap,
              * earlier by the iterations left out */
             L->active = 0;
-            r->shift = L->cur_end - L->loop_end;
+            if (__builtin_sub_overflow(L->cur_end, L->loop_end, &r->shift))
+                return event_error(r, err, "loop record's end time out of range");
             r->last_end = L->loop_end;
         }
     }
