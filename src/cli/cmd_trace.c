@@ -576,6 +576,45 @@ typedef struct site_fix {
     int line;
 } site_fix;
 
+/* Starts argv (a binutils filter) reading `in` (consumed: closed here) and
+ * returns its standard output to read, stderr to /dev/null; NULL if it
+ * cannot start. filter_end waits for it. */
+static FILE *filter_start(char *const argv[], FILE *in, pid_t *pid)
+{
+    int fds[2];
+    *pid = -1;
+    if (fflush(in) != 0 || pipe2(fds, O_CLOEXEC) != 0) {
+        fclose(in);
+        return NULL;
+    }
+    rewind(in);
+    *pid = fork();
+    if (*pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(fileno(in), 0);
+        dup2(fds[1], 1);
+        if (null >= 0)
+            dup2(null, 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    fclose(in);
+    FILE *out = *pid > 0 ? fdopen(fds[0], "r") : NULL;
+    if (!out)
+        close(fds[0]);
+    return out;
+}
+
+static void filter_end(FILE *out, pid_t pid)
+{
+    if (out)
+        fclose(out);
+    if (pid > 0)
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+}
+
 /* Runs `addr2line -f -e MODULE` on the sites idx[0..n) (addresses from a
  * temporary file, answers through a pipe) and fills fix[]. */
 static void addr2line_module(const mc_meta *m, const char *module, const size_t *idx,
@@ -591,28 +630,9 @@ static void addr2line_module(const mc_meta *m, const char *module, const size_t 
     for (size_t k = 0; k < n; k++) /* a return address follows its call: -1 */
         fprintf(in, "0x%llx\n",
                 (unsigned long long)(mc_meta_site_at(m, idx[k])->offset + base - 1));
-    fflush(in);
-    rewind(in);
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        fclose(in);
-        return;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(fileno(in), 0);
-        dup2(fds[1], 1);
-        if (null >= 0)
-            dup2(null, 2);
-        execlp("addr2line", "addr2line", "-f", "-C", "-e", module, (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    fclose(in);
-    FILE *out = pid > 0 ? fdopen(fds[0], "r") : NULL;
-    if (!out)
-        close(fds[0]);
+    char *argv[] = {"addr2line", "-f", "-C", "-e", (char *)module, NULL};
+    pid_t pid;
+    FILE *out = filter_start(argv, in, &pid);
     char *fn = NULL, *loc = NULL;
     size_t fcap = 0, lcap = 0;
     for (size_t k = 0; out && k < n; k++) {
@@ -635,11 +655,7 @@ static void addr2line_module(const mc_meta *m, const char *module, const size_t 
     }
     free(fn);
     free(loc);
-    if (out)
-        fclose(out);
-    if (pid > 0)
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
+    filter_end(out, pid);
 }
 
 /* C++ names as a reader wants them (`LAMMPS_NS::CommBrick::reverse_comm()`,
@@ -656,32 +672,14 @@ static void demangle(const char *const *names, size_t n, char **out)
             fprintf(in, "%s\n", names[i]);
             k++;
         }
-    if (!in || !k || fflush(in) != 0) {
+    if (!in || !k) {
         if (in)
             fclose(in);
         return;
     }
-    rewind(in);
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        fclose(in);
-        return;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(fileno(in), 0);
-        dup2(fds[1], 1);
-        if (null >= 0)
-            dup2(null, 2);
-        execlp("c++filt", "c++filt", (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    fclose(in);
-    FILE *res = pid > 0 ? fdopen(fds[0], "r") : NULL;
-    if (!res)
-        close(fds[0]);
+    char *argv[] = {"c++filt", NULL};
+    pid_t pid;
+    FILE *res = filter_start(argv, in, &pid);
     char *line = NULL;
     size_t cap = 0;
     for (size_t i = 0; res && i < n; i++) {
@@ -694,11 +692,7 @@ static void demangle(const char *const *names, size_t n, char **out)
             out[i] = strdup(line);
     }
     free(line);
-    if (res)
-        fclose(res);
-    if (pid > 0)
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
+    filter_end(res, pid);
 }
 
 /* A copy of m with the sites' function/file/line replaced where fix has them. */
