@@ -4,7 +4,10 @@
  * with the same bursts every iteration and a prologue and epilogue: the
  * iterations cost the same, so the sampled prediction equals the full one
  * to the picosecond, rank by rank and with the breakdown. A trace without
- * loop records is refused with the reason. */
+ * loop records is refused with the reason, and so is one whose ranks' loops
+ * differ (rank 1's Allreduce at another site in iteration 500: its loop is
+ * two records, so the cut leaves out more iterations on rank 0 than on rank
+ * 1 and the replay cannot match their messages). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +31,7 @@ static void add(mc_writer *w, int64_t *now, int64_t burst, mc_event e)
     CHECK(mc_writer_add(w, &e, &err) == MC_OK);
 }
 
-static void write_rank(const char *dir, int r)
+static void write_rank(const char *dir, int r, int odd)
 {
     mc_error err = {0};
     mc_writer *w = mc_writer_open(dir, r, 0, 0, &err);
@@ -43,7 +46,8 @@ static void write_rank(const char *dir, int r)
         add(w, &now, 20, (mc_event){.op = MC_OP_ISEND, .site = 11, .peer = 1 - r, .tag = 5, .bytes = 65536, .req = q2});
         int64_t vals[8] = {q1, 1 - r, 5, 65536, q2, MC_NONE, MC_NONE, 0};
         add(w, &now, 40, (mc_event){.op = MC_OP_WAITALL, .site = 12, .peer = MC_NONE, .tag = MC_NONE, .nvals = 8, .vals = vals});
-        add(w, &now, 1500, (mc_event){.op = MC_OP_ALLREDUCE, .site = 13, .peer = MC_NONE, .tag = MC_NONE, .bytes = 8, .peer2 = 2, .bytes2 = 8});
+        int site = odd && r == 1 && i == 500 ? 14 : 13;
+        add(w, &now, 1500, (mc_event){.op = MC_OP_ALLREDUCE, .site = site, .peer = MC_NONE, .tag = MC_NONE, .bytes = 8, .peer2 = 2, .bytes2 = 8});
     }
     add(w, &now, 9000, (mc_event){.op = MC_OP_REDUCE, .site = 3, .peer = 0, .tag = MC_NONE, .bytes = 8, .peer2 = 2, .bytes2 = 8});
     add(w, &now, 10, (mc_event){.op = MC_OP_FINALIZE, .peer = MC_NONE, .tag = MC_NONE});
@@ -67,11 +71,15 @@ int main(void)
 {
     char root[] = "/tmp/mc_sampled_XXXXXX";
     CHECK(mkdtemp(root) != NULL);
-    char in[300], comp[300];
+    char in[300], comp[300], odd[300], oddc[300];
     snprintf(in, sizeof in, "%s/in", root);
     snprintf(comp, sizeof comp, "%s/means", root);
-    for (int r = 0; r < 2; r++)
-        write_rank(in, r);
+    snprintf(odd, sizeof odd, "%s/odd", root);
+    snprintf(oddc, sizeof oddc, "%s/oddc", root);
+    for (int r = 0; r < 2; r++) {
+        write_rank(in, r, 0);
+        write_rank(odd, r, 1);
+    }
     CHECK(mkdir(comp, 0700) == 0);
     mc_error err = {0};
     CHECK(mc_compress_trace(in, comp, 0, NULL, NULL, NULL, &err) == MC_OK);
@@ -99,6 +107,15 @@ int main(void)
     mc_predict_result res;
     CHECK(predict(in, 4, &res, &err) == MC_ERR_USAGE);
     CHECK(strstr(err.msg, "no loop records") && strstr(err.msg, "mpicast compress"));
+    mc_predict_result_free(&res);
+
+    /* loops of other lengths on the two ranks: refused, naming the rank */
+    CHECK(mkdir(oddc, 0700) == 0);
+    CHECK(mc_compress_trace(odd, oddc, 0, NULL, NULL, NULL, &err) == MC_OK);
+    CHECK(predict(oddc, 4, &res, &err) == MC_ERR_USAGE);
+    if (!strstr(err.msg, "the ranks' loops differ"))
+        fprintf(stderr, "unexpected: %s\n", err.msg);
+    CHECK(strstr(err.msg, "the ranks' loops differ") != NULL);
     mc_predict_result_free(&res);
 
     char cmd[400];

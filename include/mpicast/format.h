@@ -153,8 +153,13 @@ enum {
     MC_OPF_POLL = 1u << 9,        /* Test* and Iprobe: the calls a polling loop makes */
     MC_OPF_ICOLL = 1u << 10       /* the nonblocking collectives, Ibarrier ... Iexscan */
 };
-/* The MC_OPF_* flags of op (0 out of range). */
-unsigned mc_op_flags(int op);
+/* The MC_OPF_* flags of op (0 out of range); inline: the tracer's writer
+ * and the reader ask per event. */
+extern const unsigned mc_op_flag_table[MC_OP_COUNT]; /* ops.c */
+static inline unsigned mc_op_flags(int op)
+{
+    return op >= 0 && op < MC_OP_COUNT ? mc_op_flag_table[op] : 0;
+}
 static inline int mc_op_has(int op, unsigned flags) { return (mc_op_flags(op) & flags) != 0; }
 /* The blocking collective a nonblocking one starts (Ibcast: Bcast), op
  * itself for a blocking collective, -1 for anything else. */
@@ -259,6 +264,12 @@ typedef struct mc_loop_record {
     const int64_t *times;       /* (exact ? iterations - 1 : 1) * period * (cpu ? 3 : 2) */
 } mc_loop_record;
 mc_err mc_writer_add_loop(mc_writer *w, const mc_loop_record *l, mc_error *err);
+/* A body event as iteration j of its loop record delivers it: the request
+ * ids the body creates, [first, first + count), move on by j * count, in
+ * e->req and in the ids of e->vals (completions, Start, Startall,
+ * Request_free); changed in place. Readers expand records with it, and
+ * mpicast compress checks iterations against it. */
+void mc_loop_shift_requests(mc_event *e, uint32_t first, uint32_t count, uint64_t j);
 /* Appends one event (copied). Writes a chunk when the buffer is full. */
 mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err);
 /* Writes the buffered events as a chunk now (e.g. from a signal path). */

@@ -32,6 +32,7 @@ typedef struct rank_pass {
     uint32_t nbody, npend;
     uint32_t req_first, req_count;
     int cpu;
+    int64_t *scratch; /* a body event's values, shifted (same) */
     int64_t *rows; /* exact: per iteration rows; means: sums */
     size_t nrows, rows_cap;
     uint64_t records; /* loop records of this rank */
@@ -72,48 +73,34 @@ static int next(rank_pass *p, mc_event *e)
     return rc;
 }
 
-static int completion(int op)
+/* Whether e is what a reader delivers for body event b in iteration j
+ * (mc_loop_shift_requests): every field but times. */
+static int same(rank_pass *p, const mc_event *e, const mc_event *b, uint64_t j)
 {
-    return mc_op_has(op, MC_OPF_COMPLETION);
-}
-
-static int req_list(int op)
-{
-    return mc_op_has(op, MC_OPF_REQ_LIST);
-}
-
-/* A body request id as iteration j has it (the reader's rule). */
-static int64_t shifted(const rank_pass *p, int64_t id, uint64_t j)
-{
-    return id >= p->req_first && id < (int64_t)p->req_first + p->req_count
-               ? id + (int64_t)(j * p->req_count)
-               : id;
-}
-
-/* Whether e is body event b in iteration j: every field but times. */
-static int same(const rank_pass *p, const mc_event *e, const mc_event *b, uint64_t j)
-{
-    if (e->op != b->op || e->site != b->site || e->comm != b->comm || e->peer != b->peer ||
-        e->tag != b->tag || e->bytes != b->bytes || e->peer2 != b->peer2 ||
-        e->tag2 != b->tag2 || e->bytes2 != b->bytes2 || e->newcomm != b->newcomm ||
-        e->nvals != b->nvals || e->folded != b->folded || (e->cpu == -1) != (b->cpu == -1))
-        return 0;
-    if ((int64_t)e->req != (b->req ? shifted(p, b->req, j) : 0))
-        return 0;
-    int ids = completion(b->op), all = req_list(b->op);
-    for (uint32_t i = 0; i < e->nvals; i++) {
-        int is_id = all || (ids && i % 4 == 0);
-        if (e->vals[i] != (is_id ? shifted(p, b->vals[i], j) : b->vals[i]))
-            return 0;
-    }
-    return 1;
+    mc_event x = *b;
+    x.vals = p->scratch; /* sized for the body's largest event */
+    if (b->nvals)
+        memcpy(x.vals, b->vals, b->nvals * sizeof *x.vals);
+    mc_loop_shift_requests(&x, p->req_first, p->req_count, j);
+    return e->op == x.op && e->site == x.site && e->comm == x.comm && e->peer == x.peer &&
+           e->tag == x.tag && e->bytes == x.bytes && e->peer2 == x.peer2 &&
+           e->tag2 == x.tag2 && e->bytes2 == x.bytes2 && e->req == x.req &&
+           e->newcomm == x.newcomm && e->folded == x.folded &&
+           (e->cpu == -1) == (x.cpu == -1) && e->nvals == x.nvals &&
+           (!e->nvals || memcmp(e->vals, x.vals, e->nvals * sizeof *x.vals) == 0);
 }
 
 /* The requests the body creates must be consecutive ids (the tracer's
- * numbering) for the reader to move them on; 0 if they are. */
+ * numbering) for the reader to move them on; 0 if they are (and the scratch
+ * values of `same` are allocated), -1 if not, -2 out of memory. */
 static int body_requests(rank_pass *p)
 {
-    uint32_t first = 0, n = 0, prev = 0;
+    uint32_t first = 0, n = 0, prev = 0, most = 1;
+    for (uint32_t k = 0; k < p->nbody; k++)
+        most = p->body[k].e.nvals > most ? p->body[k].e.nvals : most;
+    free(p->scratch);
+    if (!(p->scratch = malloc(most * sizeof *p->scratch)))
+        return -2;
     for (uint32_t k = 0; k < p->nbody; k++) {
         uint32_t id = p->body[k].e.req;
         if (!id)
@@ -267,7 +254,10 @@ static int compress_loop(rank_pass *p, const mc_loop *lp)
         int end = 0;
         int64_t loop_end, n = -1;
         size_t cols = p->cpu ? 3 : 2;
-        if (body_requests(p) == 0) {
+        int br = body_requests(p);
+        if (br == -2)
+            return -1;
+        if (br == 0) {
             p->nrows = 0;
             if (!p->exact) {
                 free(p->rows);
@@ -287,14 +277,11 @@ static int compress_loop(rank_pass *p, const mc_loop *lp)
             rc = put(p, &p->body[k].e); /* no loop after all: as it is */
         for (uint32_t k = 0; !rc && k < p->npend; k++)
             rc = put(p, &p->pend[k].e);
-        int64_t done_end = p->npend ? p->pend[p->npend - 1].e.t_end : (n >= 2 ? loop_end : 0);
-        if (p->npend || n >= 2) {
-            p->last_end = done_end;
-            p->have_last = 1;
-        } else if (p->nbody) {
-            p->last_end = p->body[p->nbody - 1].e.t_end;
-            p->have_last = 1;
-        }
+        /* the last event written: of the partial iteration, else of the loop */
+        p->last_end = p->npend ? p->pend[p->npend - 1].e.t_end
+                      : n >= 2 ? loop_end
+                               : p->body[p->nbody - 1].e.t_end;
+        p->have_last = 1;
         uint32_t npend = p->npend;
         drop(p->pend, p->npend);
         p->npend = 0;
@@ -412,6 +399,7 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int exact,
         rc = rc ? rc : crc;
         free(p.body);
         free(p.pend);
+        free(p.scratch);
         free(p.rows);
         if (!rc && on_rank)
             on_rank(ctx, r);

@@ -46,7 +46,7 @@ enum { SEND = MC_OPF_SEND, SINIT = MC_OPF_SEND_INIT | MC_OPF_PERSISTENT,
        CPL = MC_OPF_COMPLETION, TEST = MC_OPF_COMPLETION | MC_OPF_TEST | MC_OPF_POLL,
        COLL = MC_OPF_COLL, MGMT = MC_OPF_COMM_MGMT, ICOLL = MC_OPF_ICOLL };
 
-static const unsigned op_flags[MC_OP_COUNT] = {
+const unsigned mc_op_flag_table[MC_OP_COUNT] = {
     [MC_OP_SEND] = SEND, [MC_OP_SSEND] = SEND, [MC_OP_BSEND] = SEND, [MC_OP_RSEND] = SEND,
     [MC_OP_ISEND] = SEND, [MC_OP_ISSEND] = SEND, [MC_OP_IBSEND] = SEND, [MC_OP_IRSEND] = SEND,
     [MC_OP_SENDRECV] = SEND | MC_OPF_SENDRECV, [MC_OP_SENDRECV_REPLACE] = SEND | MC_OPF_SENDRECV,
@@ -75,10 +75,6 @@ static const unsigned op_flags[MC_OP_COUNT] = {
     [MC_OP_INTERCOMM_CREATE] = MGMT,
 };
 
-unsigned mc_op_flags(int op)
-{
-    return op >= 0 && op < MC_OP_COUNT ? op_flags[op] : 0;
-}
 
 static const int blocking_form[MC_OP_COUNT] = {
     [MC_OP_IBARRIER] = MC_OP_BARRIER, [MC_OP_IBCAST] = MC_OP_BCAST,

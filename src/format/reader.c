@@ -37,11 +37,9 @@ typedef struct loop_state {
     int64_t loop_end;          /* the original loop's end (stored time) */
     int64_t cur_end;           /* end of the last event delivered */
     int64_t *times;            /* the record's values */
-    size_t times_cap;
     mc_event *body;            /* vals: offsets into body_vals until delivered */
-    size_t body_cap;
     int64_t *body_vals, *out_vals;
-    size_t body_vals_cap, out_vals_cap;
+    size_t times_cap, body_cap, body_vals_cap, out_vals_cap; /* bytes, in `held` */
 } loop_state;
 
 struct mc_rank_reader {
@@ -286,7 +284,8 @@ void mc_rank_reader_close(mc_rank_reader *r)
     if (!r)
         return;
     pool_close(r);
-    atomic_fetch_sub(&held, r->comp_cap + r->raw_cap);
+    atomic_fetch_sub(&held, r->comp_cap + r->raw_cap + r->loop.times_cap + r->loop.body_cap +
+                                r->loop.body_vals_cap + r->loop.out_vals_cap);
     free(r->comp);
     free(r->raw);
     free(r->vals);
@@ -310,23 +309,37 @@ static size_t read_budget(void)
     return half < ((size_t)256 << 20) ? (size_t)256 << 20 : half;
 }
 
+/* buf grown to `need` bytes (*cap bytes held so far, counted in `held`
+ * against the budget): the new block, or NULL with buf kept and *why -1 out
+ * of memory, -2 over the budget. */
+static void *grow_to(void *buf, size_t *cap, size_t need, int *why)
+{
+    if (need <= *cap)
+        return buf;
+    size_t more = need - *cap;
+    *why = -2;
+    if (atomic_fetch_add(&held, more) + more > read_budget()) {
+        atomic_fetch_sub(&held, more);
+        return NULL;
+    }
+    void *p = realloc(buf, need);
+    if (!p) {
+        atomic_fetch_sub(&held, more);
+        *why = -1;
+        return NULL;
+    }
+    *cap = need;
+    return p;
+}
+
 /* 0, -1 out of memory, -2 over the budget. */
 static int grow(unsigned char **buf, size_t *cap, size_t need)
 {
-    if (need <= *cap)
-        return 0;
-    size_t more = need - *cap;
-    if (atomic_fetch_add(&held, more) + more > read_budget()) {
-        atomic_fetch_sub(&held, more);
-        return -2;
-    }
-    unsigned char *p = realloc(*buf, need);
-    if (!p) {
-        atomic_fetch_sub(&held, more);
-        return -1;
-    }
+    int why = 0;
+    unsigned char *p = grow_to(*buf, cap, need, &why);
+    if (!p)
+        return why;
     *buf = p;
-    *cap = need;
     return 0;
 }
 
@@ -565,17 +578,19 @@ static int next_stored(mc_rank_reader *r, mc_event *e, mc_error *err)
 
 /* ------------------------------------------------------------ loop records */
 
-/* Grows *buf to n elements of size sz; 0 or -1. */
-static int reserve(void **buf, size_t *cap, size_t n, size_t sz)
+/* A loop buffer grown to n elements of sz bytes (the budget of
+ * MPICAST_READ_MEMORY counts it, as the chunks); NULL with err set. */
+static void *loop_buffer(mc_rank_reader *r, void *buf, size_t *cap, size_t n, size_t sz,
+                         mc_error *err)
 {
-    if (n <= *cap)
-        return 0;
-    void *p = realloc(*buf, n * sz);
+    int why = 0;
+    void *p = grow_to(buf, cap, (n ? n : 1) * sz, &why);
     if (!p)
-        return -1;
-    *buf = p;
-    *cap = n;
-    return 0;
+        chunk_error(r, MC_ERR_NOMEM, err,
+                    why == -2 ? "a loop record's buffers would pass the read budget "
+                                "(MPICAST_READ_MEMORY raises it)"
+                              : "out of memory");
+    return p;
 }
 
 /* Reads the loop record rec's parameters and values and its body (the
@@ -597,9 +612,14 @@ static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
         (uint64_t)L->req_first + (uint64_t)L->req_count * L->iterations > UINT32_MAX ||
         rows > MC_LOOP_MAX_VALUES || rows * L->period * (uint64_t)L->cols != rec->nvals)
         return event_error(r, err, "malformed loop record");
-    if (reserve((void **)&L->times, &L->times_cap, rec->nvals ? rec->nvals : 1, sizeof *L->times) ||
-        reserve((void **)&L->body, &L->body_cap, L->period, sizeof *L->body))
-        return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
+    int64_t *times = loop_buffer(r, L->times, &L->times_cap, rec->nvals, sizeof *times, err);
+    if (!times)
+        return -1;
+    L->times = times;
+    mc_event *body = loop_buffer(r, L->body, &L->body_cap, L->period, sizeof *body, err);
+    if (!body)
+        return -1;
+    L->body = body;
     if (rec->nvals)
         memcpy(L->times, rec->vals, rec->nvals * sizeof *L->times);
     size_t nv = 0;
@@ -608,23 +628,26 @@ static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
         int rc = next_stored(r, b, err);
         if (rc < 0)
             return -1;
-        if (rc == 0) {
-            r->done = 0; /* for event_error's message */
+        if (rc == 0)
             return event_error(r, err, "the stream ends inside a loop's body");
-        }
         if (b->op == (int32_t)MC_FILE_OP_LOOP || nv + b->nvals > MC_LOOP_MAX_VALUES)
             return event_error(r, err, "a loop record inside a loop's body, or a body too large");
-        if (reserve((void **)&L->body_vals, &L->body_vals_cap, nv + b->nvals + 1,
-                    sizeof *L->body_vals))
-            return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
+        int64_t *bv = loop_buffer(r, L->body_vals, &L->body_vals_cap, nv + b->nvals,
+                                  sizeof *bv, err);
+        if (!bv)
+            return -1;
+        L->body_vals = bv;
         if (b->nvals) /* vals may be NULL without values */
             memcpy(L->body_vals + nv, b->vals, b->nvals * sizeof *b->vals);
         b->vals = (int64_t *)(uintptr_t)nv; /* an offset until delivered */
         nv += b->nvals;
     }
-    if (reserve((void **)&L->out_vals, &L->out_vals_cap, nv + 1, sizeof *L->out_vals))
-        return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
-    L->cur_end = rec->t_end + r->shift;
+    int64_t *ov = loop_buffer(r, L->out_vals, &L->out_vals_cap, nv, sizeof *ov, err);
+    if (!ov)
+        return -1;
+    L->out_vals = ov;
+    if (__builtin_add_overflow(rec->t_end, r->shift, &L->cur_end))
+        return event_error(r, err, "time out of range in a loop");
     L->iter = 0;
     L->k = 0;
     L->active = 1;
@@ -635,12 +658,21 @@ static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
 }
 
 
-/* A request id of the body, moved to iteration `iter`'s. */
-static int64_t shifted_req(const loop_state *L, int64_t id)
+/* A request id of the body as iteration j has it. */
+static int64_t shifted_req(int64_t id, uint32_t first, uint32_t count, uint64_t j)
 {
-    return id >= L->req_first && id < (int64_t)L->req_first + L->req_count
-               ? id + (int64_t)(L->iter * L->req_count)
-               : id;
+    return id >= first && id < (int64_t)first + count ? id + (int64_t)(j * count) : id;
+}
+
+void mc_loop_shift_requests(mc_event *e, uint32_t first, uint32_t count, uint64_t j)
+{
+    if (e->req)
+        e->req = (uint32_t)shifted_req(e->req, first, count, j);
+    int completion = mc_op_has(e->op, MC_OPF_COMPLETION);
+    if (!completion && !mc_op_has(e->op, MC_OPF_REQ_LIST))
+        return;
+    for (uint32_t i = 0; i < e->nvals; i += completion ? 4 : 1)
+        e->vals[i] = shifted_req(e->vals[i], first, count, j);
 }
 
 /* Body event k of the current iteration into *e. */
@@ -666,12 +698,7 @@ static int loop_next(mc_rank_reader *r, mc_event *e, mc_error *err)
         if (__builtin_add_overflow(L->cur_end, row[0], &e->t_start) ||
             __builtin_add_overflow(e->t_start, row[1], &e->t_end))
             return event_error(r, err, "time out of range in a loop");
-        if (e->req)
-            e->req = (uint32_t)shifted_req(L, e->req);
-        int completion = mc_op_has(e->op, MC_OPF_COMPLETION);
-        for (uint32_t i = 0; i < e->nvals && (completion || mc_op_has(e->op, MC_OPF_REQ_LIST));
-             i += completion ? 4 : 1)
-            e->vals[i] = shifted_req(L, e->vals[i]);
+        mc_loop_shift_requests(e, L->req_first, L->req_count, L->iter);
     }
     L->cur_end = e->t_end;
     if (++L->k == L->period) {
@@ -697,8 +724,9 @@ int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
         return rc;
     if (e->op == (int32_t)MC_FILE_OP_LOOP)
         return loop_start(r, e, err) ? -1 : loop_next(r, e, err);
-    if (__builtin_add_overflow(e->t_start, r->shift, &e->t_start) ||
-        __builtin_add_overflow(e->t_end, r->shift, &e->t_end))
+    if (r->shift && /* 0 unless a loop record came before */
+        (__builtin_add_overflow(e->t_start, r->shift, &e->t_start) ||
+         __builtin_add_overflow(e->t_end, r->shift, &e->t_end)))
         return event_error(r, err, "time out of range after a loop");
     return 1;
 }

@@ -302,56 +302,68 @@ void mc_predict_result_free(mc_predict_result *res)
 
 /* ------------------------------------------------------------ sampling */
 
-/* x_K + s_K (x_2K - x_K) / (s_K - s_2K), rounded to the nearest; x_K when
- * nothing more was left out at K than at 2K. */
-static int64_t extend(int64_t xk, int64_t x2k, uint64_t sk, uint64_t s2k)
+/* x_K + s_K (x_2K - x_K) / (s_K - s_2K), rounded to the nearest (x_K when
+ * nothing more was left out at K than at 2K); -1 outside [0, 2^63). */
+static int extend(int64_t xk, int64_t x2k, uint64_t sk, uint64_t s2k, int64_t *out)
 {
-    if (sk <= s2k)
-        return xk;
-    __int128 d = (__int128)(x2k - xk) * (__int128)sk, den = (__int128)(sk - s2k);
-    __int128 q = (d >= 0 ? d + den / 2 : d - den / 2) / den;
-    __int128 v = (__int128)xk + q;
-    return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+    if (sk <= s2k) {
+        *out = xk;
+        return 0;
+    }
+    __int128 d = ((__int128)x2k - xk) * (__int128)sk, den = (__int128)(sk - s2k);
+    __int128 v = (__int128)xk + (d >= 0 ? d + den / 2 : d - den / 2) / den;
+    if (v > INT64_MAX || v < 0)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
 }
 
-static uint64_t extend_u(uint64_t xk, uint64_t x2k, uint64_t sk, uint64_t s2k)
-{
-    int64_t v = extend((int64_t)xk, (int64_t)x2k, sk, s2k);
-    return v < 0 ? 0 : (uint64_t)v;
-}
+#define EXTEND_(a, b, field, sk, s2k)                                              \
+    do {                                                                           \
+        int64_t v_;                                                                \
+        if (extend((int64_t)(a)->field, (int64_t)(b)->field, sk, s2k, &v_) != 0) \
+            return -1;                                                             \
+        (a)->field = v_;                                                           \
+    } while (0)
 
-static uint64_t sum(const uint64_t *v, int n)
-{
-    uint64_t s = 0;
-    for (int r = 0; r < n; r++)
-        s += v[r];
-    return s;
-}
-
-/* a (cut to K) becomes the extended result; b was cut to 2K. */
-static void extend_result(mc_sim_result *a, const mc_sim_result *b, const uint64_t *sa,
-                          const uint64_t *sb)
+/* a (cut to K) becomes the extended result; b was cut to 2K. Every rank is
+ * extended by the same count: a rank without loops (a master) waits on
+ * those with them, so its figures grow too. -1 outside 64 bits. */
+static int extend_result(mc_sim_result *a, const mc_sim_result *b, uint64_t sa, uint64_t sb)
 {
     int64_t end = 0;
     for (int r = 0; r < a->nranks && r < b->nranks; r++) {
         mc_sim_rank *x = &a->ranks[r];
         const mc_sim_rank *y = &b->ranks[r];
-        x->end = extend(x->end, y->end, sa[r], sb[r]);
-        x->compute = extend(x->compute, y->compute, sa[r], sb[r]);
-        x->comm = extend(x->comm, y->comm, sa[r], sb[r]);
-        x->wait = extend(x->wait, y->wait, sa[r], sb[r]);
-        x->events = extend_u(x->events, y->events, sa[r], sb[r]);
+        EXTEND_(x, y, end, sa, sb);
+        EXTEND_(x, y, compute, sa, sb);
+        EXTEND_(x, y, comm, sa, sb);
+        EXTEND_(x, y, wait, sa, sb);
+        EXTEND_(x, y, events, sa, sb);
         end = x->end > end ? x->end : end;
     }
-    uint64_t ta = sum(sa, a->nranks), tb = sum(sb, a->nranks);
-    a->end = end;
-    a->sim_time = end;
-    a->events = extend_u(a->events, b->events, ta, tb);
-    a->messages = extend_u(a->messages, b->messages, ta, tb);
-    a->bytes = extend_u(a->bytes, b->bytes, ta, tb);
-    a->coll_messages = extend_u(a->coll_messages, b->coll_messages, ta, tb);
-    a->coll_bytes = extend_u(a->coll_bytes, b->coll_bytes, ta, tb);
+    a->end = a->sim_time = end;
+    EXTEND_(a, b, events, sa, sb);
+    EXTEND_(a, b, messages, sa, sb);
+    EXTEND_(a, b, bytes, sa, sb);
+    EXTEND_(a, b, coll_messages, sa, sb);
+    EXTEND_(a, b, coll_bytes, sa, sb);
     a->wall_seconds += b->wall_seconds;
+    return 0;
+}
+
+/* The iterations every rank's loops left out (ranks without loops aside)
+ * into *out, and -1; else the first rank that differs from those before. */
+static int common_skip(const uint64_t *s, int n, uint64_t *out)
+{
+    *out = 0;
+    for (int r = 0; r < n; r++) {
+        if (s[r] && *out && s[r] != *out)
+            return r;
+        if (s[r])
+            *out = s[r];
+    }
+    return -1;
 }
 
 static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
@@ -382,16 +394,39 @@ static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
         return res->run_rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     mc_predict_result twice = {0};
     mc_err rc = run_session(rq, k, s, s + n, res, err);
+    if (rc == MC_OK)
+        rc = run_session(rq, 2 * k, s + 2 * n, s + 3 * n, &twice, err);
+    if (rc == MC_ERR_DEADLOCK) /* the cut made it so: say which cut */
+        rc = res->run_rc = mc_error_set(err, MC_ERR_USAGE, "%s: --iterations: with loops cut "
+                                        "to %llu iterations the replay cannot complete (the "
+                                        "ranks' loops differ: what one rank left out, another "
+                                        "kept): predict it without --iterations", rq->trace,
+                                        (unsigned long long)(twice.run.ranks ? 2 * k : k));
     if (rc == MC_OK && !res->sampled_records)
-        rc = res->run_rc = mc_error_set(err, MC_ERR_USAGE, "%s: --iterations: no loop records "
-                                        "(make the trace loop-compressed first: mpicast "
-                                        "compress)", rq->trace);
-    if (rc == MC_OK && (rc = run_session(rq, 2 * k, s + 2 * n, s + 3 * n, &twice, err)) == MC_OK) {
-        extend_result(&res->run, &twice.run, s, s + 2 * n);
-        if (res->has_breakdown && twice.has_breakdown)
-            extend_result(&res->free_run, &twice.free_run, s + n, s + 3 * n);
+        rc = res->run_rc = mc_error_set(err, MC_ERR_USAGE, "%s: --iterations: the trace has "
+                                        "no loop records (compress found no loop in it): "
+                                        "predict it without --iterations", rq->trace);
+    uint64_t sk = 0, s2k = 0, fk = 0, f2k = 0;
+    int differ = rc == MC_OK ? common_skip(s, n, &sk) : -1;
+    if (differ < 0 && rc == MC_OK)
+        differ = common_skip(s + 2 * n, n, &s2k);
+    if (differ >= 0)
+        rc = res->run_rc = mc_error_set(err, MC_ERR_USAGE, "%s: --iterations: rank %d's loops "
+                                        "leave out other iterations than the ranks before it "
+                                        "(loops of other lengths): predict it without "
+                                        "--iterations", rq->trace, differ);
+    common_skip(s + n, n, &fk);
+    common_skip(s + 3 * n, n, &f2k);
+    if (rc == MC_OK &&
+        (extend_result(&res->run, &twice.run, sk, s2k) != 0 ||
+         (res->has_breakdown && twice.has_breakdown &&
+          extend_result(&res->free_run, &twice.free_run, fk, f2k) != 0)))
+        rc = res->run_rc = mc_error_set(err, MC_ERR_FORMAT, "%s: --iterations: an extended "
+                                        "figure passes 2^63 (absurd times in the trace)",
+                                        rq->trace);
+    if (rc == MC_OK) {
         res->has_breakdown = res->has_breakdown && twice.has_breakdown;
-        res->sampled_skipped = s[0];
+        res->sampled_skipped = sk;
     }
     if (rc != MC_OK && !res->run_rc)
         res->run_rc = rc;

@@ -101,8 +101,15 @@ void mc_loop_finder_destroy(mc_loop_finder *f)
 
 void mc_loop_finder_reset(mc_loop_finder *f)
 {
-    if (f->tab)
+    /* a large table (one rank with many shapes) is dropped, not cleared: a
+     * clear per rank would cost every later rank its size */
+    if (f->cap > 1024) {
+        free(f->tab);
+        f->tab = NULL;
+        f->cap = 0;
+    } else if (f->tab) {
         memset(f->tab, 0, f->cap * sizeof *f->tab);
+    }
     f->n = 0;
     f->pos = 0;
     f->h = 0;
