@@ -355,6 +355,9 @@ static mc_err apply(mc_platform *p, int i, const char *text, mc_error *err)
         else if ((k->checks & K_DIMS) && !dims_ok(v))
             rc = mc_error_set(err, MC_ERR_PLATFORM,
                               "bad value '%s': expected dimensions like 4x4x4, or nothing", v);
+        else if (strpbrk(v, ";#")) /* a written platform file would read it as a comment */
+            rc = mc_error_set(err, MC_ERR_PLATFORM,
+                              "bad value '%s': ';' and '#' start comments in a platform file", v);
         if (rc != MC_OK) {
             free(v);
             return rc;
