@@ -11,7 +11,12 @@
  * SIZE*256/ranks, so the per-peer blocks are SIZE*256/(ranks*C) and SIZE*256/(ranks*R):
  * the `volume/comm` law of docs/extrapolation.md (ranks must divide SIZE*256 evenly).
  *
- * usage: fft [-s SIZE] [-i ITERS] [-S]     (defaults 256, 10) */
+ * With -V the collectives take their per-rank-count forms with equal counts, as codes
+ * written for uneven decompositions call them: the seed comes by MPI_Scatterv, the
+ * transposes are MPI_Alltoallv, and the checksum goes through MPI_Reduce_scatter (row),
+ * MPI_Allgatherv (column) and MPI_Gatherv (to rank 0).
+ *
+ * usage: fft [-s SIZE] [-i ITERS] [-S] [-V]     (defaults 256, 10) */
 #include <math.h>
 
 #include "ex_common.h"
@@ -36,6 +41,48 @@ static void reorder(const double *in, double *out, size_t len)
         out[k] = in[len - 1 - k];
 }
 
+/* The all-to-all of a transpose among n ranks of comm, blocks of `block` doubles:
+ * MPI_Alltoall, or MPI_Alltoallv with equal counts when cnt is given. */
+static void transpose(double *a, double *b, int block, int n, MPI_Comm comm, int *cnt,
+                      int *displ)
+{
+    if (!cnt) {
+        MPI_Alltoall(a, block, MPI_DOUBLE, b, block, MPI_DOUBLE, comm);
+        return;
+    }
+    for (int k = 0; k < n; k++)
+        cnt[k] = block, displ[k] = k * block;
+    MPI_Alltoallv(a, cnt, displ, MPI_DOUBLE, b, cnt, displ, MPI_DOUBLE, comm);
+}
+
+/* The global sum of `local` on rank 0 by the per-rank-count collectives: each row
+ * reduces a vector of one value per member and scatters it (Reduce_scatter), each
+ * column gathers its members' values (Allgatherv), and rank 0 gathers every rank's
+ * row-and-column partial (Gatherv). */
+static double vector_sum(double local, int nranks, int nrows, int ncols, MPI_Comm row_comm,
+                         MPI_Comm col_comm, int *cnt, int *displ)
+{
+    double *v = ex_alloc((size_t)(nranks > ncols ? nranks : ncols)), mine = 0.0;
+    for (int k = 0; k < ncols; k++)
+        v[k] = k == 0 ? local : 0.0, cnt[k] = 1;
+    /* member 0 of each row's reduced slot holds the row's sum */
+    MPI_Reduce_scatter(v, &mine, cnt, MPI_DOUBLE, MPI_SUM, row_comm);
+    for (int k = 0; k < nrows; k++)
+        cnt[k] = 1, displ[k] = k;
+    MPI_Allgatherv(&mine, 1, MPI_DOUBLE, v, cnt, displ, MPI_DOUBLE, col_comm);
+    double col = 0.0;
+    for (int k = 0; k < nrows; k++)
+        col += v[k];
+    for (int k = 0; k < nranks; k++)
+        cnt[k] = 1, displ[k] = k;
+    MPI_Gatherv(&col, 1, MPI_DOUBLE, v, cnt, displ, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double sum = 0.0;
+    for (int k = 0; k < nranks; k++)
+        sum += v[k];
+    free(v);
+    return sum / nrows; /* the nrows ranks of column 0 each hold the total */
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -43,7 +90,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = 256, .iters = 10};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S]", 1 << 20, &args) != 0) {
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S] [-V]", 1 << 20, &args) != 0) {
         MPI_Finalize();
         return 2;
     }
@@ -70,22 +117,43 @@ int main(int argc, char **argv)
         brow = (int)(len / (size_t)ncols), bcol = (int)(len / (size_t)nrows);
     }
     double *a = ex_alloc(len), *b = ex_alloc(len);
+    double seed = rank + 1;
+    int *cnt = NULL, *displ = NULL;
+    if (args.vector) {
+        int n = nranks > 0 ? nranks : 1;
+        cnt = calloc((size_t)n, sizeof *cnt);
+        displ = calloc((size_t)n, sizeof *displ);
+        double *seeds = ex_alloc((size_t)n);
+        if (!cnt || !displ)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        for (int k = 0; k < nranks; k++) {
+            cnt[k] = 1, displ[k] = k;
+            seeds[k] = k + 1;
+        }
+        MPI_Scatterv(seeds, cnt, displ, MPI_DOUBLE, &seed, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        free(seeds);
+    }
     for (size_t k = 0; k < len; k++)
-        a[k] = sin(0.001 * (double)(k + 1) * (rank + 1));
+        a[k] = sin(0.001 * (double)(k + 1) * seed);
 
     for (int it = 0; it < args.iters; it++) {
         butterfly(a, len, 0);
-        MPI_Alltoall(a, brow, MPI_DOUBLE, b, brow, MPI_DOUBLE, row_comm);
+        transpose(a, b, brow, ncols, row_comm, cnt, displ);
         reorder(b, a, len);
         butterfly(a, len, 1);
-        MPI_Alltoall(a, bcol, MPI_DOUBLE, b, bcol, MPI_DOUBLE, col_comm);
+        transpose(a, b, bcol, nrows, col_comm, cnt, displ);
         reorder(b, a, len);
     }
 
     double local = 0.0, sum = 0.0;
     for (size_t k = 0; k < len; k++)
         local += fabs(a[k]);
-    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (args.vector)
+        sum = vector_sum(local, nranks, nrows, ncols, row_comm, col_comm, cnt, displ);
+    else
+        MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    free(cnt);
+    free(displ);
     if (rank == 0)
         printf("fft ranks=%d grid=%dx%d size=%d iters=%d checksum=%.12E\n", nranks, nrows,
                ncols, m, args.iters, sum);

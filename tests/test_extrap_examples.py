@@ -46,6 +46,10 @@ CASES = [
     ("fft_inferred", "fft", ["-s", "8", "-i", "2"], [4, 8, 16], 32, []),
     # strong scaling: blocks follow volume/comm, inferred from two traces (issue 27)
     ("fft_strong_two_counts", "fft", ["-s", "8", "-i", "2", "-S"], [4, 16], 32, []),
+    # per-rank-count collectives with equal counts (issue 20): Scatterv, Alltoallv on
+    # Comm_split row/column communicators, Reduce_scatter, Allgatherv, Gatherv
+    ("fft_vector_inferred", "fft", ["-s", "8", "-i", "2", "-V"], [4, 8, 16], 32, []),
+    ("fft_vector_strong", "fft", ["-s", "8", "-i", "2", "-V", "-S"], [4, 16], 32, []),
     ("allreduce_loop", "@loop", ["3"], [4], 8, []),
 ]
 

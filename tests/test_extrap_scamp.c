@@ -6,7 +6,9 @@
  *  2. Replicated allreduce program 4 -> 4096 ranks (rule: replicate).
  *  3. Strong scaling inferred from P=9 and P=16 (face ∝ P^-1/2) -> P=64.
  *  4. Refusals: ranks of one class that differ (task farm), sizes no law
- *     fits, repetitions that change with P; each names the class/event. */
+ *     fits, repetitions that change with P; each names the class/event.
+ *  5. Per-rank-count collectives with equal counts (Alltoallv, Allgatherv)
+ *     inferred from P=4, 8 and generated at 32; unequal counts refused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -630,6 +632,93 @@ static void test_garbage_never_crashes(void)
         fprintf(stderr, "garbage: %d of 60 models built\n", built);
 }
 
+/* Per-rank-count collectives (issue 20): Alltoallv with a 64-byte block per
+ * peer and Allgatherv of 16 bytes per rank, equal counts; `skew` makes comm
+ * rank 1's Alltoallv count differ. */
+static void vcoll_prog(int P, int r, evlist *l, int skew)
+{
+    (void)r;
+    memset(l, 0, sizeof *l);
+    add(l, MC_OP_INIT);
+    for (int it = 0; it < 2; it++) {
+        mc_event *a = add(l, MC_OP_ALLTOALLV);
+        a->peer2 = P;
+        for (int k = 0; k < 2 * P; k++)
+            a->vals[k] = k % P == 1 && skew ? 32 : 64;
+        a->nvals = 2u * (uint32_t)P;
+        mc_event *g = add(l, MC_OP_ALLGATHERV);
+        g->peer2 = P;
+        g->bytes = 16;
+        for (int k = 0; k < P; k++)
+            g->vals[k] = 16;
+        g->nvals = (uint32_t)P;
+    }
+    add(l, MC_OP_FINALIZE);
+}
+
+static void vcoll_prog_even(int P, int r, evlist *l)
+{
+    vcoll_prog(P, r, l, 0);
+}
+
+static void write_vcoll(const char *dir, int P, int skew)
+{
+    evlist *l = malloc(sizeof *l);
+    for (int r = 0; r < P; r++) {
+        vcoll_prog(P, r, l, skew);
+        write_rank(dir, r, l);
+    }
+    free(l);
+}
+
+static void test_vector_collectives(void)
+{
+    const char *d4 = mkdir_trace("v4"), *d8 = mkdir_trace("v8"), *dk = mkdir_trace("vskew");
+    write_vcoll(d4, 4, 0);
+    write_vcoll(d8, 8, 0);
+    write_vcoll(dk, 4, 1);
+    mc_error err = {0};
+    /* inferred from two traces: per-peer counts constant, arrays regrown to P */
+    const char *t[2] = {d4, d8};
+    mc_extrap *x = mc_extrap_build(t, 2, NULL, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 32, &err);
+    CHECK(s);
+    check_source_against(s, 32, vcoll_prog_even);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+    /* one trace: the weak default splits an all-to-all's fixed amount (1/comm),
+     * so the 64-byte blocks of 4 ranks are 8 bytes at 32; Allgatherv stays 16 */
+    x = mc_extrap_build(&d4, 1, NULL, &err);
+    CHECK(x);
+    s = mc_extrap_source(x, 32, &err);
+    CHECK(s);
+    mc_event e;
+    int n = 0;
+    while (mc_source_next(s, 5, &e, &err) == 1) {
+        if (e.op == MC_OP_ALLTOALLV) {
+            CHECK_EQ_INT(e.nvals, 64);
+            CHECK_EQ_INT(e.vals[0], 8);
+            CHECK_EQ_INT(e.vals[63], 8);
+            n++;
+        } else if (e.op == MC_OP_ALLGATHERV) {
+            CHECK_EQ_INT(e.nvals, 32);
+            CHECK_EQ_INT(e.vals[31], 16);
+            CHECK_EQ_INT(e.bytes, 16);
+        }
+    }
+    CHECK_EQ_INT(n, 2);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+    /* counts that differ between peers are refused, naming the event and the rank */
+    CHECK(mc_extrap_build(&dk, 1, NULL, &err) == NULL);
+    CHECK(strstr(err.msg, "Alltoallv: per-rank counts differ") != NULL);
+    CHECK(strstr(err.msg, "comm rank 1 32 bytes, comm rank 0 64") != NULL);
+    CHECK(strstr(err.msg, "rank 0 event 1") != NULL);
+}
+
 static void test_rules_syntax(void)
 {
     mc_extrap_rules ru;
@@ -679,6 +768,7 @@ int main(void)
     test_refuse_repetitions();
     test_repetitions_inferred();
     test_repetitions_in_outer_loop();
+    test_vector_collectives();
     test_garbage_never_crashes();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

@@ -68,9 +68,12 @@ typedef struct tev {
     int newcomm;        /* index, or -1: e.newcomm literal */
     int cart;           /* vals end with ndims, dims, periods */
     int color, key;     /* SK_* for Comm_split */
+    uint32_t varr;      /* per-rank-count collective: its arrays of counts (0-2), each of
+                         * one value for every comm rank, in num[2 ..] (vals regenerated) */
     uint32_t npeer;     /* peer slots: [0] peer, [1] peer2, [2+k] completion k's source */
     pdesc *peer;
-    uint32_t nnum;      /* number slots: [0] bytes, [1] bytes2, [2+k] completion k's bytes */
+    uint32_t nnum;      /* number slots: [0] bytes, [1] bytes2, [2+k] completion k's bytes
+                         * or array k's per-rank count (varr) */
     int64_t *num;       /* value at the representative's P */
     uint8_t *law;       /* mc_extrap_law per slot */
     uint8_t *sclass;    /* mc_extrap_sizeclass per slot */
@@ -78,6 +81,12 @@ typedef struct tev {
     int64_t csize;      /* size of e.comm at the representative's P */
     int32_t baseP;      /* the representative's P */
 } tev;
+
+/* What number slot s of t is, for messages. */
+static inline const char *extrap_slot_name(const tev *t, uint32_t s)
+{
+    return s == 0 ? "size" : s == 1 || !t->varr ? "received size" : "per-rank count";
+}
 
 typedef struct xclass {
     int present;

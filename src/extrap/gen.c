@@ -149,6 +149,19 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
             vb->v[4 * q + 3] = scale(t->num[2 + q], t->law[2 + q], t, g, ct, x->nd);
         }
         out->vals = vb->v;
+    } else if (t->varr) {
+        /* per-rank counts: each array has one equal count per comm rank */
+        uint32_t n = t->varr * (uint32_t)ct;
+        if (ct > UINT32_MAX / 2 || grow(vb, n))
+            return mc_error_set(err, MC_ERR_NOMEM, "out of memory for %lld per-rank counts",
+                                (long long)ct);
+        for (uint32_t a = 0; a < t->varr; a++) {
+            int64_t v = scale(t->num[2 + a], t->law[2 + a], t, g, ct, x->nd);
+            for (uint32_t k = 0; k < (uint32_t)ct; k++)
+                vb->v[a * (uint32_t)ct + k] = v;
+        }
+        out->vals = vb->v;
+        out->nvals = n;
     }
     if (t->newcomm < 0) {
         out->peer = apply_peer(x, g, r, c, t, &t->peer[0]);
@@ -331,8 +344,8 @@ static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err)
                                         "%lld and %lld at P=%d: trace one more process count "
                                         "or state the law (--rule size.%s=LAW)", name, i,
                                         mc_op_name(t->e.op), mc_extrap_law_name(t->law[s]),
-                                        mc_extrap_law_name(law), s == 1 ? "received size"
-                                        : "size", (long long)chosen, (long long)other, g->P,
+                                        mc_extrap_law_name(law), extrap_slot_name(t, s),
+                                        (long long)chosen, (long long)other, g->P,
                                         t->sclass[s] == MC_SC_BLOCK ? "block"
                                         : t->sclass[s] == MC_SC_REDUCE ? "reduce" : "p2p");
                 }
@@ -763,6 +776,9 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
         if (t->num[1] && o < len)
             o += (size_t)snprintf(buf + o, len - o, ", received %s",
                                   mc_extrap_law_name(t->law[1]));
+        for (uint32_t a = 0; a < t->varr && o < len; a++)
+            o += (size_t)snprintf(buf + o, len - o, ", counts (equal per rank) %s",
+                                  mc_extrap_law_name(t->law[2 + a]));
     } else if (mc_op_has(t->e.op, MC_OPF_COMPLETION) && t->npeer > 2) {
         for (uint32_t s = 2; s < t->npeer && o < len; s++) {
             peer_str(&t->peer[s], x->nd, p0, sizeof p0);

@@ -134,7 +134,8 @@ static int coll_sizeclass(int op)
     if (mc_op_is_nonblocking_coll(op))
         op -= MC_OP_IBARRIER - MC_OP_BARRIER;
     switch (op) {
-    case MC_OP_ALLTOALL: case MC_OP_SCATTER:
+    case MC_OP_ALLTOALL: case MC_OP_SCATTER: case MC_OP_ALLTOALLV: case MC_OP_ALLTOALLW:
+    case MC_OP_SCATTERV:
         return MC_SC_BLOCK;
     default:
         return MC_SC_REDUCE;
@@ -478,6 +479,33 @@ static int comm_of(mc_extrap *x, const commmap *m, uint64_t id, int r)
 
 #define FAIL(...) return (mc_error_set(err, MC_ERR_USAGE, __VA_ARGS__), -1)
 
+/* A per-rank-count collective (Alltoallv, Gatherv, ...): its vals are one or
+ * two arrays (send, receive) of a count per comm rank. Only arrays whose
+ * counts are all equal are extrapolated: one value per array, which scales
+ * like the op's fixed-count form; the arrays are regenerated at the new
+ * comm size. Sets t->varr and leaves t->e.vals empty. */
+static int vcoll_arrays(const mc_extrap *x, const xgrid *g, const char *path, int r,
+                        uint32_t i, const mc_event *e, tev *t, mc_error *err)
+{
+    int c = cdesc_size(&x->cd[t->comm], g);
+    const char *op = mc_op_name(e->op);
+    if (c <= 0 || e->nvals % (uint32_t)c || e->nvals / (uint32_t)c > 2)
+        FAIL("%s: rank %d event %u: %s: %u counts for a communicator of %d ranks: not "
+             "explained", path, r, i, op, e->nvals, c);
+    t->varr = e->nvals / (uint32_t)c;
+    for (uint32_t a = 0; a < t->varr; a++) {
+        const int64_t *v = e->vals + a * (uint32_t)c;
+        for (int k = 1; k < c; k++)
+            if (v[k] != v[0])
+                FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of %u: "
+                     "comm rank %d %lld bytes, comm rank 0 %lld): only equal counts are "
+                     "extrapolated", path, r, i, op, a + 1, t->varr, k, (long long)v[k],
+                     (long long)v[0]);
+    }
+    t->e.nvals = 0;
+    return 0;
+}
+
 /* Abstracts event e of rank r into a; registers created communicators. */
 static int abstract_event(build *b, int k, int r, uint32_t i, const mc_event *e, commmap *cm,
                           aev *a, mc_error *err)
@@ -492,14 +520,11 @@ static int abstract_event(build *b, int k, int r, uint32_t i, const mc_event *e,
     t->newcomm = -1;
     if (e->op < 0 || e->op >= MC_OP_COUNT)
         FAIL("%s: rank %d event %u: unknown operation %d", path, r, i, e->op);
-    if (is_vcoll(e->op))
-        FAIL("%s: rank %d event %u: %s: collectives with per-rank counts are not "
-             "extrapolated", path, r, i, mc_op_name(e->op));
     if (e->op == MC_OP_GRAPH_CREATE || e->op == MC_OP_DIST_GRAPH_CREATE_ADJACENT ||
         e->op == MC_OP_INTERCOMM_CREATE || e->op == MC_OP_COMM_CREATE)
         FAIL("%s: rank %d event %u: %s: only Cartesian and split communicators are "
              "extrapolated", path, r, i, mc_op_name(e->op));
-    if (e->nvals) {
+    if (e->nvals && !is_vcoll(e->op)) {
         t->e.vals = malloc(e->nvals * sizeof *e->vals);
         if (!t->e.vals)
             FAIL("out of memory");
@@ -515,8 +540,10 @@ static int abstract_event(build *b, int k, int r, uint32_t i, const mc_event *e,
         FAIL("%s: rank %d event %u: %s with %u values", path, r, i, mc_op_name(e->op),
              e->nvals);
     uint32_t nreq = wait ? e->nvals / 4 : 0;
+    if (is_vcoll(e->op) && vcoll_arrays(x, g, path, r, i, e, t, err))
+        return -1;
     t->npeer = 2 + nreq;
-    t->nnum = 2 + nreq;
+    t->nnum = 2 + nreq + t->varr;
     t->peer = calloc(t->npeer, sizeof *t->peer);
     a->pc = calloc(t->npeer, sizeof *a->pc);
     t->num = calloc(t->nnum, sizeof *t->num);
@@ -535,6 +562,8 @@ static int abstract_event(build *b, int k, int r, uint32_t i, const mc_event *e,
     t->num[1] = e->bytes2;
     for (uint32_t q = 0; q < nreq; q++)
         t->num[2 + q] = e->vals[4 * q + 3];
+    for (uint32_t q = 0; q < t->varr; q++)
+        t->num[2 + q] = e->vals[q * (e->nvals / t->varr)];
     int sc = kind == MC_KIND_C ? coll_sizeclass(e->op)
              : e->op == MC_OP_COMPUTE ? MC_SC_COMPUTE : MC_SC_P2P;
     for (uint32_t s = 0; s < t->nnum; s++)
@@ -815,7 +844,8 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
             int same = a->e.op == c->e.op && a->e.site == c->e.site && a->comm == c->comm &&
                        a->newcomm == c->newcomm && a->e.tag2 == c->e.tag2 &&
                        (a->e.op == MC_OP_COMM_SPLIT || a->e.tag == c->e.tag) &&
-                       a->npeer == c->npeer && a->color == c->color && a->key == c->key;
+                       a->npeer == c->npeer && a->nnum == c->nnum && a->color == c->color &&
+                       a->key == c->key;
             for (uint32_t s = 0; same && s < a->npeer; s++)
                 same = a->peer[s].kind == c->peer[s].kind &&
                        (a->peer[s].kind == PD_COMMSIZE ||
@@ -868,7 +898,7 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
             if (law < 0)
                 FAIL("%s, event %u (%s): %s %g at P=%g, %g at P=%g: no law (const, p/comm, "
                      "1/comm, comm, p, 1/p, surface, volume, volume/comm, log2p) fits: not explained",
-                     cname, i, mc_op_name(t->e.op), s == 0 ? "size" : "received size", v[0],
+                     cname, i, mc_op_name(t->e.op), extrap_slot_name(t, s), v[0],
                      P[0], v[n - 1], P[n - 1]);
             t->law[s] = (uint8_t)law;
         }

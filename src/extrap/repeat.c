@@ -20,7 +20,8 @@
 static int shape_equal(const tev *a, const tev *b)
 {
     if (a->e.op != b->e.op || a->e.site != b->e.site || a->comm != b->comm ||
-        a->newcomm != b->newcomm || a->npeer != b->npeer || a->color != b->color ||
+        a->newcomm != b->newcomm || a->npeer != b->npeer || a->nnum != b->nnum ||
+        a->color != b->color ||
         a->key != b->key || a->e.tag2 != b->e.tag2 || a->e.nvals != b->e.nvals)
         return 0;
     if (a->e.op != MC_OP_COMM_SPLIT && a->e.tag != b->e.tag)
