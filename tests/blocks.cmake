@@ -8,11 +8,14 @@ add_dependencies(test_blocks_predict_cli mpicast)
 
 # Token execution: the examples traced in wall and token mode give the same
 # output and the same calls; test_token_calls covers the rewritten blocking
-# calls and spinning on tests; test_token_refuse (one-sided) is refused.
+# calls and spinning on tests (and its Fortran twin, the Fortran entry points);
+# test_token_refuse (one-sided) is refused.
 if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE)
   return()
 endif()
-function(mc_token_tests fl mpi suffix exdir)
+# The Fortran twin of test_token_calls (issue 20 item 4) is compiled by the
+# flavour's own wrapper, as the Fortran example is (examples/CMakeLists.txt).
+function(mc_token_tests fl mpi suffix exdir fwrapper)
   if(NOT TARGET example_cg${suffix})
     return()
   endif()
@@ -21,17 +24,36 @@ function(mc_token_tests fl mpi suffix exdir)
     target_link_libraries(token_${prog}_${fl} PRIVATE ${mpi})
     target_compile_options(token_${prog}_${fl} PRIVATE -g)
   endforeach()
+  set(fargs)
+  if(fwrapper AND MC_GFORTRAN)
+    foreach(prog calls refuse)
+      set(fout ${CMAKE_CURRENT_BINARY_DIR}/token_${prog}_f_${fl})
+      set(fsrc ${CMAKE_CURRENT_SOURCE_DIR}/test_token_${prog}_f.f90)
+      set(fwork ${CMAKE_CURRENT_BINARY_DIR}/token_${prog}_f_${fl}.dir)
+      file(MAKE_DIRECTORY ${fwork})
+      add_custom_command(OUTPUT ${fout}
+        COMMAND ${fwrapper} -O2 -g -Wall -o ${fout} ${fsrc}
+        DEPENDS ${fsrc}
+        WORKING_DIRECTORY ${fwork}
+        COMMENT "Building Fortran test token_${prog}_f_${fl}"
+        VERBATIM)
+      add_custom_target(token_${prog}_f_${fl} ALL DEPENDS ${fout})
+      list(APPEND fargs --${prog}-f ${fout})
+    endforeach()
+  endif()
   add_test(NAME test_token_examples_${fl}
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_token_examples.py
       --mpicast $<TARGET_FILE:mpicast> --flavour ${fl} --examples ${exdir}
-      --calls $<TARGET_FILE:token_calls_${fl}> --refuse $<TARGET_FILE:token_refuse_${fl}>)
+      --calls $<TARGET_FILE:token_calls_${fl}> --refuse $<TARGET_FILE:token_refuse_${fl}>
+      ${fargs})
   set_tests_properties(test_token_examples_${fl} PROPERTIES LABELS mpi TIMEOUT 900)
 endfunction()
 if(OMPI_FOUND)
-  mc_token_tests(openmpi PkgConfig::OMPI "" ${CMAKE_BINARY_DIR}/examples)
+  mc_token_tests(openmpi PkgConfig::OMPI "" ${CMAKE_BINARY_DIR}/examples "${MC_MPIF90_OPENMPI}")
 endif()
 if(MPICH_FOUND)
-  mc_token_tests(mpich PkgConfig::MPICH "_mpich" ${CMAKE_BINARY_DIR}/examples/mpich)
+  mc_token_tests(mpich PkgConfig::MPICH "_mpich" ${CMAKE_BINARY_DIR}/examples/mpich
+    "${MC_MPIF90_MPICH}")
 endif()
 
 # A compute table from a -O0 build applied to the trace of a -O2 build (keys

@@ -172,6 +172,72 @@ def emit_c(c, w):
     w("    (void)rc;\n    mct_leave(F);\n    return rc;\n}\n\n")
 
 
+def emit_fortran_token(c, w):
+    """Token mode on the Fortran path: a helper that gives the call's token
+    expression (written for C arguments) C views of the Fortran arguments,
+    runs it, and writes the outputs back in Fortran form (handles with *_c2f,
+    statuses with MPI_Status_c2f, 1-based indices). Status arguments arrive as
+    the wrapper's substitutes, never as MPI_STATUS(ES)_IGNORE."""
+    params = ", ".join(a.f_decl() for a in c.args)
+    w("static int mctf_%s_token(%s)\n{\n" % (c.name.lower(), params))
+    arrays = []
+    for a in c.args:
+        n = a.name
+        if a.kind == "int":
+            w("    int %s = (int)*f_%s;\n" % (n, n))
+        elif a.kind == "handle":
+            w("    %s %s = PMPI_%s_f2c(*f_%s);\n" % (a.base, n, HANDLES[a.base], n))
+        elif a.kind == "buf":
+            w("    void *%s = (void *)mct_f_buf(f_%s);\n" % (n, n))
+        elif a.kind == "intarr":
+            w("    const int *%s = (const int *)f_%s;\n" % (n, n))
+        elif a.kind == "handleptr":
+            w("    %s %s_v = PMPI_%s_f2c(*f_%s), *%s = &%s_v;\n"
+              % (a.base, n, HANDLES[a.base], n, n, n))
+        elif a.kind == "outint":
+            w("    int %s_v = 0, *%s = &%s_v;\n" % (n, n, n))
+        elif a.kind == "status":
+            w("    MPI_Status %s_v, *%s = &%s_v;\n" % (n, n, n))
+        elif a.kind in ("handlearr", "statusarr", "idxarr"):
+            arrays.append(a)
+        else:
+            raise SystemExit("%s: no token path for argument %s" % (c.name, n))
+    for a in arrays:
+        ctype = "int" if a.kind == "idxarr" else a.base
+        w("    %s *%s = calloc((size_t)(%s) + 1, sizeof(%s));\n" % (ctype, a.name, a.length, ctype))
+    if arrays:
+        w("    if (%s) {\n" % " || ".join("!" + a.name for a in arrays))
+        for a in arrays:
+            w("        free(%s);\n" % a.name)
+        w("        return MPI_ERR_NO_MEM;\n    }\n")
+    for a in arrays:
+        if a.kind == "handlearr":
+            w("    for (int i_ = 0; i_ < (%s); i_++)\n" % a.length)
+            w("        %s[i_] = PMPI_%s_f2c(f_%s[i_]);\n" % (a.name, HANDLES[a.base], a.name))
+    w("    int rc = %s;\n" % c.token)
+    for a in c.args:
+        n = a.name
+        if a.kind == "handleptr":
+            w("    *f_%s = PMPI_%s_c2f(%s_v);\n" % (n, HANDLES[a.base], n))
+        elif a.kind == "outint" and a.index1:
+            w("    *f_%s = (MPI_Fint)(%s_v == MPI_UNDEFINED ? %s_v : %s_v + 1);\n" % (n, n, n, n))
+        elif a.kind == "outint":
+            w("    *f_%s = (MPI_Fint)%s_v;\n" % (n, n))
+        elif a.kind == "status":
+            w("    PMPI_Status_c2f(%s, f_%s);\n" % (n, n))
+        elif a.kind in ("handlearr", "statusarr", "idxarr"):
+            w("    for (int i_ = 0; i_ < (%s); i_++)\n" % a.length)
+            if a.kind == "handlearr":
+                w("        f_%s[i_] = PMPI_%s_c2f(%s[i_]);\n" % (n, HANDLES[a.base], n))
+            elif a.kind == "statusarr":
+                w("        PMPI_Status_c2f(&%s[i_], f_%s + (size_t)i_ * MCT_FSTATUS);\n" % (n, n))
+            else:
+                w("        f_%s[i_] = (MPI_Fint)(%s[i_] + 1);\n" % (n, n))
+    for a in arrays:
+        w("    free(%s);\n" % a.name)
+    w("    return rc;\n}\n\n")
+
+
 def emit_fortran(c, w, f08=False):
     """f08: MPICH's mpi_f08 procedure mpi_xxx_f08_ (buffer-less calls only):
     the same arguments, but IERROR is optional (NULL when absent) and the
@@ -245,6 +311,11 @@ def emit_fortran(c, w, f08=False):
             w("        if (!%s_fp)\n            %s\n    }\n" % (a.name, bail_pre))
     for line in c.pre:
         w("    %s\n" % line)
+    if c.gate:
+        w("    if (mct_token_on)\n        mctk_gate(PMPI_Comm_f2c(*f_%s));\n" % c.gate)
+    if c.token:
+        w("    if (mct_token_on)\n        *ierr = (MPI_Fint)mctf_%s_token(%s);\n    else\n    "
+          % (c.name.lower(), ", ".join(a.f_call() for a in c.args)))
     w("    real(%s);\n" % real_args)
     w("    mct_stop(F);\n")
     w("    int rc = (int)*ierr;\n")
@@ -280,6 +351,9 @@ def emit_fortran(c, w, f08=False):
             w("        %s[i_] = (int)f_%s[i_] - 1;\n" % (a.name, a.name))
     for line in c.post:
         w("    %s\n" % line)
+    if c.gate:
+        # as on the C path: the exit time is when the rank holds the token again
+        w("    if (mct_token_on) {\n        mctk_acquire();\n        mct_stop(F);\n    }\n")
     w("    (void)rc;\n    mct_leave(F);\n}\n")
     if f08:
         w("\n")
@@ -311,6 +385,8 @@ def main():
         emit_c(c, w)
     w("/* ---------------------------------------------------------------- Fortran */\n\n")
     for c in calls:
+        if c.token:
+            emit_fortran_token(c, w)
         emit_fortran(c, w)
     w("/* MPICH's mpi_f08 procedures that call PMPI_ directly (those with a\n"
       " * buffer call the C MPI_ functions, which are wrapped already). */\n")

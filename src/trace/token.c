@@ -27,11 +27,14 @@
  * nonblocking twins have the blocking calls' semantics, the gate is an extra
  * barrier, and the token travels on its own communicator.
  *
+ * Fortran programs take the same paths: their entry points run the token
+ * expressions on C views of their arguments (gen_wrappers.py).
+ *
  * Refused (one warning, wall mode for the whole run, decided collectively
- * in MPI_Init): more than MPI_THREAD_FUNNELED, Fortran programs (their
- * wrappers have no token path), and programs whose executable imports MPI
- * calls the tracer does not gate (one-sided, matched probes, neighbourhood
- * collectives, MPI-IO, dynamic processes, intercommunicators, ...). */
+ * in MPI_Init): more than MPI_THREAD_FUNNELED, and programs whose executable
+ * imports MPI calls the tracer does not gate (one-sided, matched probes,
+ * neighbourhood collectives, MPI-IO, dynamic processes, intercommunicators,
+ * ...; C names, or the Fortran ones in any case with trailing underscores). */
 #include "tracer.h"
 
 #include <elf.h>
@@ -40,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,7 +51,6 @@ enum { TOKEN_TAG = 1, MCTK_SPIN = 64, YIELDS = 4 };
 
 int mct_token_on;     /* the protocol runs on this rank */
 int mct_token_mode;   /* the trace was taken in token mode (for meta.json) */
-int mct_fortran_init; /* set by the Fortran MPI_Init wrappers */
 
 static MPI_Comm tcomm = MPI_COMM_NULL;
 static MPI_Request treq = MPI_REQUEST_NULL;
@@ -340,12 +343,34 @@ static const char *const unsupported[] = {
     "MPI_Comm_join", "MPI_Intercomm_*", "MPI_Comm_create_group", "MPI_Dist_graph_create",
     "MPI_Buffer_detach", NULL};
 
+/* name, case aside, is u or u followed by a Fortran binding's decoration
+ * (mpi_put_, mpi_put__, MPI_PUT, mpi_put_f08_, ompi_put_f). */
+static int fortran_same(const char *name, const char *u, size_t n)
+{
+    if (strncasecmp(name, "ompi_", 5) == 0 && strncasecmp(u, "MPI_", 4) == 0) {
+        if (strncasecmp(name + 5, u + 4, n - 4) != 0)
+            return 0;
+        return strcasecmp(name + 5 + n - 4, "_f") == 0 || strcasecmp(name + 5 + n - 4, "_f08") == 0;
+    }
+    if (strncasecmp(name, u, n) != 0)
+        return 0;
+    const char *rest = name + n;
+    if (strcasecmp(rest, "_f08_") == 0 || strcasecmp(rest, "_f08") == 0)
+        return 1;
+    while (*rest == '_')
+        rest++;
+    return *rest == '\0';
+}
+
 static int is_unsupported(const char *name)
 {
     for (int i = 0; unsupported[i]; i++) {
         const char *u = unsupported[i];
         size_t n = strlen(u);
-        if (u[n - 1] == '*' ? strncmp(name, u, n - 1) == 0 : strcmp(name, u) == 0)
+        if (u[n - 1] == '*' ? strncasecmp(name, u, n - 1) == 0 ||
+                                  (strncasecmp(name, "ompi_", 5) == 0 &&
+                                   strncasecmp(name + 5, u + 4, n - 5) == 0)
+                            : fortran_same(name, u, n))
             return 1;
     }
     return 0;
@@ -390,15 +415,14 @@ static int scan_imports(char *found, size_t len)
     return hit;
 }
 
-enum { WHY_THREADS = 1, WHY_FORTRAN = 2, WHY_CALL = 4 };
+enum { WHY_THREADS = 1, WHY_CALL = 4 };
 
 static void warn_refused(int why, const char *call)
 {
     char what[256];
     snprintf(what, sizeof what, "%s",
              why & WHY_CALL      ? "it uses MPI calls token mode does not cover"
-             : why & WHY_THREADS ? "it runs MPI above MPI_THREAD_FUNNELED"
-                                 : "it is a Fortran program");
+                                 : "it runs MPI above MPI_THREAD_FUNNELED");
     fprintf(stderr,
             "mpicast-trace: token mode refused: %s%s%s%s; tracing in cpu mode (wall and CPU times) "
             "(docs/compute-data.md)\n",
@@ -413,7 +437,6 @@ void mctk_init(int thread_level)
         poll_ns = atol(env) * 1000L;
     char call[128] = "";
     int why = (thread_level > MPI_THREAD_FUNNELED ? WHY_THREADS : 0) |
-              (mct_fortran_init ? WHY_FORTRAN : 0) |
               (scan_imports(call, sizeof call) ? WHY_CALL : 0);
     int all = 0;
     PMPI_Allreduce(&why, &all, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);

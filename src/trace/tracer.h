@@ -229,7 +229,7 @@ void mct_rec_commfree_post(mct_frame *f, int rc, MPI_Comm old);
 
 /* Token execution (token.c): only the rank holding the token runs
  * application code. mct_token_on: the protocol runs on this rank. */
-extern int mct_token_on, mct_token_mode, mct_fortran_init;
+extern int mct_token_on, mct_token_mode;
 /* Collective, in MPI_Init: decides (all ranks alike) whether the program can
  * run in token mode; warns once and leaves wall mode if not. */
 void mctk_init(int thread_level);

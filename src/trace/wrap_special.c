@@ -109,7 +109,6 @@ MCT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provi
 
 MCT_EXPORT void mpi_init_(MPI_Fint *ierr)
 {
-    mct_fortran_init = 1; /* token mode has no Fortran path */
     f_ierr_fn real = (f_ierr_fn)mct_f_resolve("pmpi_init_");
     if (!real) {
         *ierr = MPI_ERR_INTERN;
@@ -135,7 +134,6 @@ MCT_EXPORT void ompi_init_f(MPI_Fint *) __attribute__((alias("mpi_init_")));
 
 MCT_EXPORT void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
-    mct_fortran_init = 1; /* token mode has no Fortran path */
     f_init_thread_fn real = (f_init_thread_fn)mct_f_resolve("pmpi_init_thread_");
     if (!real) {
         *ierr = MPI_ERR_INTERN;
@@ -264,7 +262,6 @@ static int initialized(void)
 
 MCT_EXPORT void mpi_init_f08_(void *ierror)
 {
-    mct_fortran_init = 1; /* token mode has no Fortran path */
     f08_1_fn real = (f08_1_fn)mct_f_resolve("mpi_init_f08_");
     if (!real)
         return;
@@ -282,7 +279,6 @@ MCT_EXPORT void mpi_init_f08_(void *ierror)
 
 MCT_EXPORT void mpi_init_thread_f08_(void *required, void *provided, void *ierror)
 {
-    mct_fortran_init = 1; /* token mode has no Fortran path */
     f08_3_fn real = (f08_3_fn)mct_f_resolve("mpi_init_thread_f08_");
     if (!real)
         return;
