@@ -10,7 +10,11 @@
  * be a power of two (at least 4: on 2 ranks the left and right neighbours are
  * the same rank).
  *
- * usage: cg_log2 [-s SIZE] [-i ITERS]     (defaults 64, 2) */
+ * With -x the partner of step k is rank XOR 2^k, as in NPB CG's reduction
+ * exchange (and a hand-written recursive doubling): step k receives from and
+ * sends to that rank, so the partner changes from step to step.
+ *
+ * usage: cg_log2 [-s SIZE] [-i ITERS] [-x]     (defaults 64, 2) */
 #include "ex_common.h"
 
 enum { TAG_STEP = 7 };
@@ -32,7 +36,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = 64, .iters = 2};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS]", 1 << 20, &args) != 0) {
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-x]", 1 << 20, &args) != 0) {
         MPI_Finalize();
         return 2;
     }
@@ -54,8 +58,10 @@ int main(int argc, char **argv)
         for (int k = 0; k < steps; k++) { /* log2(P) exchange steps */
             double in = 0.0;
             MPI_Request req;
-            MPI_Irecv(&in, 1, MPI_DOUBLE, left, TAG_STEP, MPI_COMM_WORLD, &req);
-            MPI_Send(&local, 1, MPI_DOUBLE, right, TAG_STEP, MPI_COMM_WORLD);
+            int from = args.xor_partners ? rank ^ (1 << k) : left;
+            int to = args.xor_partners ? rank ^ (1 << k) : right;
+            MPI_Irecv(&in, 1, MPI_DOUBLE, from, TAG_STEP, MPI_COMM_WORLD, &req);
+            MPI_Send(&local, 1, MPI_DOUBLE, to, TAG_STEP, MPI_COMM_WORLD);
             MPI_Wait(&req, MPI_STATUS_IGNORE);
             local = 0.5 * (local + in);
         }

@@ -7,6 +7,7 @@
  *   -b        nonblocking exchange: Isend/Irecv/Waitall instead of Sendrecv (halo examples)
  *   -S        strong scaling: the total problem is fixed, divided among the ranks (fft)
  *   -V        the per-rank-count forms of the collectives (Alltoallv, Gatherv, ...) (fft)
+ *   -x        partners rank XOR 2^k instead of ring neighbours (cg_log2)
  * The examples print nothing but one final line on rank 0, so that a traced run's
  * output can be compared between process counts and MPI libraries. */
 #ifndef EX_COMMON_H
@@ -24,6 +25,7 @@ typedef struct {
     int nonblocking;
     int strong;
     int vector;
+    int xor_partners;
 } ex_args;
 
 /* Parses a positive int no larger than max; returns 0 on success. */
@@ -58,6 +60,9 @@ static int ex_parse_args(int argc, char **argv, const char *usage, int max_size,
             ok = 1;
         } else if (strcmp(opt, "-V") == 0) {
             args->vector = 1;
+            ok = 1;
+        } else if (strcmp(opt, "-x") == 0) {
+            args->xor_partners = 1;
             ok = 1;
         } else if (strcmp(opt, "-s") == 0 && i + 1 < argc) {
             ok = ex_parse_positive(argv[++i], max_size, &args->size) == 0;

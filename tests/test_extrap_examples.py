@@ -50,6 +50,8 @@ CASES = [
     # Comm_split row/column communicators, Reduce_scatter, Allgatherv, Gatherv
     ("fft_vector_inferred", "fft", ["-s", "8", "-i", "2", "-V"], [4, 8, 16], 32, []),
     ("fft_vector_strong", "fft", ["-s", "8", "-i", "2", "-V", "-S"], [4, 16], 32, []),
+    # partners rank XOR 2^k, k advancing over log2 P steps in each iteration (issue 20)
+    ("cg_log2_xor", "cg_log2", ["-s", "16", "-i", "2", "-x"], [4, 8, 16], 32, []),
     ("allreduce_loop", "@loop", ["3"], [4], 8, []),
 ]
 
@@ -65,6 +67,9 @@ REFUSED = [
     ("fft_two_counts", "fft", ["-s", "8", "-i", "2"], [4, 8], 16, ["fit both", "Alltoall"]),
     # a periodic dimension of 2 ranks: offsets +1 and -1 are the same rank
     ("halo1d_periodic_2", "halo1d", ["-s", "64", "-i", "2", "-p"], [2], 8, ["ambiguous"]),
+    # XOR partners from one trace: rank XOR 1 and rank + P/2 look alike at one P
+    ("cg_log2_xor_one", "cg_log2", ["-s", "16", "-i", "2", "-x"], [8], 16,
+     ["rank XOR 1", "second process count"]),
 ]
 
 

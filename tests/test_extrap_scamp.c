@@ -8,7 +8,9 @@
  *  4. Refusals: ranks of one class that differ (task farm), sizes no law
  *     fits, repetitions that change with P; each names the class/event.
  *  5. Per-rank-count collectives with equal counts (Alltoallv, Allgatherv)
- *     inferred from P=4, 8 and generated at 32; unequal counts refused. */
+ *     inferred from P=4, 8 and generated at 32; unequal counts refused.
+ *  6. Partners rank XOR 2^k over log2 P steps per iteration, inferred from
+ *     P=4, 8 and generated at 16..64; one trace and rank + P/2 refused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -719,6 +721,76 @@ static void test_vector_collectives(void)
     CHECK(strstr(err.msg, "rank 0 event 1") != NULL);
 }
 
+/* Recursive doubling by hand (issue 20): in each of two iterations, log2 P
+ * Sendrecv steps with rank XOR 2^k, then an Allreduce. `half` instead pairs
+ * rank r with r + P/2 (mod P), which is rank XOR P/2 at one P only. */
+static void xor_prog(int P, int r, evlist *l, int half)
+{
+    memset(l, 0, sizeof *l);
+    add(l, MC_OP_INIT);
+    for (int it = 0; it < 2; it++) {
+        for (int k = 0; (1 << k) < P && (!half || k == 0); k++) {
+            mc_event *e = add(l, MC_OP_SENDRECV);
+            e->peer = e->peer2 = half ? (r + P / 2) % P : r ^ (1 << k);
+            e->tag = e->tag2 = 9;
+            e->bytes = e->bytes2 = 64;
+        }
+        mc_event *a = add(l, MC_OP_ALLREDUCE);
+        a->peer2 = P;
+        a->bytes = a->bytes2 = 8;
+    }
+    add(l, MC_OP_FINALIZE);
+}
+
+static void xor_prog_doubling(int P, int r, evlist *l)
+{
+    xor_prog(P, r, l, 0);
+}
+
+static void write_xor(const char *dir, int P, int half)
+{
+    evlist *l = malloc(sizeof *l);
+    for (int r = 0; r < P; r++) {
+        xor_prog(P, r, l, half);
+        write_rank(dir, r, l);
+    }
+    free(l);
+}
+
+static void test_xor_partners(void)
+{
+    const char *d4 = mkdir_trace("x4"), *d8 = mkdir_trace("x8");
+    write_xor(d4, 4, 0);
+    write_xor(d8, 8, 0);
+    const char *t[2] = {d4, d8};
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(t, 2, NULL, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    CHECK_EQ_INT(mc_extrap_checked(x), 2); /* each trace rebuilt from the other */
+    for (int P = 16; P <= 64; P *= 2) {
+        mc_source *s = mc_extrap_source(x, P, &err);
+        CHECK(s);
+        check_source_against(s, P, xor_prog_doubling);
+        mc_source_close(s);
+    }
+    /* log2 24 steps is not a whole number */
+    CHECK(mc_extrap_source(x, 24, &err) == NULL);
+    CHECK(strstr(err.msg, "not a whole number") != NULL);
+    mc_extrap_destroy(x);
+    /* one trace: rank XOR 1 cannot be told from rank + P/2 */
+    CHECK(mc_extrap_build(&d8, 1, NULL, &err) == NULL);
+    CHECK(strstr(err.msg, "rank XOR 1, which one trace cannot tell") != NULL);
+    /* rank + P/2 at two counts: XOR 2 at P=4, XOR 4 at P=8: refused, not guessed */
+    const char *h4 = mkdir_trace("h4"), *h8 = mkdir_trace("h8");
+    write_xor(h4, 4, 1);
+    write_xor(h8, 8, 1);
+    const char *h[2] = {h4, h8};
+    CHECK(mc_extrap_build(h, 2, NULL, &err) == NULL);
+    CHECK(strstr(err.msg, "not explained") != NULL);
+}
+
 static void test_rules_syntax(void)
 {
     mc_extrap_rules ru;
@@ -769,6 +841,7 @@ int main(void)
     test_repetitions_inferred();
     test_repetitions_in_outer_loop();
     test_vector_collectives();
+    test_xor_partners();
     test_garbage_never_crashes();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

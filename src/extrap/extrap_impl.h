@@ -52,10 +52,14 @@ typedef struct cdesc {
 } cdesc;
 
 /* Peer descriptor. */
-enum { PD_LIT = 0, PD_REL, PD_ABS, PD_ABS_END, PD_CROOT, PD_CROOT_END, PD_COMMSIZE };
+enum { PD_LIT = 0, PD_REL, PD_ABS, PD_ABS_END, PD_CROOT, PD_CROOT_END, PD_COMMSIZE, PD_XOR };
 typedef struct pdesc {
     int kind;
-    int32_t v[MAXD]; /* REL: offsets; ABS/CROOT: index; LIT: value */
+    int32_t v[MAXD]; /* REL: offsets; ABS/CROOT: index; LIT: value; XOR: k, then 1 when
+                      * k advances with the copy of a repeated block (rank XOR 2^(k+copy)) */
+    int32_t xk;      /* the members' peer is their rank XOR 2^xk (all of them), or -1:
+                      * lets a repeated block whose copy c talks to rank XOR 2^(xk+c)
+                      * be recognised (NPB-CG's reduction exchange, recursive doubling) */
 } pdesc;
 
 /* How Comm_split's colour (tag) and key (bytes) follow from the position. */
@@ -68,6 +72,7 @@ typedef struct tev {
     int newcomm;        /* index, or -1: e.newcomm literal */
     int cart;           /* vals end with ndims, dims, periods */
     int color, key;     /* SK_* for Comm_split */
+    uint32_t copy;      /* copy of a repeated block it belongs to (extrap_expand), else 0 */
     uint32_t varr;      /* per-rank-count collective: its arrays of counts (0-2), each of
                          * one value for every comm rank, in num[2 ..] (vals regenerated) */
     uint32_t npeer;     /* peer slots: [0] peer, [1] peer2, [2+k] completion k's source */

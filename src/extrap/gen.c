@@ -57,6 +57,11 @@ static int32_t apply_peer(const mc_extrap *x, const xgrid *g, int r, const int *
         return k >= 0 && k < size ? cdesc_member(cd, g, r, k) : MC_NONE;
     }
     case PD_COMMSIZE: return cdesc_size(&x->cd[t->comm], g);
+    case PD_XOR: {
+        int k = p->v[0] + (p->v[1] ? (int)t->copy : 0);
+        int32_t q = k >= 0 && k < 31 ? r ^ (1 << k) : -1;
+        return q >= 0 && q < g->P ? q : MC_NONE; /* out of range: refused beforehand */
+    }
     default: return p->v[0];
     }
 }
@@ -223,6 +228,7 @@ int extrap_event_equal(const mc_event *a, const mc_event *b, char *why, size_t l
 /* ------------------------------------------------------------ target grid */
 
 static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err);
+static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err);
 
 static void dims_str(const xgrid *g, char *buf, size_t len)
 {
@@ -283,7 +289,7 @@ mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
     } else {
         mc_extrap_dims_create(P, x->nd, g->dims);
     }
-    if (check_ambiguity(x, g, err))
+    if (check_ambiguity(x, g, err) || check_xor(x, g, err))
         return err->code;
     if (x->rules.replicate)
         return MC_OK;
@@ -314,6 +320,41 @@ mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
             idx[d++] = 0;
         if (d == g->nd)
             break;
+    }
+    return MC_OK;
+}
+
+/* A partner rank XOR 2^k exists for every rank only when P is a multiple
+ * of 2^(k+1); k grows with the copies of a repeated block. */
+static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
+{
+    for (int c = 0; c < NCLASSES; c++) {
+        const xclass *C = &x->cls[c];
+        double cf = C->rep_on ? C->rep_a * law_f(C->rep_law, g->P, 1, x->nd) : 1;
+        double copies = floor(cf + 0.5);
+        if (fabs(cf - copies) > 1e-9)
+            continue; /* refused when expanded: not a whole number of copies */
+        for (uint32_t i = 0; i < C->n; i++) {
+            const tev *t = &C->ev[i];
+            int in_block = C->rep_on && i >= C->rep_start && i < C->rep_start + C->rep_len;
+            for (uint32_t s = 0; s < t->npeer; s++) {
+                const pdesc *p = &t->peer[s];
+                if (p->kind != PD_XOR || (p->v[1] && in_block && copies < 1))
+                    continue;
+                double kmax = p->v[0] + (p->v[1] ? copies - 1 : 0);
+                if (kmax < 30 && fmod((double)g->P, ldexp(2.0, (int)kmax)) == 0)
+                    continue;
+                char name[64];
+                if (c == ORIGIN)
+                    snprintf(name, sizeof name, "rank 0");
+                else
+                    class_name(x->nd, c, name, sizeof name);
+                return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): partners "
+                                    "rank XOR 2^k up to k=%.0f exist on every rank only when "
+                                    "P is a multiple of 2^%.0f: not at P=%d", name, i,
+                                    mc_op_name(t->e.op), kmax, kmax + 1, g->P);
+            }
+        }
     }
     return MC_OK;
 }
@@ -727,6 +768,12 @@ static void peer_str(const pdesc *p, int nd, char *buf, size_t len)
     case PD_CROOT: snprintf(buf, len, "comm rank %d", p->v[0]); break;
     case PD_CROOT_END: snprintf(buf, len, "last comm rank"); break;
     case PD_COMMSIZE: snprintf(buf, len, "comm size"); break;
+    case PD_XOR:
+        if (p->v[1])
+            snprintf(buf, len, "rank XOR 2^(%d + copy)", p->v[0]);
+        else
+            snprintf(buf, len, "rank XOR %d", 1 << p->v[0]);
+        break;
     default:
         if (p->v[0] == MC_NONE)
             snprintf(buf, len, "none");

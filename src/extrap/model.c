@@ -51,6 +51,7 @@ typedef struct pcand {
     int32_t lit;
     int isrank, far, amb;
     int32_t rel[MAXD];
+    int32_t xr;         /* rank XOR peer */
 } pcand;
 
 /* An event of one rank, abstracted, before the class decides. */
@@ -399,6 +400,7 @@ static pcand peer_cand(const xgrid *g, int r, int32_t q)
     p.isrank = q >= 0 && q < g->P;
     if (!p.isrank)
         return p;
+    p.xr = r ^ q;
     int cr[MAXD], cq[MAXD];
     grid_coords(g, r, cr);
     grid_coords(g, q, cq);
@@ -557,6 +559,7 @@ static int abstract_event(build *b, int k, int r, uint32_t i, const mc_event *e,
         a->pc[s].lit = s == 0 ? e->peer : s == 1 ? e->peer2 : (int32_t)e->vals[4 * (s - 2) + 1];
         t->peer[s].kind = PD_LIT;
         t->peer[s].v[0] = a->pc[s].lit;
+        t->peer[s].xk = -1;
     }
     t->num[0] = e->bytes;
     t->num[1] = e->bytes2;
@@ -642,7 +645,7 @@ static int decide_peer(build *b, int k, const int *mem, int nm, uint32_t i, uint
     const pcand *p0 = &b->abs[k][mem[0]][i].pc[s];
     if (b->abs[k][mem[0]][i].t.peer[s].kind != PD_LIT)
         return 0; /* decided at abstraction (roots, comm sizes) */
-    int all_rank = 1, any_rank = 0, rel_eq = 1, lit_eq = 1, amb = 0;
+    int all_rank = 1, any_rank = 0, rel_eq = 1, lit_eq = 1, amb = 0, xor_eq = 1;
     for (int j = 0; j < nm; j++) {
         const pcand *p = &b->abs[k][mem[j]][i].pc[s];
         all_rank &= p->isrank;
@@ -650,7 +653,14 @@ static int decide_peer(build *b, int k, const int *mem, int nm, uint32_t i, uint
         amb |= p->amb;
         lit_eq &= p->lit == p0->lit;
         rel_eq &= memcmp(p->rel, p0->rel, sizeof p->rel) == 0;
+        xor_eq &= p->xr == p0->xr;
     }
+    /* rank XOR 2^k on every member */
+    int xk = -1;
+    if (all_rank && xor_eq && p0->xr > 0 && (p0->xr & (p0->xr - 1)) == 0)
+        for (xk = 0; (1 << xk) != p0->xr; xk++)
+            ;
+    out->xk = xk;
     const char *op = mc_op_name(b->abs[k][mem[0]][i].t.e.op);
     if (!all_rank) {
         if (any_rank || !lit_eq)
@@ -664,6 +674,20 @@ static int decide_peer(build *b, int k, const int *mem, int nm, uint32_t i, uint
     int use_rel = nm > 1 ? rel_eq : !p0->far;
     if (!use_rel && !lit_eq && rel_eq)
         use_rel = 1;
+    /* Members at different offsets, or at +n/2 on a periodic dimension of n
+     * (= -n/2), that all talk to their rank XOR 2^k. One trace cannot tell
+     * this from other rules (rank + P/2 is rank XOR P/2 at that P only): it
+     * takes two process counts, or the model of several (a rebuild). */
+    if (xk >= 0 && nm > 1 && (!use_rel || amb) && !lit_eq) {
+        if (x->ntraces < 2 && !b->inherit)
+            FAIL("%s: %s, event %u (%s): every member talks to its rank XOR %d, which one "
+                 "trace cannot tell from other rules (rank + P/2): trace a second process "
+                 "count", x->paths[k], cname, i, op, 1 << xk);
+        out->kind = PD_XOR;
+        memset(out->v, 0, sizeof out->v);
+        out->v[0] = xk;
+        return 0;
+    }
     if (use_rel && amb)
         FAIL("%s: %s, event %u (%s): the peer offset is ambiguous on a periodic dimension "
              "with an even number of ranks (+n/2 = -n/2): trace a run with at least 3 (and an "

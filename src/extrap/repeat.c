@@ -16,8 +16,23 @@
 
 #define MAX_RUNS 4096 /* runs of one block (outer-loop iterations) in a trace */
 
-/* Structure of two abstract events, sizes and request ids aside. */
-static int shape_equal(const tev *a, const tev *b)
+static int pdesc_equal(const pdesc *a, const pdesc *b)
+{
+    return a->kind == b->kind &&
+           (a->kind == PD_COMMSIZE || memcmp(a->v, b->v, sizeof a->v) == 0);
+}
+
+/* Peer a, and peer b d copies of a repeated block later: the same, or
+ * (d > 0) rank XOR 2^k with k advanced by d (the k-th step of NPB-CG's
+ * reduction exchange, or of a recursive doubling, talks to rank XOR 2^k). */
+static int peer_match(const pdesc *a, const pdesc *b, uint32_t d)
+{
+    return pdesc_equal(a, b) || (d > 0 && a->xk >= 0 && b->xk == a->xk + (int32_t)d);
+}
+
+/* Structure of two abstract events, sizes and request ids aside; b is d
+ * copies of a repeated block after a (0: the same copy). */
+static int shape_equal_d(const tev *a, const tev *b, uint32_t d)
 {
     if (a->e.op != b->e.op || a->e.site != b->e.site || a->comm != b->comm ||
         a->newcomm != b->newcomm || a->npeer != b->npeer || a->nnum != b->nnum ||
@@ -27,11 +42,61 @@ static int shape_equal(const tev *a, const tev *b)
     if (a->e.op != MC_OP_COMM_SPLIT && a->e.tag != b->e.tag)
         return 0;
     for (uint32_t s = 0; s < a->npeer; s++)
-        if (a->peer[s].kind != b->peer[s].kind ||
-            (a->peer[s].kind != PD_COMMSIZE &&
-             memcmp(a->peer[s].v, b->peer[s].v, sizeof a->peer[s].v) != 0))
+        if (!peer_match(&a->peer[s], &b->peer[s], d))
             return 0;
     return 1;
+}
+
+static int shape_equal(const tev *a, const tev *b)
+{
+    return shape_equal_d(a, b, 0);
+}
+
+/* Where in the block ev[start .. start+L) of G (two copies or more) the
+ * peer is rank XOR 2^k with k advancing from copy to copy: *n pairs (event
+ * in the block, peer slot) into slots (malloc'd; NULL when none). */
+static int xor_slots(const xclass *G, uint32_t start, uint32_t L, uint32_t **slots, uint32_t *n)
+{
+    *slots = NULL;
+    *n = 0;
+    if (start + 2 * L > G->n)
+        return 0;
+    for (uint32_t i = 0; i < L; i++) {
+        const tev *a = &G->ev[start + i], *b = &G->ev[start + L + i];
+        for (uint32_t s = 0; s < a->npeer; s++) {
+            if (pdesc_equal(&a->peer[s], &b->peer[s]))
+                continue;
+            uint32_t *p = realloc(*slots, 2 * (*n + 1) * sizeof *p);
+            if (!p)
+                return -1;
+            p[2 * *n] = i;
+            p[2 * *n + 1] = s;
+            *slots = p;
+            (*n)++;
+        }
+    }
+    return 0;
+}
+
+/* Gives those slots of every copy c of the run at `at` the one descriptor
+ * "rank XOR 2^(k0 + copy)", so the copies are equal and the one kept
+ * generates any of them (tev.copy). */
+static void apply_xor(xclass *C, uint32_t at, uint32_t L, uint32_t copies, const uint32_t *slots,
+                      uint32_t n)
+{
+    for (uint32_t c = 0; c < copies; c++)
+        for (uint32_t q = 0; q < n; q++) {
+            uint32_t e = at + c * L + slots[2 * q];
+            if (e >= C->n || slots[2 * q + 1] >= C->ev[e].npeer)
+                continue;
+            pdesc *p = &C->ev[e].peer[slots[2 * q + 1]];
+            int32_t k0 = p->xk - (int32_t)c;
+            memset(p->v, 0, sizeof p->v);
+            p->kind = PD_XOR;
+            p->v[0] = k0;
+            p->v[1] = 1;
+            p->xk = k0;
+        }
 }
 
 static int is_completion(int op)
@@ -69,10 +134,10 @@ static void periodic_run(const tev *ev, uint32_t n, uint32_t p, uint32_t L, uint
                          uint32_t *c)
 {
     uint32_t q = p;
-    while (q > 0 && q - 1 + L < n && shape_equal(&ev[q - 1], &ev[q - 1 + L]))
+    while (q > 0 && q - 1 + L < n && shape_equal_d(&ev[q - 1], &ev[q - 1 + L], 1))
         q--;
     uint32_t e = q;
-    while (e + L < n && shape_equal(&ev[e], &ev[e + L]))
+    while (e + L < n && shape_equal_d(&ev[e], &ev[e + L], 1))
         e++;
     *a = q;
     *c = (e + L - q) / L;
@@ -262,20 +327,30 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
             return -1;
         }
         uint32_t first = 0, nreq = count_reqs(G->ev, start, start + L, &first);
+        uint32_t *xs = NULL, nxs = 0;
+        if (xor_slots(G, start, L, &xs, &nxs)) {
+            mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+            return -1;
+        }
         nk = 0;
         for (int k = 0; k < x->ntraces; k++)
             if (per[k].present && nruns >= 2) {
                 uint32_t run[MAX_RUNS], c = 0, nq = 0;
                 uint32_t nr = find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c);
+                for (uint32_t j = 0; j < nr; j++)
+                    apply_xor(&per[k], run[j], L, c, xs, nxs);
                 if (compress_runs(&per[k], run, nr, L, c, &nq)) {
+                    free(xs);
                     mc_error_set(err, MC_ERR_NOMEM, "out of memory");
                     return -1;
                 }
             } else if (per[k].present) {
                 uint32_t f2;
                 count_reqs(per[k].ev, start, start + L, &f2);
+                apply_xor(&per[k], start, L, counts[nk], xs, nxs);
                 compress(&per[k], start, L, counts[nk++], nreq, f2);
             }
+        free(xs);
         for (int k = 0; k < x->ntraces; k++)
             if (per[k].present) {
                 per[k].rep_on = 1;
@@ -304,7 +379,7 @@ static uint32_t copies_from(const tev *ev, uint32_t n, uint32_t start, uint32_t 
         if (b + L > n)
             return c;
         for (uint32_t i = 0; i < L; i++)
-            if (!shape_equal(&ev[start + i], &ev[b + i]))
+            if (!shape_equal_d(&ev[start + i], &ev[b + i], c))
                 return c;
         c++;
     }
@@ -323,10 +398,16 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
     int32_t site = start < R->n ? R->ev[start].e.site : 0;
     uint32_t c = start + L <= R->n ? copies_from(R->ev, R->n, start, L) : 0;
     double a = c / law_f(law, x->tP[rep], 1, x->nd);
+    uint32_t *xs = NULL, nxs = 0;
+    if (c >= 2 && xor_slots(R, start, L, &xs, &nxs)) {
+        mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        return -1;
+    }
     for (int k = 0; k < x->ntraces; k++) {
         if (!per[k].present)
             continue;
         if (start + L > per[k].n) {
+            free(xs);
             mc_error_set(err, MC_ERR_USAGE, "%s: repeat %x: the block is missing at P=%d",
                          cname, (unsigned)site, x->tP[k]);
             return -1;
@@ -334,16 +415,20 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
         uint32_t first = 0, ck = copies_from(per[k].ev, per[k].n, start, L);
         uint32_t nreq = count_reqs(per[k].ev, start, start + L, &first);
         if (all_runs) {
-            uint32_t *run = malloc(MAX_RUNS * sizeof *run), c = 0;
-            uint32_t nr = run ? find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c) : 0;
-            int bad = !nr || compress_runs(&per[k], run, nr, L, c, &nreq);
+            uint32_t *run = malloc(MAX_RUNS * sizeof *run), cr = 0;
+            uint32_t nr = run ? find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &cr) : 0;
+            for (uint32_t j = 0; j < nr; j++)
+                apply_xor(&per[k], run[j], L, cr, xs, nxs);
+            int bad = !nr || compress_runs(&per[k], run, nr, L, cr, &nreq);
             free(run);
             if (bad) {
+                free(xs);
                 mc_error_set(err, MC_ERR_USAGE, "%s: the runs of the block at event %u differ "
                              "in length at P=%d", cname, start, x->tP[k]);
                 return -1;
             }
         } else {
+            apply_xor(&per[k], start, L, ck, xs, nxs);
             compress(&per[k], start, L, ck, nreq, first);
         }
         per[k].rep_on = 1;
@@ -354,6 +439,7 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
         per[k].rep_law = law;
         per[k].rep_a = a;
     }
+    free(xs);
     return 0;
 }
 
@@ -452,7 +538,8 @@ mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint3
                 for (uint32_t t = 0; t < L; t++) {
                     where[2 * o] = (int32_t)j;
                     where[2 * o + 1] = (int32_t)c;
-                    out[o++] = C->ev[i + t];
+                    out[o] = C->ev[i + t];
+                    out[o++].copy = c;
                 }
             i += L;
             j++;
