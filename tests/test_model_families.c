@@ -162,6 +162,37 @@ static void check_loo_matches_refit(size_t N)
     }
 }
 
+/* mc_fit_negative_on finds the first grid point below zero of 100 - 3x
+ * (the previous one is not), none when the range ends before x = 100/3;
+ * mc_model_best_except walks the candidates in the order of the criterion. */
+static void check_negative_on(void)
+{
+    const double x[] = {1, 2, 4, 8}, y[] = {97, 94, 88, 76};
+    mc_fit best, all[MC_FAMILY_COUNT];
+    mc_select used;
+    mc_error err = {0};
+    mc_fit_opts o = mc_fit_opts_default();
+    CHECK(mc_model_select(MC_VAR_P, x, NULL, y, 4, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(best.family == MC_FAMILY_LINEAR);
+    double at = 0, val = 0, step = pow(64, 1 / 64.0);
+    CHECK(mc_fit_negative_on(&best, 1, 64, 0, 0, 1e-9, &at, &val) == 1);
+    CHECK(at > 100 / 3.0 && at / step <= 100 / 3.0);
+    CHECK(fabs(val - (100 - 3 * at)) < 1e-9);
+    CHECK(mc_fit_negative_on(&best, 1, 32, 0, 0, 1e-9, NULL, NULL) == 0);
+    /* the runner-up is the best with the chosen one skipped; skipping it
+     * too gives a third candidate whose held-out error is not lower */
+    unsigned char skip[MC_FAMILY_COUNT] = {0};
+    skip[best.family] = 1;
+    int ru = mc_model_best_except(all, used, skip);
+    CHECK(ru >= 0 && ru == mc_model_runner_up(all, best.family, used));
+    skip[ru] = 1;
+    int third = mc_model_best_except(all, used, skip);
+    CHECK(third >= 0 && third != ru && all[third].cv >= all[ru].cv * (1 - 0.10) - 1e-6);
+    for (int f = 0; f < MC_FAMILY_COUNT; f++)
+        skip[f] = 1;
+    CHECK(mc_model_best_except(all, used, skip) == -1);
+}
+
 int main(void)
 {
     static const truth cases[] = {
@@ -198,6 +229,7 @@ int main(void)
     CHECK(strstr(err.msg, "1 point") != NULL);
 
     check_few_points();
+    check_negative_on();
     check_loo_matches_refit(12);
     check_loo_matches_refit(100);
 

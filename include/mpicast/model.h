@@ -247,6 +247,18 @@ mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, cons
  * `used` (as mc_model_select filled them); -1 when there is none. */
 int mc_model_runner_up(const mc_fit all[MC_FAMILY_COUNT], mc_family best, mc_select used);
 
+/* The best candidate of `all` under `used` among the families whose skip[]
+ * is 0 (runner-up: skip the chosen one); -1 when there is none. */
+int mc_model_best_except(const mc_fit all[MC_FAMILY_COUNT], mc_select used,
+                         const unsigned char skip[MC_FAMILY_COUNT]);
+
+/* Whether f is below -tol at one of 65 points spread over [a, b]
+ * (log-spaced when a > 0, else evenly): along x with x2 = other, or, with
+ * along_x2, along x2 with x = other (the pn families' n). The first such
+ * point and its value go to *at and *val (either may be NULL). */
+int mc_fit_negative_on(const mc_fit *f, double a, double b, int along_x2, double other,
+                       double tol, double *at, double *val);
+
 /* The model's value at x (and x2 = n for the pn families). */
 double mc_fit_eval(const mc_fit *f, double x, double x2);
 

@@ -415,22 +415,74 @@ static void check_model(run_state *st, result *r, const double *x, const double 
             warn(r->warnings, st->warnings, o->json,
                  "%s %s: prediction at %s=%g is far outside the measured range [%g, %g]", fn,
                  r->s->metric, name, t, lo, hi);
-        /* negative anywhere between the data and the target? */
-        double a = fmin(lo, t), b = fmax(hi, t);
-        for (int k = 0; k <= 64; k++) {
-            double xv = a > 0 ? a * pow(b / a, k / 64.0) : a + (b - a) * k / 64.0;
-            double val;
-            if (o->by == MC_VAR_PN)
-                val = v ? mc_fit_eval(&r->fit, o->target.p, xv) : mc_fit_eval(&r->fit, xv, o->target.n);
-            else
-                val = mc_fit_eval(&r->fit, xv, 0);
-            if (val < -1e-9 * scale) { /* not rounding of an exact zero */
-                warn(r->warnings, st->warnings, o->json,
-                     "%s %s: the model is negative (%g) at %s=%g, inside the range asked for",
-                     fn, r->s->metric, val, name, xv);
-                break;
-            }
+        /* negative anywhere between the data and the target? (not
+         * rounding of an exact zero) */
+        double other = o->by != MC_VAR_PN ? 0 : v ? o->target.p : o->target.n, xv, val;
+        if (mc_fit_negative_on(&r->fit, fmin(lo, t), fmax(hi, t), v, other, 1e-9 * scale, &xv,
+                               &val))
+            warn(r->warnings, st->warnings, o->json,
+                 "%s %s: the model is negative (%g) at %s=%g, inside the range asked for",
+                 fn, r->s->metric, val, name, xv);
+    }
+}
+
+/* Whether model f goes negative anywhere between the fitted x (x2) and the
+ * target, as check_model tests it (--by pn: along p at the target's n and
+ * along n at its p); where and how much go to *name, *at, *val. */
+static int negative_to_target(const model_opts *o, const mc_fit *f, const double *x,
+                              const double *x2, size_t m, double tol, const char **name,
+                              double *at, double *val)
+{
+    for (int v = 0; v < (o->by == MC_VAR_PN ? 2 : 1); v++) {
+        const double *xs = v ? x2 : x;
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < m; i++)
+            lo = fmin(lo, xs[i]), hi = fmax(hi, xs[i]);
+        double t = (o->by == MC_VAR_N || (o->by == MC_VAR_PN && v)) ? o->target.n : o->target.p;
+        double other = o->by != MC_VAR_PN ? 0 : v ? o->target.p : o->target.n;
+        if (mc_fit_negative_on(f, fmin(lo, t), fmax(hi, t), v, other, tol, at, val)) {
+            *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : xname(o->by);
+            return 1;
         }
+    }
+    return 0;
+}
+
+/* Counts, bytes and times are never negative. When no measured value is
+ * negative and the chosen model goes negative between the data and the
+ * target, the best other candidate under the same criterion that does not
+ * is taken, with a warning: a law that predicts -685 calls is wrong however
+ * well it fits (hpcc's Sendrecv, docs/models.md). When every candidate goes
+ * negative the choice stands (check_model warns). Not under --select mape:
+ * the study's procedure stays the study's. */
+static void nonnegative_choice(run_state *st, result *r, const double *x, const double *x2,
+                               const double *y, size_t m, const mc_fit all[MC_FAMILY_COUNT])
+{
+    const model_opts *o = st->o;
+    if (!o->have_target || r->used == MC_SELECT_MAPE || r->used == MC_SELECT_EXACT)
+        return;
+    double scale = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (y[i] < 0)
+            return;
+        scale = fmax(scale, y[i]);
+    }
+    const char *name;
+    double at, val, a2, v2;
+    if (!negative_to_target(o, &r->fit, x, x2, m, 1e-9 * scale, &name, &at, &val))
+        return;
+    unsigned char skip[MC_FAMILY_COUNT] = {0};
+    skip[r->fit.family] = 1;
+    for (int k; (k = mc_model_best_except(all, r->used, skip)) >= 0; skip[k] = 1) {
+        if (negative_to_target(o, &all[k], x, x2, m, 1e-9 * scale, &name, &a2, &v2))
+            continue;
+        warn(r->warnings, st->warnings, o->json,
+             "%s %s: %s goes negative (%g at %s=%g) before the prediction point; %s taken "
+             "instead (held-out error %.3g %%, was %.3g %%)",
+             r->s->function, r->s->metric, mc_family_name(r->fit.family), val, name, at,
+             mc_family_name(all[k].family), all[k].cv, r->fit.cv);
+        r->fit = all[k];
+        return;
     }
 }
 
@@ -522,6 +574,8 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
                                 all, &r->used, &e);
     if (rc == MC_OK && nfilled)
         rc = without_filled(st, r, x, x2, y, &m, unscored, nfilled, all, &e);
+    if (rc == MC_OK)
+        nonnegative_choice(st, r, x, x2, y, m, all);
     r->npoints = (int)m;
     if (rc) {
         if (e.code == MC_ERR_NOMEM) {

@@ -619,18 +619,43 @@ static int pick(mc_fit *fits, mc_select s, size_t npts, int skip)
     return bi;
 }
 
-int mc_model_runner_up(const mc_fit all[MC_FAMILY_COUNT], mc_family best, mc_select used)
+int mc_model_best_except(const mc_fit all[MC_FAMILY_COUNT], mc_select used,
+                         const unsigned char skip[MC_FAMILY_COUNT])
 {
     if (used == MC_SELECT_EXACT)
         return -1;
     int bi = -1;
     for (int fam = 0; fam < MC_FAMILY_COUNT; fam++) {
-        if (!all[fam].candidate || fam == (int)best)
+        if (!all[fam].candidate || skip[fam])
             continue;
         if (bi < 0 || beats(&all[fam], &all[bi], used))
             bi = fam;
     }
     return bi;
+}
+
+int mc_model_runner_up(const mc_fit all[MC_FAMILY_COUNT], mc_family best, mc_select used)
+{
+    unsigned char skip[MC_FAMILY_COUNT] = {0};
+    skip[best] = 1;
+    return mc_model_best_except(all, used, skip);
+}
+
+int mc_fit_negative_on(const mc_fit *f, double a, double b, int along_x2, double other,
+                       double tol, double *at, double *val)
+{
+    for (int k = 0; k <= 64; k++) {
+        double xv = a > 0 ? a * pow(b / a, k / 64.0) : a + (b - a) * k / 64.0;
+        double v = along_x2 ? mc_fit_eval(f, other, xv) : mc_fit_eval(f, xv, other);
+        if (v < -tol) {
+            if (at)
+                *at = xv;
+            if (val)
+                *val = v;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, const double *y,

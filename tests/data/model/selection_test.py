@@ -12,7 +12,9 @@
   called fewer times than the iterations (MPI_Init) stays per run;
 * selection reports the held-out error and the runner-up; three points never
   choose a three-coefficient family, while the study's procedure
-  (--select mape --families study) does.
+  (--select mape --families study) does;
+* a law that goes negative before the prediction point is not chosen while
+  another candidate stays non-negative (it becomes the runner-up).
 
 usage: selection_test.py MPICAST
 """
@@ -158,6 +160,43 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 2, f"--families with an unknown name: exit 2, got {rc}")
     rc, out, err = run("model", *three, "--by", "p")
     check(rc == 0 and "runner-up" in out and "held-out" in out, "text shows held-out and runner-up")
+
+    # ---- a count is never negative: per process 100 - 3p (exact linear) at
+    # p = 1..8 extrapolates to 100 - 3*64 < 0 at p = 64; the best candidate
+    # that stays non-negative up to p = 64 is taken, the linear law becomes
+    # the runner-up, with a warning
+    dec = [stats(os.path.join(tmp, f"d{p}.json"), p, {"MPI_Bcast": (p * (100 - 3 * p), 0, 0)})
+           for p in (1, 2, 4, 8)]
+    r = model(*dec, "--by", "p", "--predict", "p=64", "--metric", "calls")
+    b = r.get(("MPI_Bcast", "calls"), {})
+    ru = b.get("runner_up") or {}
+    check(b.get("family") not in (None, "linear"), f"negative law not chosen, got {b.get('family')}")
+    check((b.get("prediction") or -1) >= 0, f"prediction not negative: {b.get('prediction')}")
+    check(ru.get("family") == "linear" and ru.get("held_out_error") == 0 and
+          abs(ru.get("prediction", 0) - (100 - 3 * 64)) < 1e-6,
+          f"the linear law is the runner-up, exact and negative: {ru}")
+    check(any("goes negative" in w and "linear" in w for w in b.get("warnings", [])),
+          f"a warning names the negative law: {b.get('warnings')}")
+    # the same choice as with the linear family excluded from the candidates
+    fams = "logarithmic,inverse,linear-saturation,normal-form"
+    r2 = model(*dec, "--by", "p", "--predict", "p=64", "--metric", "calls", "--families", fams)
+    b2 = r2.get(("MPI_Bcast", "calls"), {})
+    check(b2.get("family") == b.get("family") and b2.get("prediction") == b.get("prediction"),
+          f"the best non-negative candidate: {b2.get('family')} {b2.get('prediction')} vs "
+          f"{b.get('family')} {b.get('prediction')}")
+    # no target, or the study's rule: the linear law stands
+    r3 = model(*dec, "--by", "p", "--metric", "calls")
+    check(r3.get(("MPI_Bcast", "calls"), {}).get("family") == "linear", "without --predict: linear")
+    r4 = model(*dec, "--by", "p", "--predict", "p=64", "--metric", "calls", "--select", "mape")
+    b4 = r4.get(("MPI_Bcast", "calls"), {})
+    check(b4.get("family") == "linear" and b4.get("prediction", 0) < 0 and
+          any("is negative" in w for w in b4.get("warnings", [])),
+          f"--select mape keeps the study's choice, negative and warned: {b4.get('family')}")
+    # a target the linear law reaches while positive (p = 32: 4 calls): kept
+    r5 = model(*dec, "--by", "p", "--predict", "p=32", "--metric", "calls")
+    b5 = r5.get(("MPI_Bcast", "calls"), {})
+    check(b5.get("family") == "linear" and abs(b5.get("prediction", 0) - 4) < 1e-6,
+          f"non-negative up to p = 32: linear, 4 calls, got {b5.get('family')} {b5.get('prediction')}")
 
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
