@@ -270,6 +270,35 @@ def model_fft(P, o, _trace):
     return wrap(events), formulas
 
 
+def model_wavefront(P, o, _trace):
+    n, T = o["s"], o["i"]
+    R, C = dims_create(P, 2)
+    nb, m = n // 8, 8 * D
+    events = []
+    for r in range(P):
+        north, south = cart_shift(r, [R, C], False, 0)
+        west, east = cart_shift(r, [R, C], False, 1)
+        e = [ev("Cart_create", peer2=P, vals=list(range(P)) + [2, R, C, 0, 0])]
+        for _ in range(T):
+            # lower sweep from the north-west (tag 11), upper from the south-east (12);
+            # no call for a missing neighbour
+            for ups, downs, tag in (((north, west), (south, east), 11),
+                                    ((south, east), (north, west), 12)):
+                for _ in range(nb):
+                    e += [ev("Recv", u, tag, m, bytes2=m) for u in ups if u != NONE]
+                    e += [ev("Send", d, tag, m) for d in downs if d != NONE]
+            e.append(ev("Allreduce", nbytes=D, peer2=P, bytes2=D))
+        e.append(ev("Comm_free"))
+        events.append(e)
+    # README: T*b*h receives and sends per rank; summed over ranks h counts each grid
+    # link twice
+    k = T * nb * 2 * (R * (C - 1) + C * (R - 1))
+    formulas = {"MPI_Recv": (k, k * m), "MPI_Send": (k, k * m), "MPI_Cart_create": (P, 0),
+                "MPI_Allreduce": (T * P, T * P * D), "MPI_Comm_free": (P, 0),
+                "messages": (k, k * m)}
+    return wrap(events), formulas
+
+
 STOP_TAG, TASK_TAG, RESULT_TAG = 1, 100, 20000
 
 
@@ -328,6 +357,7 @@ EXAMPLES = {
                lambda P: [["-s", "4", "-i", "3"] + v for v in HALO_RUNS.get(P, [[]])]),
     "cg": (model_cg, (64, 30), lambda P: [["-s", "8", "-i", "4"]]),
     "fft": (model_fft, (256, 10), lambda P: [["-s", "4", "-i", "3"]]),
+    "wavefront": (model_wavefront, (64, 3), lambda P: [["-s", "16", "-i", "2"]]),
     # 5 tasks at 8 ranks leaves two workers without a task (they only get the stop).
     "master_worker": (model_master_worker, (1024, 40),
                       lambda P: [["-s", "32", "-i", "5" if P == 8 else "11"]]),

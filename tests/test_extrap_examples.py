@@ -52,6 +52,9 @@ CASES = [
     ("fft_vector_strong", "fft", ["-s", "8", "-i", "2", "-V", "-S"], [4, 16], 32, []),
     # partners rank XOR 2^k, k advancing over log2 P steps in each iteration (issue 20)
     ("cg_log2_xor", "cg_log2", ["-s", "16", "-i", "2", "-x"], [4, 8, 16], 32, []),
+    # an LU-like pipelined wavefront: border ranks skip the calls for missing
+    # neighbours (issue 20); 3x3 -> 4x3
+    ("wavefront", "wavefront", ["-s", "16", "-i", "2"], [9], 12, []),
     ("allreduce_loop", "@loop", ["3"], [4], 8, []),
 ]
 
