@@ -322,6 +322,14 @@ mc_source *mc_trace_open(const char *dir, mc_error *err);
  * without meta.json): mc_source_meta() under its older name. */
 const mc_meta *mc_trace_meta(const mc_source *s);
 
+/* MC_OK when the source's events can be replayed as one stream per rank;
+ * MC_ERR_USAGE naming `path` when its meta data says MPI was called from
+ * several threads of a rank (meta.json "threads", MPI_THREAD_MULTIPLE):
+ * the stream then holds the threads' calls in the order they returned, and
+ * a replay would serialise them. For the replaying commands (predict,
+ * validate, sweep, report, extrapolate); stats, dump and export read it. */
+mc_err mc_source_check_replayable(const mc_source *s, const char *path, mc_error *err);
+
 /* Sampling a loop-compressed trace (predict --iterations): every loop
  * record of every rank delivers at most `cap` of its iterations (0: all);
  * the events after it follow at once, their times moved back by the
@@ -373,6 +381,8 @@ void mc_meta_destroy(mc_meta *m);
  * (a pseudo-trace: its leave-one-out check). Copies. */
 mc_err mc_meta_set(mc_meta *m, const char *key, const char *value, mc_error *err);
 const char *mc_meta_get(const mc_meta *m, const char *key); /* NULL if unset */
+/* Copies every string key src has (command, mode, threads, ...) into dst. */
+mc_err mc_meta_copy_strings(mc_meta *dst, const mc_meta *src, mc_error *err);
 int mc_meta_nranks(const mc_meta *m);
 /* Adds a communicator unless one with the same id exists. Copies members. */
 mc_err mc_meta_add_comm(mc_meta *m, uint64_t id, const int32_t *members, int32_t size,

@@ -698,15 +698,11 @@ static void demangle(const char *const *names, size_t n, char **out)
 /* A copy of m with the sites' function/file/line replaced where fix has them. */
 static mc_meta *meta_with_fixes(const mc_meta *m, const site_fix *fix)
 {
-    static const char *keys[] = {"command", "mpi_library", "timer", "mode", "start"};
     mc_error err = {0};
     mc_meta *out = mc_meta_create(mc_meta_nranks(m));
     if (!out)
         return NULL;
-    int bad = 0;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (mc_meta_get(m, keys[i]))
-            bad |= mc_meta_set(out, keys[i], mc_meta_get(m, keys[i]), &err) != MC_OK;
+    int bad = mc_meta_copy_strings(out, m, &err) != MC_OK;
     for (size_t i = 0; i < mc_meta_ncomms(m); i++) {
         const mc_meta_comm *c = mc_meta_comm_at(m, i);
         bad |= mc_meta_add_comm(out, c->id, c->members, c->size, c->local_size, &err) != MC_OK;

@@ -190,6 +190,10 @@ static mc_err read_trace(build *b, int k, mc_error *err)
     mc_source *s = mc_input_open(x->paths[k], err);
     if (!s)
         return err->code ? err->code : MC_ERR_IO;
+    if (mc_source_check_replayable(s, x->paths[k], err)) {
+        mc_source_close(s);
+        return err->code;
+    }
     int P = s->nranks;
     x->tP[k] = P;
     b->raw[k] = calloc((size_t)P, sizeof **b->raw);

@@ -93,7 +93,7 @@ static int index_put(id_index *ix, uint64_t key, size_t value)
 
 /* The free-form string keys, in the order meta.json lists them. */
 static const char *const string_keys[] = {"command", "mpi_library", "timer", "mode", "start",
-                                          "checked", "compressed"};
+                                          "checked", "compressed", "threads"};
 enum { NSTRING_KEYS = sizeof string_keys / sizeof string_keys[0] };
 
 struct mc_meta {
@@ -185,6 +185,17 @@ const char *mc_meta_get(const mc_meta *m, const char *key)
 {
     int k = key ? string_key_index(key) : -1;
     return k < 0 ? NULL : m->strings[k];
+}
+
+mc_err mc_meta_copy_strings(mc_meta *dst, const mc_meta *src, mc_error *err)
+{
+    for (int i = 0; i < NSTRING_KEYS; i++)
+        if (src->strings[i]) {
+            mc_err rc = mc_meta_set(dst, string_keys[i], src->strings[i], err);
+            if (rc)
+                return rc;
+        }
+    return MC_OK;
 }
 
 int mc_meta_nranks(const mc_meta *m) { return m->nranks; }

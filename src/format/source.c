@@ -495,6 +495,17 @@ const mc_meta *mc_trace_meta(const mc_source *s)
     return mc_source_meta(s);
 }
 
+mc_err mc_source_check_replayable(const mc_source *s, const char *path, mc_error *err)
+{
+    const mc_meta *m = mc_source_meta(s);
+    const char *t = m ? mc_meta_get(m, "threads") : NULL;
+    if (!t || !*t)
+        return MC_OK;
+    return mc_error_set(err, MC_ERR_USAGE, "%s: meta.json: threads: %s: one event stream per "
+                        "rank, no thread field: a replay would serialise the threads' calls "
+                        "(stats, dump and export read it)", path, t);
+}
+
 mc_err mc_trace_set_loop_cap(mc_source *s, uint64_t cap, mc_error *err)
 {
     if (!s || s->ops != &trace_ops)

@@ -34,8 +34,14 @@ mc_sim_comm *mc_predict_comms(const mc_source *src, size_t *n)
  * own count: the rules may rescale, e.g. --scaling strong). */
 static mc_source *open_input(const mc_predict_request *rq, mc_error *err)
 {
-    if (rq->ranks <= 0)
-        return mc_input_open(rq->trace, err);
+    if (rq->ranks <= 0) {
+        mc_source *s = mc_input_open(rq->trace, err);
+        if (s && mc_source_check_replayable(s, rq->trace, err)) {
+            mc_source_close(s);
+            return NULL;
+        }
+        return s;
+    }
     mc_extrap_rules defaults;
     const mc_extrap_rules *rules = rq->rules;
     if (!rules) {

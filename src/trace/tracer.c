@@ -40,6 +40,10 @@ MCT_TLS int mct_inside = 0;
 static mc_writer *writer;
 static char trace_dir[4096];
 int mct_threaded;                 /* MPI_THREAD_MULTIPLE: take the lock */
+/* Threads that made a recorded MPI call (counted under MPI_THREAD_MULTIPLE
+ * only): more than one makes the trace not replayable (meta "threads"). */
+static atomic_int mpi_threads = 1;
+static MCT_TLS int thread_counted;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int writer_busy;    /* someone (any thread) uses the writer */
 static MCT_TLS volatile sig_atomic_t busy_here; /* ... and it is this thread */
@@ -217,6 +221,10 @@ int mct_enter_slow(mct_frame *f, int op, void *ret)
     if (op == MC_OP_FINALIZE && mct_state == MCT_PAUSED)
         mct_state = MCT_ON;
     mct_inside = 1;
+    if (mct_threaded && !thread_counted) {
+        thread_counted = 1;
+        atomic_fetch_add(&mpi_threads, 1);
+    }
     if (mct_profile)
         mct_prof_mark('E', 0);
     frame_init(f, op, ret);
@@ -586,6 +594,7 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
     PMPI_Comm_rank(MPI_COMM_WORLD, &mct_world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &mct_world_size);
     mct_threaded = thread_level == MPI_THREAD_MULTIPLE;
+    thread_counted = 1; /* the thread that initialised MPI is the first */
     const char *mode = getenv("MPICAST_MODE");
     /* token mode records CPU times too: wall == CPU shows an undisturbed burst */
     mct_cpu_mode = mode && (strcmp(mode, "cpu") == 0 || strcmp(mode, "token") == 0);
@@ -709,8 +718,16 @@ static char *gather_bytes(const void *mine, int len, size_t *total)
     return all;
 }
 
+/* "threads" of meta.json: absent when one thread per rank called MPI. */
+static void threads_line(const int who[2], char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (who[0] > 1)
+        snprintf(buf, len, "multiple: MPI called from %d threads on rank %d", who[0], who[1]);
+}
+
 static void write_meta(const char *comms, size_t ncomm_bytes, const char *sites,
-                       size_t nsite_bytes)
+                       size_t nsite_bytes, const char *threads)
 {
     mc_error err = {0};
     mc_meta *m = mc_meta_create(mct_world_size);
@@ -736,6 +753,8 @@ static void write_meta(const char *comms, size_t ncomm_bytes, const char *sites,
                          &err);
     if (rc == MC_OK)
         rc = mc_meta_set(m, "start", start, &err);
+    if (rc == MC_OK && threads[0])
+        rc = mc_meta_set(m, "threads", threads, &err);
     free(cmd);
     if (comms)
         mct_comms_parse_into((const int64_t *)(const void *)comms,
@@ -767,8 +786,12 @@ void mct_before_finalize(mct_frame *f)
     char *all_sites = gather_bytes(sites, sites ? (int)nsite : 0, &sall);
     free(comms);
     free(sites);
+    int mine[2] = {atomic_load(&mpi_threads), mct_world_rank}, who[2] = {1, 0};
+    PMPI_Reduce(mine, who, 1, MPI_2INT, MPI_MAXLOC, 0, MPI_COMM_WORLD);
+    char threads[128];
+    threads_line(who, threads, sizeof threads);
     if (mct_world_rank == 0 && mct_state != MCT_FAILED && writer)
-        write_meta(all_comms, call, all_sites, sall);
+        write_meta(all_comms, call, all_sites, sall, threads);
     free(all_comms);
     free(all_sites);
     if (f->record && mct_state == MCT_ON) {
