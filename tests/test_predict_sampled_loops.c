@@ -4,7 +4,8 @@
  * with the same bursts every iteration and a prologue and epilogue: the
  * iterations cost the same, so the sampled prediction equals the full one
  * to the picosecond, rank by rank and with the breakdown. A trace without
- * loop records is refused with the reason, and so is one whose ranks' loops
+ * loop records is compressed on the fly (a private temporary directory,
+ * removed) and gives the same figures; one whose ranks' loops
  * differ (rank 1's Allreduce at another site in iteration 500: its loop is
  * two records, so the cut leaves out more iterations on rank 0 than on rank
  * 1 and the replay cannot match their messages). */
@@ -103,13 +104,29 @@ int main(void)
     mc_predict_result_free(&full);
     mc_predict_result_free(&quick);
 
-    /* the uncompressed trace has no loop records: refused, saying why */
-    mc_predict_result res;
-    CHECK(predict(in, 4, &res, &err) == MC_ERR_USAGE);
-    CHECK(strstr(err.msg, "no loop records") && strstr(err.msg, "mpicast compress"));
+    /* the uncompressed trace is compressed on the fly into a private
+     * temporary directory, sampled there (the same figures), and the
+     * directory removed */
+    char tmpd[320];
+    snprintf(tmpd, sizeof tmpd, "%s/tmp", root);
+    CHECK(mkdir(tmpd, 0700) == 0);
+    CHECK(setenv("TMPDIR", tmpd, 1) == 0);
+    mc_predict_result res, whole;
+    CHECK(predict(in, 0, &whole, &err) == MC_OK);
+    CHECK(predict(in, 4, &res, &err) == MC_OK);
+    CHECK_EQ_INT(res.sampled_records, 1);
+    CHECK_EQ_INT(res.sampled_skipped, 1000 - 4);
+    CHECK_EQ_INT(res.run.end, whole.run.end);
+    CHECK_EQ_INT(res.free_run.end, whole.free_run.end);
+    for (int r = 0; r < 2; r++)
+        CHECK_EQ_INT(res.run.ranks[r].wait, whole.run.ranks[r].wait);
     mc_predict_result_free(&res);
+    mc_predict_result_free(&whole);
+    CHECK(rmdir(tmpd) == 0); /* empty: the compressed copy is gone */
+    CHECK(mkdir(tmpd, 0700) == 0);
 
-    /* loops of other lengths on the two ranks: refused, naming the rank */
+    /* loops of other lengths on the two ranks: refused, naming the rank;
+     * on the fly too, naming the user's trace, not the temporary copy */
     CHECK(mkdir(oddc, 0700) == 0);
     CHECK(mc_compress_trace(odd, oddc, 0, NULL, NULL, NULL, &err) == MC_OK);
     CHECK(predict(oddc, 4, &res, &err) == MC_ERR_USAGE);
@@ -117,6 +134,11 @@ int main(void)
         fprintf(stderr, "unexpected: %s\n", err.msg);
     CHECK(strstr(err.msg, "the ranks' loops differ") != NULL);
     mc_predict_result_free(&res);
+    CHECK(predict(odd, 4, &res, &err) == MC_ERR_USAGE);
+    CHECK(strstr(err.msg, "the ranks' loops differ") != NULL);
+    CHECK(strncmp(err.msg, odd, strlen(odd)) == 0 && !strstr(err.msg, "mpicast-sample"));
+    mc_predict_result_free(&res);
+    CHECK(rmdir(tmpd) == 0);
 
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);

@@ -1,5 +1,7 @@
 /* The prediction session (include/mpicast/predict.h). */
 #include "mpicast/predict.h"
+#include "mpicast/compress.h"
+#include "mpicast/outfile.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -373,6 +375,48 @@ static int common_skip(const uint64_t *s, int n, uint64_t *out)
 }
 
 static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
+                          mc_error *err);
+
+/* --iterations on a trace that is not loop-compressed: compressed first
+ * (exactly: the first iterations keep their own times) into a private
+ * temporary directory, sampled there, and the directory removed. The
+ * compression reads the trace once; what sampling saves is the replay. */
+static mc_err run_sampled_compressed(const mc_predict_request *rq, mc_predict_result *res,
+                                     mc_error *err)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/mpicast-sample-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(dir))
+        return res->run_rc = mc_error_set(err, MC_ERR_IO, "%s: --iterations: cannot create a "
+                                          "temporary directory to compress into", rq->trace);
+    mc_out_temp_dir_track(dir); /* removed if a signal ends the command */
+    mc_compress_info info;
+    mc_err rc = mc_compress_trace(rq->trace, dir, 1, &info, NULL, NULL, err);
+    if (rc == MC_OK && !info.records)
+        rc = mc_error_set(err, MC_ERR_USAGE, "%s: --iterations: no main loop found in the "
+                          "trace (nothing to sample): predict it without --iterations",
+                          rq->trace);
+    if (rc == MC_OK) {
+        mc_predict_request r2 = *rq;
+        r2.trace = dir;
+        rc = run_sampled(&r2, res, err);
+        /* messages name the user's trace, not the temporary copy */
+        char *at = rc ? strstr(err->msg, dir) : NULL;
+        if (at) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->msg), err->msg, rq->trace,
+                     at + strlen(dir));
+            memcpy(err->msg, msg, sizeof msg);
+        }
+    }
+    if (rc != MC_OK && !res->run_rc)
+        res->run_rc = rc;
+    mc_out_dir_abort(dir);
+    return rc;
+}
+
+static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
                           mc_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -391,10 +435,8 @@ static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
         *err = e;
         return res->run_rc = e.code ? e.code : MC_ERR_IO;
     }
-    if (!compressed) /* said before replaying anything */
-        return res->run_rc = mc_error_set(err, MC_ERR_USAGE, "%s: --iterations: no loop "
-                                          "records (make the trace loop-compressed first: "
-                                          "mpicast compress)", rq->trace);
+    if (!compressed)
+        return run_sampled_compressed(rq, res, err);
     uint64_t *s = calloc(4 * (size_t)n, sizeof *s);
     if (!s)
         return res->run_rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
