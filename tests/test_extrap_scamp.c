@@ -789,6 +789,56 @@ static void test_xor_partners(void)
     const char *h[2] = {h4, h8};
     CHECK(mc_extrap_build(h, 2, NULL, &err) == NULL);
     CHECK(strstr(err.msg, "not explained") != NULL);
+
+}
+
+/* Allreduce steps repeated log2 P times between a Barrier and a Bcast. */
+static void steps_prog(int P, int r, evlist *l)
+{
+    (void)r;
+    memset(l, 0, sizeof *l);
+    add(l, MC_OP_INIT);
+    mc_event *b = add(l, MC_OP_BARRIER);
+    b->peer2 = P;
+    for (int q = P; q > 1; q /= 2) {
+        mc_event *a = add(l, MC_OP_ALLREDUCE);
+        a->peer2 = P;
+        a->bytes = a->bytes2 = 8;
+    }
+    mc_event *c = add(l, MC_OP_BCAST);
+    c->peer = 0;
+    c->peer2 = P;
+    c->bytes = c->bytes2 = 8;
+    add(l, MC_OP_FINALIZE);
+}
+
+/* 1 step at P=2, 2 at P=4: log2 P and P/2 both fit the counts; they agree
+ * at 4 and differ at 8 (3 and 4 steps), where choosing would be a guess. */
+static void test_repetition_laws_ambiguous(void)
+{
+    const char *d[2] = {mkdir_trace("y2"), mkdir_trace("y4")};
+    evlist *l = malloc(sizeof *l);
+    for (int k = 0; k < 2; k++)
+        for (int r = 0; r < 2 * (k + 1); r++) {
+            steps_prog(2 * (k + 1), r, l);
+            write_rank(d[k], r, l);
+        }
+    free(l);
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(d, 2, NULL, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 4, &err);
+    CHECK(s);
+    check_source_against(s, 4, steps_prog);
+    mc_source_close(s);
+    CHECK(mc_extrap_source(x, 8, &err) == NULL);
+    if (!strstr(err.msg, "give 3 and 4 copies at P=8"))
+        fprintf(stderr, "unexpected: %s\n", err.msg);
+    CHECK(strstr(err.msg, "log2p(P) and") && strstr(err.msg, "x p(P)") &&
+          strstr(err.msg, "give 3 and 4 copies at P=8: trace one more process count"));
+    mc_extrap_destroy(x);
 }
 
 static void test_rules_syntax(void)
@@ -842,6 +892,7 @@ int main(void)
     test_repetitions_in_outer_loop();
     test_vector_collectives();
     test_xor_partners();
+    test_repetition_laws_ambiguous();
     test_garbage_never_crashes();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

@@ -109,6 +109,10 @@ typedef struct xclass {
     uint32_t rep_first_req;  /* lowest request id created in the block */
     int rep_law;
     double rep_a;
+    /* Another law that fits the traced counts as well (-1: none): a
+     * target P where the two give other counts is refused (gen.c). */
+    int rep_alt_law;
+    double rep_alt_a;
     /* Runs of the block (issue 20: log2 P exchanges inside an outer loop):
      * rep_nruns >= 2: every run j, ev[rep_run[j] .. + rep_len) one copy
      * whose lowest created request id is rep_run[rep_nruns + j], repeats

@@ -330,6 +330,25 @@ static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
 {
     for (int c = 0; c < NCLASSES; c++) {
         const xclass *C = &x->cls[c];
+        if (C->rep_on && C->rep_alt_law >= 0 && C->rep_alt_law != C->rep_law) {
+            double a = C->rep_a * law_f(C->rep_law, g->P, 1, x->nd);
+            double b = C->rep_alt_a * law_f(C->rep_alt_law, g->P, 1, x->nd);
+            if (fabs(a - b) > 1e-9) {
+                char name[64];
+                if (c == ORIGIN)
+                    snprintf(name, sizeof name, "rank 0");
+                else
+                    class_name(x->nd, c, name, sizeof name);
+                return mc_error_set(err, MC_ERR_USAGE, "class (%s): a block of %u events "
+                                    "(event %u on) repeats as often as both %g x %s(P) and "
+                                    "%g x %s(P) in the traces, which give %g and %g copies at "
+                                    "P=%d: trace one more process count or state the law "
+                                    "(--rule repeat=%x:LAW)", name, C->rep_len, C->rep_start,
+                                    C->rep_a, mc_extrap_law_name(C->rep_law), C->rep_alt_a,
+                                    mc_extrap_law_name(C->rep_alt_law), a, b, g->P,
+                                    (unsigned)C->ev[C->rep_start].e.site);
+            }
+        }
         double cf = C->rep_on ? C->rep_a * law_f(C->rep_law, g->P, 1, x->nd) : 1;
         double copies = floor(cf + 0.5);
         if (fabs(cf - copies) > 1e-9)

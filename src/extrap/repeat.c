@@ -308,16 +308,19 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
         if (!ok)
             continue;
         static const int laws[] = {MC_LAW_LOG2P, MC_LAW_P};
-        int law = -1;
-        double coef = 0;
-        for (size_t l = 0; l < sizeof laws / sizeof *laws && law < 0; l++) {
+        int law = -1, alt = -1;
+        double coef = 0, alt_coef = 0;
+        for (size_t l = 0; l < sizeof laws / sizeof *laws; l++) {
             double A = counts[0] / law_f(laws[l], P[0], 1, x->nd);
             int fits = 1;
             for (uint32_t i = 0; i < nk && fits; i++)
                 fits = fabs(A * law_f(laws[l], P[i], 1, x->nd) - counts[i]) < 1e-9;
-            if (fits) {
+            if (fits && law < 0) {
                 law = laws[l];
                 coef = A;
+            } else if (fits) { /* both fit: where they differ, P decides (gen.c) */
+                alt = laws[l];
+                alt_coef = A;
             }
         }
         if (law < 0) {
@@ -360,6 +363,8 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
                 count_reqs(per[k].ev, start, start + L, &per[k].rep_first_req);
                 per[k].rep_law = law;
                 per[k].rep_a = coef;
+                per[k].rep_alt_law = alt;
+                per[k].rep_alt_a = alt_coef;
             }
         (void)first;
         return 0;
@@ -438,6 +443,7 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
         per[k].rep_first_req = first;
         per[k].rep_law = law;
         per[k].rep_a = a;
+        per[k].rep_alt_law = -1; /* stated or inherited: taken as given */
     }
     free(xs);
     return 0;
