@@ -52,6 +52,9 @@ CASES = [
     ("fft_vector_strong", "fft", ["-s", "8", "-i", "2", "-V", "-S"], [4, 16], 32, []),
     # partners rank XOR 2^k, k advancing over log2 P steps in each iteration (issue 20)
     ("cg_log2_xor", "cg_log2", ["-s", "16", "-i", "2", "-x"], [4, 8, 16], 32, []),
+    # NPB CG's shape (issue 20): 2:1 grid when P is not a square, transpose partners,
+    # rank XOR 2^k row reductions repeated log2(npcols) times, twice per iteration
+    ("cg2d", "cg2d", ["-s", "16", "-i", "2"], [4, 8, 16], 32, []),
     # an LU-like pipelined wavefront: border ranks skip the calls for missing
     # neighbours (issue 20); 3x3 -> 4x3
     ("wavefront", "wavefront", ["-s", "16", "-i", "2"], [9], 12, []),
@@ -70,6 +73,9 @@ REFUSED = [
     ("fft_two_counts", "fft", ["-s", "8", "-i", "2"], [4, 8], 16, ["fit both", "Alltoall"]),
     # a periodic dimension of 2 ranks: offsets +1 and -1 are the same rank
     ("halo1d_periodic_2", "halo1d", ["-s", "64", "-i", "2", "-p"], [2], 8, ["ambiguous"]),
+    # two counts: log2(npcols) and P/4 both fit 1 and 2 steps, and differ at 16
+    ("cg2d_two_counts", "cg2d", ["-s", "16", "-i", "2"], [4, 8], 16,
+     ["log2cols(P) and", "x p(P)", "trace one more process count"]),
     # XOR partners from one trace: rank XOR 1 and rank + P/2 look alike at one P
     ("cg_log2_xor_one", "cg_log2", ["-s", "16", "-i", "2", "-x"], [8], 16,
      ["rank XOR 1", "second process count"]),

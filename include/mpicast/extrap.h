@@ -48,6 +48,8 @@ typedef enum mc_extrap_law {
     MC_LAW_P,          /* f = P */
     MC_LAW_INV_P,      /* f = 1/P */
     MC_LAW_LOG2P,      /* f = log2 P */
+    MC_LAW_LOG2COLS,   /* f = ceil(log2(P) / 2): log2 of the columns of NPB's process grid
+                        * (2^ceil(log2 P / 2) columns; a row's reduction steps, NPB CG) */
     MC_LAW_COUNT
 } mc_extrap_law;
 

@@ -52,7 +52,26 @@ typedef struct cdesc {
 } cdesc;
 
 /* Peer descriptor. */
-enum { PD_LIT = 0, PD_REL, PD_ABS, PD_ABS_END, PD_CROOT, PD_CROOT_END, PD_COMMSIZE, PD_XOR };
+enum { PD_LIT = 0, PD_REL, PD_ABS, PD_ABS_END, PD_CROOT, PD_CROOT_END, PD_COMMSIZE, PD_XOR,
+       PD_NPB_TRANSPOSE };
+
+/* NPB CG's transpose partner of world rank r among P = 2^k ranks (-1 when P
+ * is not a power of two): the ranks form nprows x npcols, npcols =
+ * 2^ceil(k/2) (nprows or 2 nprows), rank = row * npcols + col; a square
+ * grid pairs (row, col) with (col, row), the 2:1 grid pairs by NPB's
+ * exch_proc = 2 (((r/2) mod nprows) nprows + (r/2) / nprows) + r mod 2. */
+static inline int extrap_npb_transpose(int r, int P)
+{
+    if (P < 1 || (P & (P - 1)) || r < 0 || r >= P)
+        return -1;
+    int l = 0;
+    while ((1 << l) < P)
+        l++;
+    int nc = 1 << ((l + 1) / 2), nr = P / nc;
+    if (nr == nc)
+        return (r % nr) * nr + r / nr;
+    return 2 * (((r / 2) % nr) * nr + (r / 2) / nr) + r % 2;
+}
 typedef struct pdesc {
     int kind;
     int32_t v[MAXD]; /* REL: offsets; ABS/CROOT: index; LIT: value; XOR: k, then 1 when
@@ -109,10 +128,10 @@ typedef struct xclass {
     uint32_t rep_first_req;  /* lowest request id created in the block */
     int rep_law;
     double rep_a;
-    /* Another law that fits the traced counts as well (-1: none): a
-     * target P where the two give other counts is refused (gen.c). */
-    int rep_alt_law;
-    double rep_alt_a;
+    /* Other laws that fit the traced counts as well (-1: none): a target
+     * P where one gives another count is refused (gen.c). */
+    int rep_alt_law[2];
+    double rep_alt_a[2];
     /* Runs of the block (issue 20: log2 P exchanges inside an outer loop):
      * rep_nruns >= 2: every run j, ev[rep_run[j] .. + rep_len) one copy
      * whose lowest created request id is rep_run[rep_nruns + j], repeats

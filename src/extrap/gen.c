@@ -57,6 +57,10 @@ static int32_t apply_peer(const mc_extrap *x, const xgrid *g, int r, const int *
         return k >= 0 && k < size ? cdesc_member(cd, g, r, k) : MC_NONE;
     }
     case PD_COMMSIZE: return cdesc_size(&x->cd[t->comm], g);
+    case PD_NPB_TRANSPOSE: {
+        int q = extrap_npb_transpose(r, g->P);
+        return q >= 0 ? q : MC_NONE; /* P not a power of two: refused beforehand */
+    }
     case PD_XOR: {
         int k = p->v[0] + (p->v[1] ? (int)t->copy : 0);
         int32_t q = k >= 0 && k < 31 ? r ^ (1 << k) : -1;
@@ -330,9 +334,11 @@ static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
 {
     for (int c = 0; c < NCLASSES; c++) {
         const xclass *C = &x->cls[c];
-        if (C->rep_on && C->rep_alt_law >= 0 && C->rep_alt_law != C->rep_law) {
+        for (int q = 0; C->rep_on && q < 2; q++) {
+            if (C->rep_alt_law[q] < 0)
+                continue;
             double a = C->rep_a * law_f(C->rep_law, g->P, 1, x->nd);
-            double b = C->rep_alt_a * law_f(C->rep_alt_law, g->P, 1, x->nd);
+            double b = C->rep_alt_a[q] * law_f(C->rep_alt_law[q], g->P, 1, x->nd);
             if (fabs(a - b) > 1e-9) {
                 char name[64];
                 if (c == ORIGIN)
@@ -344,8 +350,8 @@ static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
                                     "%g x %s(P) in the traces, which give %g and %g copies at "
                                     "P=%d: trace one more process count or state the law "
                                     "(--rule repeat=%x:LAW)", name, C->rep_len, C->rep_start,
-                                    C->rep_a, mc_extrap_law_name(C->rep_law), C->rep_alt_a,
-                                    mc_extrap_law_name(C->rep_alt_law), a, b, g->P,
+                                    C->rep_a, mc_extrap_law_name(C->rep_law), C->rep_alt_a[q],
+                                    mc_extrap_law_name(C->rep_alt_law[q]), a, b, g->P,
                                     (unsigned)C->ev[C->rep_start].e.site);
             }
         }
@@ -358,6 +364,17 @@ static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
             int in_block = C->rep_on && i >= C->rep_start && i < C->rep_start + C->rep_len;
             for (uint32_t s = 0; s < t->npeer; s++) {
                 const pdesc *p = &t->peer[s];
+                if (p->kind == PD_NPB_TRANSPOSE && extrap_npb_transpose(0, g->P) < 0) {
+                    char name[64];
+                    if (c == ORIGIN)
+                        snprintf(name, sizeof name, "rank 0");
+                    else
+                        class_name(x->nd, c, name, sizeof name);
+                    return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): the "
+                                        "transpose partner on NPB CG's process grid needs P a "
+                                        "power of two: not P=%d", name, i,
+                                        mc_op_name(t->e.op), g->P);
+                }
                 if (p->kind != PD_XOR || (p->v[1] && in_block && copies < 1))
                     continue;
                 double kmax = p->v[0] + (p->v[1] ? copies - 1 : 0);
@@ -787,6 +804,9 @@ static void peer_str(const pdesc *p, int nd, char *buf, size_t len)
     case PD_CROOT: snprintf(buf, len, "comm rank %d", p->v[0]); break;
     case PD_CROOT_END: snprintf(buf, len, "last comm rank"); break;
     case PD_COMMSIZE: snprintf(buf, len, "comm size"); break;
+    case PD_NPB_TRANSPOSE:
+        snprintf(buf, len, "transpose on NPB CG's grid (2^ceil(log2 P/2) columns)");
+        break;
     case PD_XOR:
         if (p->v[1])
             snprintf(buf, len, "rank XOR 2^(%d + copy)", p->v[0]);

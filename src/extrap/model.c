@@ -692,6 +692,19 @@ static int decide_peer(build *b, int k, const int *mem, int nm, uint32_t i, uint
         out->v[0] = xk;
         return 0;
     }
+    /* NPB CG's transpose exchange on its nprows x npcols grid (P = 2^k) */
+    int tr_eq = nm > 1 && !lit_eq && (!use_rel || amb);
+    for (int j = 0; tr_eq && j < nm; j++)
+        tr_eq = b->abs[k][mem[j]][i].pc[s].lit == extrap_npb_transpose(mem[j], x->tP[k]);
+    if (tr_eq) {
+        if (x->ntraces < 2 && !b->inherit)
+            FAIL("%s: %s, event %u (%s): the members talk to their transpose on NPB CG's "
+                 "process grid, whose shape one trace cannot tell from other grids: trace a "
+                 "second process count", x->paths[k], cname, i, op);
+        out->kind = PD_NPB_TRANSPOSE;
+        memset(out->v, 0, sizeof out->v);
+        return 0;
+    }
     if (use_rel && amb)
         FAIL("%s: %s, event %u (%s): the peer offset is ambiguous on a periodic dimension "
              "with an even number of ranks (+n/2 = -n/2): trace a run with at least 3 (and an "
@@ -832,6 +845,38 @@ static int inherited_law(const xclass *I, const xclass *R, uint32_t i, uint32_t 
     return a->e.op == c->e.op && a->e.site == c->e.site && a->nnum == c->nnum && s < a->nnum;
 }
 
+/* A rebuild whose traces hold one copy of a repeated block cannot see a
+ * partner rank XOR 2^(k0 + copy) advance from copy to copy; the model of
+ * every trace saw it, and like the block itself it is taken as stated: the
+ * slots it marks become that rule (k0 from the copy's own partner), in every
+ * run's copy. A partner that is not XOR 2^k0 stays, and the check reports it. */
+static void inherit_xor_steps(const xclass *I, xclass *per, int ntraces)
+{
+    for (int k = 0; k < ntraces; k++) {
+        xclass *C = &per[k];
+        if (!C->present || !C->rep_on || C->rep_len != I->rep_len)
+            continue;
+        uint32_t nr = C->rep_nruns >= 2 ? C->rep_nruns : 1;
+        for (uint32_t j = 0; j < nr; j++) {
+            uint32_t at = C->rep_nruns >= 2 ? C->rep_run[j] : C->rep_start;
+            for (uint32_t i = 0; i < C->rep_len && at + i < C->n && I->rep_start + i < I->n;
+                 i++) {
+                const tev *a = &I->ev[I->rep_start + i];
+                tev *t = &C->ev[at + i];
+                for (uint32_t s = 0; s < t->npeer && s < a->npeer; s++) {
+                    pdesc *p = &t->peer[s];
+                    if (a->peer[s].kind != PD_XOR || !a->peer[s].v[1] || p->xk < 0)
+                        continue;
+                    memset(p->v, 0, sizeof p->v);
+                    p->kind = PD_XOR;
+                    p->v[0] = p->xk;
+                    p->v[1] = 1;
+                }
+            }
+        }
+    }
+}
+
 /* Same class in several traces: same events; fit every size. */
 static int merge_class(build *b, int cls, xclass *per, mc_error *err)
 {
@@ -855,6 +900,8 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
         extrap_apply_repetition(x, per, I->rep_start, I->rep_len, I->rep_law, I->rep_nruns > 1,
                                 cname, err))
         return -1;
+    if (I && I->rep_on && R->rep_on)
+        inherit_xor_steps(I, per, x->ntraces);
     int differ = 0;
     for (int k = 0; k < x->ntraces; k++)
         differ |= per[k].present && per[k].n != R->n;

@@ -307,9 +307,9 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
         }
         if (!ok)
             continue;
-        static const int laws[] = {MC_LAW_LOG2P, MC_LAW_P};
-        int law = -1, alt = -1;
-        double coef = 0, alt_coef = 0;
+        static const int laws[] = {MC_LAW_LOG2P, MC_LAW_LOG2COLS, MC_LAW_P};
+        int law = -1, alt[2] = {-1, -1}, nalt = 0;
+        double coef = 0, alt_coef[2] = {0, 0};
         for (size_t l = 0; l < sizeof laws / sizeof *laws; l++) {
             double A = counts[0] / law_f(laws[l], P[0], 1, x->nd);
             int fits = 1;
@@ -318,14 +318,14 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
             if (fits && law < 0) {
                 law = laws[l];
                 coef = A;
-            } else if (fits) { /* both fit: where they differ, P decides (gen.c) */
-                alt = laws[l];
-                alt_coef = A;
+            } else if (fits && nalt < 2) { /* several fit: where they differ, P decides */
+                alt[nalt] = laws[l];
+                alt_coef[nalt++] = A;
             }
         }
         if (law < 0) {
             mc_error_set(err, MC_ERR_USAGE, "%s: a block of %u events repeats %u times at P=%u "
-                         "and %u times at P=%u: no law (log2p, p) fits the counts: not "
+                         "and %u times at P=%u: no law (log2p, log2cols, p) fits the counts: not "
                          "explained", cname, L, counts[0], P[0], counts[nk - 1], P[nk - 1]);
             return -1;
         }
@@ -363,8 +363,10 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
                 count_reqs(per[k].ev, start, start + L, &per[k].rep_first_req);
                 per[k].rep_law = law;
                 per[k].rep_a = coef;
-                per[k].rep_alt_law = alt;
-                per[k].rep_alt_a = alt_coef;
+                for (int q = 0; q < 2; q++) {
+                    per[k].rep_alt_law[q] = alt[q];
+                    per[k].rep_alt_a[q] = alt_coef[q];
+                }
             }
         (void)first;
         return 0;
@@ -443,7 +445,7 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
         per[k].rep_first_req = first;
         per[k].rep_law = law;
         per[k].rep_a = a;
-        per[k].rep_alt_law = -1; /* stated or inherited: taken as given */
+        per[k].rep_alt_law[0] = per[k].rep_alt_law[1] = -1; /* stated or inherited */
     }
     free(xs);
     return 0;

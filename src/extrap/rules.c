@@ -14,7 +14,7 @@
 
 static const char *const law_names[MC_LAW_COUNT] = {
     "auto", "const", "volume", "surface", "1/comm", "comm", "p/comm", "volume/comm", "p",
-    "1/p", "log2p",
+    "1/p", "log2p", "log2cols",
 };
 
 const char *mc_extrap_law_name(int law)
@@ -42,6 +42,7 @@ double law_f(int law, double P, double c, int d)
     case MC_LAW_P: return P;
     case MC_LAW_INV_P: return 1.0 / P;
     case MC_LAW_LOG2P: return P > 1 ? log2(P) : 1.0;
+    case MC_LAW_LOG2COLS: return P > 1 ? ceil(log2(P) / 2 - 1e-12) : 1.0;
     default: return 1.0;
     }
 }
