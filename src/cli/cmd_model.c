@@ -716,13 +716,13 @@ static int fit_chosen(run_state *st, const mc_series *total, const mc_series *it
         f = -1;
     } else if (fi == 1 && fr == 1) {
         keep_iter = choose_per_iteration(st, total, r, &run);
-    } else if (fr == 1) {
+    } else if (fr == 1) { /* only one could be fitted: nothing compared */
         keep_iter = 0, f = 1;
-        run.norm_err[1] = run.fit.cv;
-        run.norm_cv = 1;
+        run.norm_cv = isfinite(run.fit.cv);
+        run.norm_err[1] = run.norm_cv ? run.fit.cv : run.fit.mape;
     } else if (fi == 1) {
-        r->norm_err[0] = r->fit.cv;
-        r->norm_cv = 1;
+        r->norm_cv = isfinite(r->fit.cv);
+        r->norm_err[0] = r->norm_cv ? r->fit.cv : r->fit.mape;
     }
     if (fi >= 0 && f >= 0) {
         json_t *why = keep_iter ? skip_it : skip_run;
