@@ -50,3 +50,7 @@ add_test(NAME test_model_selection
 add_test(NAME test_model_tau
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/tau_test.py
           ${CMAKE_BINARY_DIR}/bin/mpicast ${CMAKE_CURRENT_SOURCE_DIR}/data/model/tau)
+# --per-iteration: per run or per iteration, whichever explains the runs better (issue 27)
+add_test(NAME test_model_per_iteration_normalised
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/normalised_test.py
+          ${CMAKE_BINARY_DIR}/bin/mpicast)

@@ -93,16 +93,17 @@ mc_err mc_mdata_read_tau(mc_mdata *d, const char *path, const mc_run_label *labe
  * "COUNT templated_functions..." (the reader reports what is wrong). */
 int mc_tau_is_profile(const char *path);
 
-/* Divides the measurements of a run by its iteration count (the label's
- * iters, else the run's MPI_Pcontrol calls per process / 2): models per
- * iteration of the main loop. A function called fewer times per process
- * than the iterations in some run is outside the loop and left per run
- * (mc_mdata_is_per_run). A measurement without an iteration count is an
- * error naming its file. */
-mc_err mc_mdata_per_iteration(mc_mdata *d, mc_error *err);
-/* After mc_mdata_per_iteration: 1 when the function's counts were left per
- * run. */
-int mc_mdata_is_per_run(const mc_mdata *d, const char *function);
+/* --per-iteration: checks that every measurement has an iteration count
+ * (the label's iters, else the run's MPI_Pcontrol calls per process / 2,
+ * else the main loop stats found); an error naming the file of the first
+ * without one. The values are not changed: each series is fitted both per
+ * run and per iteration (mc_series_per_iteration) and the normalisation
+ * that explains the runs better is kept (docs/models.md). */
+mc_err mc_mdata_per_iteration(const mc_mdata *d, mc_error *err);
+/* 1 when the function is called fewer times per process than the
+ * iterations in some run (the tie-break where the runs cannot tell per run
+ * from per iteration: all of one iteration count). */
+int mc_mdata_calls_below_iters(const mc_mdata *d, const char *function);
 
 /* One measured point of a series: the mean of its repeats. */
 typedef struct mc_point {
@@ -149,6 +150,10 @@ struct json_t *mc_series_extrap_json(const mc_series *const *ser, size_t nser);
 mc_err mc_mdata_series(const mc_mdata *d, mc_model_var by, const char *metric,
                        mc_series **out, size_t *count, mc_error *err);
 void mc_series_free(mc_series *s, size_t count);
+/* *out = the series per iteration: each point's value, sd, min and max
+ * divided by its iters (an error naming the series when a point has none).
+ * out->pts is malloc'ed (free it, or mc_series_free(out, 1)). */
+mc_err mc_series_per_iteration(const mc_series *in, mc_series *out, mc_error *err);
 
 /* Core-seconds (p × wall time) of the recorded runs; *nruns gets their count.
  * Runs at p = skip_p and n = skip_n are left out (skip_p NAN: keep all;

@@ -65,8 +65,9 @@ static const char model_usage[] =
     "  --per-iteration   model counts per main-loop iteration: each run's\n"
     "                    values divided by its iters (label iters=K, else\n"
     "                    MPI_Pcontrol calls per process / 2, else the main\n"
-    "                    loop's iterations from stats --json), except functions\n"
-    "                    called fewer times than that (per run); predictions\n"
+    "                    loop's iterations from stats --json); each series is\n"
+    "                    fitted per iteration and per run and the one with the\n"
+    "                    smaller held-out error kept; per-iteration predictions\n"
     "                    are per iteration x the --predict iters=K\n"
     "  --function NAME   only this function (repeatable)\n"
     "  --no-negative     no negative exponents of p in the normal form\n"
@@ -306,7 +307,10 @@ typedef struct result {
     double prediction, measured; /* NAN when none; --per-iteration: totals
                                     when the target's iters is known */
     double pred_iter, meas_iter;  /* --per-iteration: per iteration */
-    int per_run;                  /* --per-iteration: a function outside the loop */
+    int per_run;                  /* --per-iteration: the series was kept per run */
+    double norm_err[2];           /* --per-iteration: the error compared, per
+                                     iteration [0] and per run [1] (NAN: no fit) */
+    int norm_cv;                  /* 1: norm_err are held-out errors, 0: fit errors */
     int npoints, repeats;
     double spread; /* largest relative sd of a point's repeats, % */
     json_t *warnings;
@@ -319,22 +323,30 @@ typedef struct run_state {
     json_t *skipped;
 } run_state;
 
-static void warn(json_t *list, json_t *global, int json, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void warn(result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void warn(json_t *list, json_t *global, int json, const char *fmt, ...)
+/* Records a warning of the series; publish_warnings shows it once the
+ * series' fit is chosen (--per-iteration fits every series twice). */
+static void warn(result *r, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (list)
-        json_array_append_new(list, json_string(buf));
-    if (global)
-        json_array_append_new(global, json_string(buf));
-    if (!json)
-        fprintf(stderr, "mpicast: warning: %s\n", buf);
+    json_array_append_new(r->warnings, json_string(buf));
+}
+
+/* The chosen fit's warnings go to the document's list and, without
+ * --json, to stderr. */
+static void publish_warnings(run_state *st, const result *r)
+{
+    for (size_t i = 0; i < json_array_size(r->warnings); i++) {
+        json_t *w = json_array_get(r->warnings, i);
+        json_array_append(st->warnings, w);
+        if (!st->o->json)
+            fprintf(stderr, "mpicast: warning: %s\n", json_string_value(w));
+    }
 }
 
 static const char *xname(mc_model_var by)
@@ -405,14 +417,14 @@ static void check_model(run_state *st, result *r, const double *x, const double 
             lo = fmin(lo, xs[i]), hi = fmax(hi, xs[i]);
         }
         if (distinct < 3)
-            warn(r->warnings, st->warnings, o->json,
+            warn(r,
                  "%s %s: only %zu distinct value%s of %s; the study needs at least 3 to tell "
                  "the families apart", fn, r->s->metric, distinct, distinct == 1 ? "" : "s", name);
         if (!o->have_target)
             continue;
         double t = (o->by == MC_VAR_N || (o->by == MC_VAR_PN && v)) ? o->target.n : o->target.p;
         if (t > 4 * hi || t < lo / 4)
-            warn(r->warnings, st->warnings, o->json,
+            warn(r,
                  "%s %s: prediction at %s=%g is far outside the measured range [%g, %g]", fn,
                  r->s->metric, name, t, lo, hi);
         /* negative anywhere between the data and the target? (not
@@ -420,7 +432,7 @@ static void check_model(run_state *st, result *r, const double *x, const double 
         double other = o->by != MC_VAR_PN ? 0 : v ? o->target.p : o->target.n, xv, val;
         if (mc_fit_negative_on(&r->fit, fmin(lo, t), fmax(hi, t), v, other, 1e-9 * scale, &xv,
                                &val))
-            warn(r->warnings, st->warnings, o->json,
+            warn(r,
                  "%s %s: the model is negative (%g) at %s=%g, inside the range asked for",
                  fn, r->s->metric, val, name, xv);
     }
@@ -476,7 +488,7 @@ static void nonnegative_choice(run_state *st, result *r, const double *x, const 
     for (int k; (k = mc_model_best_except(all, r->used, skip)) >= 0; skip[k] = 1) {
         if (negative_to_target(o, &all[k], x, x2, m, 1e-9 * scale, &name, &a2, &v2))
             continue;
-        warn(r->warnings, st->warnings, o->json,
+        warn(r,
              "%s %s: %s goes negative (%g at %s=%g) before the prediction point; %s taken "
              "instead (held-out error %.3g %%, was %.3g %%)",
              r->s->function, r->s->metric, mc_family_name(r->fit.family), val, name, at,
@@ -512,7 +524,7 @@ static mc_err without_filled(run_state *st, result *r, double *x, double *x2, do
     if (mc_model_select(o->by, bx, o->by == MC_VAR_PN ? bx2 : NULL, by, k, &o->fit, &best, ball,
                         &used, &e2) == MC_OK &&
         isfinite(best.cv) && (!isfinite(with) || best.cv < with - 1e-6 - 1e-6 * with)) {
-        warn(r->warnings, st->warnings, o->json,
+        warn(r,
              "%s %s: the %zu zero%s where the function is absent fit%s no law of the other "
              "runs (held-out error %.3g %% with, %.3g %% without): left out",
              r->s->function, r->s->metric, nfilled, nfilled == 1 ? "" : "s",
@@ -526,14 +538,18 @@ static mc_err without_filled(run_state *st, result *r, double *x, double *x2, do
     return e2.code == MC_ERR_NOMEM ? (*e = e2, MC_ERR_NOMEM) : MC_OK;
 }
 
-/* Fits one series; 1 when fitted, 0 when skipped (too few points). */
-static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *err)
+/* Fits one series; 1 when fitted, 0 when skipped (too few points; why is
+ * appended to `skipped`). With --per-iteration the series' values are per
+ * run (`per_run`) or per iteration. */
+static int fit_series(run_state *st, const mc_series *s, int per_run, json_t *skipped,
+                      result *r, mc_error *err)
 {
     const model_opts *o = st->o;
     memset(r, 0, sizeof *r);
     r->s = s;
     r->prediction = r->measured = r->pred_iter = r->meas_iter = NAN;
-    r->per_run = o->per_iteration && mc_mdata_is_per_run(st->d, s->function);
+    r->norm_err[0] = r->norm_err[1] = NAN;
+    r->per_run = o->per_iteration && per_run;
     r->warnings = json_array();
     size_t m = 0, nfilled = 0;
     double *x = malloc((s->npts + 1) * sizeof *x), *x2 = malloc((s->npts + 1) * sizeof *x2),
@@ -584,7 +600,7 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
         } else {
             char msg[2400];
             snprintf(msg, sizeof msg, "%s: %s %s: %s", s->where, s->function, s->metric, e.msg);
-            json_array_append_new(st->skipped, json_string(msg)); /* printed by run_model */
+            json_array_append_new(skipped, json_string(msg)); /* printed by run_model */
         }
         goto out;
     }
@@ -593,7 +609,7 @@ static int fit_series(run_state *st, const mc_series *s, result *r, mc_error *er
     if (ru >= 0)
         r->runner = all[ru];
     if (r->used == MC_SELECT_EXACT)
-        warn(r->warnings, st->warnings, o->json,
+        warn(r,
              "%s %s: %zu points fit every family exactly; %s taken without a held-out check",
              s->function, s->metric, m, mc_family_name(r->fit.family));
     if (o->have_target) {
@@ -619,6 +635,110 @@ out:
     free(y);
     free(unscored);
     return ok;
+}
+
+/* Kendall's S of the series' totals against its iterations over the
+ * fitted points: > 0 when the counts grow with the iterations; *varied
+ * gets whether the iterations differ at all. */
+static int grows_with_iters(const model_opts *o, const mc_series *s, int *varied)
+{
+    long sum = 0;
+    *varied = 0;
+    for (size_t i = 0; i < s->npts; i++)
+        for (size_t j = i + 1; j < s->npts; j++) {
+            const mc_point *a = &s->pts[i], *b = &s->pts[j];
+            if (at_target(o, a) || at_target(o, b))
+                continue;
+            *varied |= a->iters != b->iters;
+            int di = (b->iters > a->iters) - (b->iters < a->iters);
+            int dv = (b->value > a->value) - (b->value < a->value);
+            sum += di * dv;
+        }
+    return sum > 0;
+}
+
+/* The error the normalisations are compared by: the held-out error when
+ * both chosen models have one, else the error on the fitted points (both
+ * relative, so a count per iteration and per run compare). NAN: +inf. */
+static double norm_error(const result *r, int cv)
+{
+    double e = cv ? r->fit.cv : r->fit.mape;
+    return isnan(e) ? INFINITY : e;
+}
+
+/* --per-iteration: whether the series is better explained per iteration
+ * (`it`, the values divided by each run's iterations) or per run (`run`,
+ * the totals). The smaller error wins; on a tie (1e-6 relative, as both fit
+ * exactly or neither can be judged) per iteration when the totals grow with
+ * the iterations, per run when they do not, and where every fitted run has
+ * the same iterations (nothing tells them apart) per run only for a
+ * function called fewer times than the iterations in some run. 1: per
+ * iteration. */
+static int choose_per_iteration(run_state *st, const mc_series *total, result *it, result *run)
+{
+    int cv = isfinite(it->fit.cv) && isfinite(run->fit.cv);
+    double ei = norm_error(it, cv), er = norm_error(run, cv);
+    for (int k = 0; k < 2; k++) {
+        result *r = k ? run : it;
+        r->norm_cv = cv;
+        r->norm_err[0] = isfinite(ei) ? ei : NAN;
+        r->norm_err[1] = isfinite(er) ? er : NAN;
+    }
+    double hi = fmax(isfinite(ei) ? ei : 0, isfinite(er) ? er : 0);
+    int tie = (ei == er) || fabs(ei - er) <= 1e-6 + 1e-6 * hi;
+    if (!tie)
+        return ei < er;
+    int varied;
+    if (grows_with_iters(st->o, total, &varied))
+        return 1;
+    return !varied && !mc_mdata_calls_below_iters(st->d, total->function);
+}
+
+/* Fits one series; with --per-iteration both per iteration (`iter`) and
+ * per run (`total`), keeping the better (choose_per_iteration). Returns as
+ * fit_series; the kept fit's warnings are published. */
+static int fit_chosen(run_state *st, const mc_series *total, const mc_series *iter, result *r,
+                      mc_error *err)
+{
+    if (!st->o->per_iteration) {
+        int f = fit_series(st, total, 0, st->skipped, r, err);
+        if (f == 1)
+            publish_warnings(st, r);
+        return f;
+    }
+    result run = {0};
+    json_t *skip_it = json_array(), *skip_run = json_array();
+    int fi = fit_series(st, iter, 0, skip_it, r, err), fr = -1;
+    if (fi >= 0)
+        fr = fit_series(st, total, 1, skip_run, &run, err);
+    int keep_iter = 1, f = fi;
+    if (fi < 0 || fr < 0) {
+        f = -1;
+    } else if (fi == 1 && fr == 1) {
+        keep_iter = choose_per_iteration(st, total, r, &run);
+    } else if (fr == 1) { /* only one could be fitted: nothing compared */
+        keep_iter = 0, f = 1;
+        run.norm_cv = isfinite(run.fit.cv);
+        run.norm_err[1] = run.norm_cv ? run.fit.cv : run.fit.mape;
+    } else if (fi == 1) {
+        r->norm_cv = isfinite(r->fit.cv);
+        r->norm_err[0] = r->norm_cv ? r->fit.cv : r->fit.mape;
+    }
+    if (fi >= 0 && f >= 0) {
+        json_t *why = keep_iter ? skip_it : skip_run;
+        json_array_extend(st->skipped, why);
+    }
+    if (keep_iter) {
+        json_decref(run.warnings); /* NULL when not fitted */
+    } else {
+        json_decref(r->warnings);
+        *r = run;
+    }
+    if (f == 1)
+        publish_warnings(st, r);
+    json_decref(skip_it);
+    json_decref(skip_run);
+    return f;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -731,6 +851,11 @@ static json_t *result_json(const model_opts *o, const result *r)
         json_object_set_new(j, "prediction_per_iteration", num_or_null(r->pred_iter));
         json_object_set_new(j, "measured_per_iteration", num_or_null(r->meas_iter));
         json_object_set_new(j, "per_run", json_boolean(r->per_run));
+        json_object_set_new(j, "normalised", json_string(r->per_run ? "per-run" : "per-iteration"));
+        json_object_set_new(j, "normalised_errors",
+                            json_pack("{s:o,s:o,s:s}", "per-iteration", num_or_null(r->norm_err[0]),
+                                      "per-run", num_or_null(r->norm_err[1]), "compared",
+                                      r->norm_cv ? "held_out_error" : "fit_error"));
     }
     if (!isnan(r->measured)) {
         json_object_set_new(j, "measured", json_real(r->measured));
@@ -883,11 +1008,15 @@ static void print_text(const model_opts *o, const result *r, size_t n, const cos
     const char *x = o->by == MC_VAR_PN ? "p,n" : xname(o->by);
     printf("Models per process%s by %s (%zu series)\n\n",
            o->per_iteration ? " and main-loop iteration" : "", x, n);
-    if (o->per_iteration && o->have_target && o->target.have_iters)
-        printf("(predicted and measured: per iteration x iters=%g)\n\n", o->target.iters);
-    printf("%-22s %-8s %-10s %-18s %9s %10s %14s %14s %8s  %-28s %s\n", "function", "metric",
-           o->by == MC_VAR_P ? "n" : o->by == MC_VAR_N ? "p" : "", "family", "MAPE %",
-           "held-out %", "predicted", "measured", "error %", "runner-up (held-out %)", "formula");
+    if (o->per_iteration)
+        printf("(per: each series fitted per iteration and per run, the smaller held-out error\n"
+               " (fit error where there is none) decides; per-iteration series are predicted\n"
+               " and measured %s)\n\n",
+               o->have_target && o->target.have_iters ? "per iteration x iters" : "per iteration");
+    printf("%-22s %-8s %-10s %s%-18s %9s %10s %14s %14s %8s  %-28s %s\n", "function", "metric",
+           o->by == MC_VAR_P ? "n" : o->by == MC_VAR_N ? "p" : "",
+           o->per_iteration ? "per       " : "", "family", "MAPE %", "held-out %", "predicted",
+           "measured", "error %", "runner-up (held-out %)", "formula");
     for (size_t i = 0; i < n; i++) {
         char formula[512], fixed[32] = "", cv[32] = "-", pr[32] = "-", me[32] = "-", er[32] = "-";
         mc_fit_formula(&r[i].fit, xname(o->by), formula, sizeof formula);
@@ -907,8 +1036,9 @@ static void print_text(const model_opts *o, const result *r, size_t n, const cos
             snprintf(me, sizeof me, "%.6g", r[i].measured);
         if (!isnan(error_percent(&r[i])))
             snprintf(er, sizeof er, "%.2f", error_percent(&r[i]));
-        printf("%-22s %-8s %-10s %-18s %9.3f %10s %14s %14s %8s  %-28s %s\n", r[i].s->function,
-               r[i].s->metric, fixed, mc_family_name(r[i].fit.family), r[i].fit.mape, cv, pr,
+        const char *per = !o->per_iteration ? "" : r[i].per_run ? "run       " : "iteration ";
+        printf("%-22s %-8s %-10s %s%-18s %9.3f %10s %14s %14s %8s  %-28s %s\n", r[i].s->function,
+               r[i].s->metric, fixed, per, mc_family_name(r[i].fit.family), r[i].fit.mape, cv, pr,
                me, er, ru, formula);
     }
     summary s = summarise(r, n);
@@ -1201,13 +1331,21 @@ static int run_model(const model_opts *o, mc_mdata *d)
     }
     run_state st = {o, d, json_array(), json_array()};
     result *res = calloc(nser, sizeof *res);
+    /* --per-iteration: each series also divided by its runs' iterations */
+    mc_series *iser = o->per_iteration ? calloc(nser, sizeof *iser) : NULL;
     size_t nres = 0;
     int rc = CLI_OK;
     const char *first_where = ser[0].where;
+    if (o->per_iteration && !iser)
+        free(res), res = NULL;
     for (size_t i = 0; res && i < nser; i++) {
         if (!series_wanted(o, &ser[i]))
             continue;
-        int f = fit_series(&st, &ser[i], &res[nres], &err);
+        if (iser && mc_series_per_iteration(&ser[i], &iser[i], &err)) {
+            rc = cli_fail(&err);
+            break;
+        }
+        int f = fit_chosen(&st, &ser[i], iser ? &iser[i] : NULL, &res[nres], &err);
         if (f < 0) {
             rc = cli_fail(&err);
             break;
@@ -1247,6 +1385,8 @@ static int run_model(const model_opts *o, mc_mdata *d)
     free(res);
     json_decref(st.warnings);
     json_decref(st.skipped);
+    if (iser)
+        mc_series_free(iser, nser);
     mc_series_free(ser, nser);
     return rc;
 }

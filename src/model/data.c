@@ -43,7 +43,6 @@ struct mc_mdata {
     size_t nruns, runs_cap;
     srun *sruns;
     size_t nsruns, sruns_cap;
-    unsigned char *per_run; /* --per-iteration: per name, 1 = not divided */
 };
 
 mc_mdata *mc_mdata_create(void)
@@ -64,7 +63,6 @@ void mc_mdata_destroy(mc_mdata *d)
     free(d->obs);
     free(d->runs);
     free(d->sruns);
-    free(d->per_run);
     free(d);
 }
 
@@ -897,12 +895,27 @@ mc_err mc_mdata_series(const mc_mdata *d, mc_model_var by, const char *metric,
     return rc;
 }
 
-/* Whether function fn is called fewer times per process than the run's
- * iterations in some run: then it is outside the main loop (MPI_Init,
- * set-up exchanges) and its counts are per run. */
-static int below_iters(const mc_mdata *d, int fn, int mcalls)
+mc_err mc_mdata_per_iteration(const mc_mdata *d, mc_error *err)
 {
-    for (size_t i = 0; i < d->nobs; i++) {
+    for (size_t i = 0; i < d->nobs; i++)
+        if (!(d->obs[i].iters > 0))
+            return mc_error_set(err, MC_ERR_FORMAT,
+                                "%s: no iteration count for --per-iteration (stats found no main loop of the same length on every rank; label the run "
+                                "iters=K, or mark each iteration with MPI_Pcontrol(1) ... "
+                                "MPI_Pcontrol(0))", d->wheres[d->obs[i].where]);
+    return MC_OK;
+}
+
+int mc_mdata_calls_below_iters(const mc_mdata *d, const char *function)
+{
+    int fn = -1, mcalls = -1;
+    for (size_t i = 0; i < d->nnames; i++) {
+        if (strcmp(d->names[i], function) == 0)
+            fn = (int)i;
+        if (strcmp(d->names[i], "calls") == 0)
+            mcalls = (int)i;
+    }
+    for (size_t i = 0; fn >= 0 && mcalls >= 0 && i < d->nobs; i++) {
         const obs *o = &d->obs[i];
         if (o->fn == fn && o->metric == mcalls && o->iters > 0 && o->value < o->iters)
             return 1;
@@ -910,39 +923,26 @@ static int below_iters(const mc_mdata *d, int fn, int mcalls)
     return 0;
 }
 
-mc_err mc_mdata_per_iteration(mc_mdata *d, mc_error *err)
+mc_err mc_series_per_iteration(const mc_series *in, mc_series *out, mc_error *err)
 {
-    int mcalls = -1;
-    for (size_t i = 0; i < d->nnames; i++)
-        if (strcmp(d->names[i], "calls") == 0)
-            mcalls = (int)i;
-    free(d->per_run);
-    d->per_run = calloc(d->nnames ? d->nnames : 1, 1);
-    if (!d->per_run)
+    *out = *in;
+    out->pts = malloc((in->npts ? in->npts : 1) * sizeof *out->pts);
+    if (!out->pts)
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-    for (size_t f = 0; mcalls >= 0 && f < d->nnames; f++)
-        d->per_run[f] = (unsigned char)below_iters(d, (int)f, mcalls);
-    for (size_t i = 0; i < d->nobs; i++) {
-        obs *o = &d->obs[i];
-        if (!(o->iters > 0))
-            return mc_error_set(err, MC_ERR_FORMAT,
-                                "%s: no iteration count for --per-iteration (stats found no main loop of the same length on every rank; label the run "
-                                "iters=K, or mark each iteration with MPI_Pcontrol(1) ... "
-                                "MPI_Pcontrol(0))", d->wheres[o->where]);
-        if (!d->per_run[o->fn])
-            o->value /= o->iters;
+    for (size_t i = 0; i < in->npts; i++) {
+        mc_point q = in->pts[i];
+        if (!(q.iters > 0)) {
+            free(out->pts);
+            out->pts = NULL;
+            return mc_error_set(err, MC_ERR_FORMAT, "%s: no iteration count for --per-iteration",
+                                in->where);
+        }
+        /* repeats share their iters (a point is one (p, n, iters)), so the
+         * mean and spread of the quotients are the quotients */
+        q.value /= q.iters, q.sd /= q.iters, q.min /= q.iters, q.max /= q.iters;
+        out->pts[i] = q;
     }
     return MC_OK;
-}
-
-int mc_mdata_is_per_run(const mc_mdata *d, const char *function)
-{
-    if (!d->per_run)
-        return 0;
-    for (size_t i = 0; i < d->nnames; i++)
-        if (strcmp(d->names[i], function) == 0)
-            return d->per_run[i];
-    return 0;
 }
 
 mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out, size_t *count,
