@@ -270,6 +270,36 @@ def model_fft(P, o, _trace):
     return wrap(events), formulas
 
 
+def model_cg2d(P, o, _trace):
+    s, T = o["s"], o["i"]
+    k = P.bit_length() - 1
+    l2 = (k + 1) // 2
+    nc = 1 << l2
+    nr = P // nc
+    b = D * s
+    events = []
+    for r in range(P):
+        if nr == nc:
+            exch = (r % nr) * nr + r // nr
+        else:
+            exch = 2 * (((r // 2) % nr) * nr + (r // 2) // nr) + r % 2
+        e = []
+        for _ in range(T):
+            for nbytes, tag, partners in ((b, 1, [r ^ (1 << i) for i in range(l2)]),
+                                          (b, 2, [exch]),
+                                          (D, 1, [r ^ (1 << i) for i in range(l2)])):
+                for q in partners:
+                    e += [ev("Irecv", q, tag, nbytes), ev("Send", q, tag, nbytes),
+                          ev("Wait", vals=("n", 4))]
+            e.append(ev("Allreduce", nbytes=D, peer2=P, bytes2=D))
+        events.append(e)
+    # README: T(2L+1) Irecv and Send per rank, T((L+1)s + L) D bytes each
+    c, nbytes = T * (2 * l2 + 1) * P, T * ((l2 + 1) * s + l2) * D * P
+    formulas = {"MPI_Irecv": (c, nbytes), "MPI_Send": (c, nbytes), "MPI_Wait": (c, 0),
+                "MPI_Allreduce": (T * P, T * P * D), "messages": (c, nbytes)}
+    return wrap(events), formulas
+
+
 def model_wavefront(P, o, _trace):
     n, T = o["s"], o["i"]
     R, C = dims_create(P, 2)
@@ -358,6 +388,7 @@ EXAMPLES = {
     "cg": (model_cg, (64, 30), lambda P: [["-s", "8", "-i", "4"]]),
     "fft": (model_fft, (256, 10), lambda P: [["-s", "4", "-i", "3"]]),
     "wavefront": (model_wavefront, (64, 3), lambda P: [["-s", "16", "-i", "2"]]),
+    "cg2d": (model_cg2d, (256, 3), lambda P: [["-s", "16", "-i", "2"]]),
     # 5 tasks at 8 ranks leaves two workers without a task (they only get the stop).
     "master_worker": (model_master_worker, (1024, 40),
                       lambda P: [["-s", "32", "-i", "5" if P == 8 else "11"]]),
