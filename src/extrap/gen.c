@@ -328,6 +328,15 @@ mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
     return MC_OK;
 }
 
+/* "rank 0" or the position class's name ("int,lo"), for messages. */
+static void class_label(const mc_extrap *x, int c, char *buf, size_t len)
+{
+    if (c == ORIGIN)
+        snprintf(buf, len, "rank 0");
+    else
+        class_name(x->nd, c, buf, len);
+}
+
 /* A partner rank XOR 2^k exists for every rank only when P is a multiple
  * of 2^(k+1); k grows with the copies of a repeated block. */
 static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
@@ -341,10 +350,7 @@ static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
             double b = C->rep_alt_a[q] * law_f(C->rep_alt_law[q], g->P, 1, x->nd);
             if (fabs(a - b) > 1e-9) {
                 char name[64];
-                if (c == ORIGIN)
-                    snprintf(name, sizeof name, "rank 0");
-                else
-                    class_name(x->nd, c, name, sizeof name);
+                class_label(x, c, name, sizeof name);
                 return mc_error_set(err, MC_ERR_USAGE, "class (%s): a block of %u events "
                                     "(event %u on) repeats as often as both %g x %s(P) and "
                                     "%g x %s(P) in the traces, which give %g and %g copies at "
@@ -366,10 +372,7 @@ static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
                 const pdesc *p = &t->peer[s];
                 if (p->kind == PD_NPB_TRANSPOSE && extrap_npb_transpose(0, g->P) < 0) {
                     char name[64];
-                    if (c == ORIGIN)
-                        snprintf(name, sizeof name, "rank 0");
-                    else
-                        class_name(x->nd, c, name, sizeof name);
+                    class_label(x, c, name, sizeof name);
                     return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): the "
                                         "transpose partner on NPB CG's process grid needs P a "
                                         "power of two: not P=%d", name, i,
@@ -381,10 +384,7 @@ static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
                 if (kmax < 30 && fmod((double)g->P, ldexp(2.0, (int)kmax)) == 0)
                     continue;
                 char name[64];
-                if (c == ORIGIN)
-                    snprintf(name, sizeof name, "rank 0");
-                else
-                    class_name(x->nd, c, name, sizeof name);
+                class_label(x, c, name, sizeof name);
                 return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): partners "
                                     "rank XOR 2^k up to k=%.0f exist on every rank only when "
                                     "P is a multiple of 2^%.0f: not at P=%d", name, i,
@@ -412,10 +412,7 @@ static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err)
                     if (other == chosen)
                         continue;
                     char name[64];
-                    if (c == ORIGIN)
-                        snprintf(name, sizeof name, "rank 0");
-                    else
-                        class_name(x->nd, c, name, sizeof name);
+                    class_label(x, c, name, sizeof name);
                     return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): the "
                                         "traces fit both '%s' and '%s' for its %s, which give "
                                         "%lld and %lld at P=%d: trace one more process count "
@@ -897,10 +894,7 @@ void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
         if (!C->present)
             continue;
         char name[64];
-        if (c == ORIGIN)
-            snprintf(name, sizeof name, "rank 0");
-        else
-            class_name(x->nd, c, name, sizeof name);
+        class_label(x, c, name, sizeof name);
         fprintf(out, "\nclass (%s): template P=%d rank %d (%d rank%s of the class there), %u "
                 "events\n", name, x->tP[C->trace], C->rank, C->nmembers,
                 C->nmembers > 1 ? "s" : "", C->n);
