@@ -3,7 +3,8 @@
 item 8; docs/accuracy.md, "Real applications").
 
 Usage: bench/accuracy_apps.py BUILD [--platform FILE] [--reps N] [--ranks 2,4]
-       [--only APP,...] [--work DIR] [--set KEY=VALUE]...
+       [--only APP,...] [--work DIR] [--set KEY=VALUE]... [--idle SHARE]
+       [--max-wait SECONDS]
 
 BUILD holds bin/mpicast and bin/mpicast-bench. Without --platform the
 platform is measured first (`mpirun -np 2 mpicast-bench -o WORK/here.ini`).
@@ -18,6 +19,9 @@ started and the "stalls": on the rank where it is largest, the time by
 which MPI calls outlasted their replay by more than 50 us each, as a share
 of the measured time (a descheduled rank; see stalls() below). The kept traces stay in WORK/APP-pP/ (default WORK: a new
 directory under /tmp) for `mpicast stats`, `predict --timeline`, ...
+Before each run the script waits (at most --max-wait s, default 60) until
+the machine was --idle (default 0.9) idle over one second (/proc/stat), and
+the row gives the load average and that idle share before the kept run.
 
 Applications (Debian packages, installed by hand, not project dependencies):
   lammps    package lammps, `lmp`: LAMMPS's bench/in.lj (3-d LJ melt)
@@ -39,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
@@ -164,7 +169,9 @@ def stalls(mpicast, tdir, platform, sets, threshold_ns=50_000):
     """Seconds, on the rank where they are largest, by which MPI calls
     lasted longer than their replay by more than THRESHOLD (50 us): calls
     of a few us that took ms are a rank the OS descheduled (or a partner
-    descheduled), which no replay of the program can know about. Calls
+    descheduled), which no replay of the program can know about. Folded
+    runs of failed polls (`calls=N` in the dump) are left out: what they
+    cost is the polling model's question (cpu.polling). Calls
     are paired in order: the trace's (mpicast dump) and the replay's
     (predict --timeline, category "mpi"); None where they do not pair."""
     with tempfile.NamedTemporaryFile(suffix=".json") as tl:
@@ -183,17 +190,40 @@ def stalls(mpicast, tdir, platform, sets, threshold_ns=50_000):
     span = re.compile(r"^(\d+) (\w+) .*\bstart=(-?\d+) end=(-?\d+)")
     for line in dump.splitlines():
         m = span.match(line)
-        if m:
-            meas[int(m.group(1))].append((m.group(2), int(m.group(4)) - int(m.group(3))))
+        if m:  # a folded run of failed polls (calls=N) is the polling model's, not a stall
+            d = 0 if " calls=" in line else int(m.group(4)) - int(m.group(3))
+            meas[int(m.group(1))].append((m.group(2), d))
     worst = 0.0
     for r, calls in meas.items():
-        p = sorted(pred[r])
+        p = sorted(pred[r], key=lambda q: q[0])  # stable: same-time calls stay in order
         if len(p) != len(calls):
             return None
         excess = sum(d - q[2] for (op, d), q in zip(calls, p)
                      if op not in ("Init", "Init_thread", "Finalize") and d - q[2] > threshold_ns)
         worst = max(worst, excess * 1e-9)
     return worst
+
+
+def idle_share(seconds=1.0):
+    """Share of the machine's CPU time that was idle over SECONDS (/proc/stat)."""
+    def sample():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return v[3] + v[4], sum(v)
+    i0, t0 = sample()
+    time.sleep(seconds)
+    i1, t1 = sample()
+    return (i1 - i0) / max(t1 - t0, 1)
+
+
+def wait_idle(want, max_wait):
+    """Waits (at most MAX_WAIT s) until the machine was WANT idle over a
+    second; returns the last idle share seen. Our own runs are over then."""
+    deadline = time.monotonic() + max_wait
+    idle = idle_share()
+    while idle < want and time.monotonic() < deadline:
+        idle = idle_share()
+    return idle
 
 
 def trace_once(mpicast, cmd_of, rundir, p, tdir):
@@ -203,7 +233,7 @@ def trace_once(mpicast, cmd_of, rundir, p, tdir):
                    stderr=subprocess.DEVNULL, timeout=600)
 
 
-def measure(mpicast, app, p, reps, work, platform, sets):
+def measure(mpicast, app, p, reps, work, platform, sets, idle_want, max_wait):
     """Trace REPS runs, keep the fastest; returns (runs, load, validate doc)."""
     cmd_of = APPS[app][0]
     rundir = os.path.join(work, f"{app}-p{p}")
@@ -212,7 +242,8 @@ def measure(mpicast, app, p, reps, work, platform, sets):
     for i in range(reps):
         tdir = os.path.join(rundir, f"trace{i}")
         shutil.rmtree(tdir, ignore_errors=True)
-        load_now = os.getloadavg()[0]
+        idle_now = wait_idle(idle_want, max_wait)
+        load_now = (os.getloadavg()[0], idle_now)
         trace_once(mpicast, cmd_of, rundir, p, tdir)
         doc = validate(mpicast, tdir, platform, sets)
         runs.append(doc["measured"]["time"])
@@ -241,6 +272,8 @@ def main():
     ap.add_argument("--only", default=",".join(APPS))
     ap.add_argument("--work")
     ap.add_argument("--set", action="append", default=[])
+    ap.add_argument("--idle", type=float, default=0.9)
+    ap.add_argument("--max-wait", type=float, default=60)
     a = ap.parse_args()
     b = os.path.abspath(a.build)
     mpicast = os.path.join(b, "bin", "mpicast")
@@ -257,7 +290,7 @@ def main():
     print(f"platform {platform}, work {work}, {a.reps} runs each", file=sys.stderr)
     print("| application | input | ranks | runs: fastest / median (s) | measured (s) "
           "| predicted (s) | error | computation error | communication error "
-          "| comm share (measured) | stalls | load (1 min) |")
+          "| comm share (measured) | stalls | load (1 min), idle before |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for app in a.only.split(","):
         prog = APPS[app][1]
@@ -265,7 +298,8 @@ def main():
             print(f"accuracy_apps: {app}: {prog} not installed, skipped", file=sys.stderr)
             continue
         for p in (int(x) for x in a.ranks.split(",")):
-            runs, load, d, st = measure(mpicast, app, p, a.reps, work, platform, sets)
+            runs, load, d, st = measure(mpicast, app, p, a.reps, work, platform, sets,
+                                        a.idle, a.max_wait)
             m, pr, e = d["measured"], d["predicted"], d["error_percent"]
             stall = "n/a" if st is None else f"{100 * st / m['time']:.1f} %"
             share = m["communication"] / (m["communication"] + m["computation"])
@@ -273,7 +307,7 @@ def main():
                   f"{statistics.median(runs):.3f} | {m['time']:.3f} | {pr['time']:.3f} "
                   f"| **{pct(e['time'])}** | {pct(e['computation'])} "
                   f"| {pct(e['communication'])} | {100 * share:.0f} % "
-                  f"| {stall} | {load:.1f} |",
+                  f"| {stall} | {load[0]:.1f}, {100 * load[1]:.0f} % |",
                   flush=True)
 
 
