@@ -264,7 +264,8 @@ def pct(x):
 
 
 def main():
-    ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build")
     ap.add_argument("--platform")
     ap.add_argument("--reps", type=int, default=5)
@@ -275,6 +276,9 @@ def main():
     ap.add_argument("--idle", type=float, default=0.9)
     ap.add_argument("--max-wait", type=float, default=60)
     a = ap.parse_args()
+    unknown = [x for x in a.only.split(",") if x not in APPS]
+    if unknown:
+        ap.error(f"--only: unknown application {unknown[0]} (known: {', '.join(APPS)})")
     b = os.path.abspath(a.build)
     mpicast = os.path.join(b, "bin", "mpicast")
     work = os.path.abspath(a.work) if a.work else tempfile.mkdtemp(prefix="mpicast-acc-")
