@@ -41,6 +41,9 @@ D = 8       # bytes of one MPI_DOUBLE
 # others (completion, communicator management, Init/Finalize) count 0 bytes.
 P2P = {"Send", "Recv", "Sendrecv", "Isend", "Irecv"}
 COLL = {"Allreduce", "Reduce", "Alltoall"}
+# Collectives with per-rank counts: their vals (the counts) are compared, and stats
+# counts their bytes from the counts (docs/json.md, `bytes`)
+VCOLL = {"Scatterv", "Alltoallv", "Reduce_scatter", "Allgatherv", "Gatherv"}
 SENDS = {"Send", "Isend", "Sendrecv"}
 COMPLETION = {"Wait", "Waitall"}
 MANAGEMENT = {"Cart_create", "Comm_split", "Comm_free"}
@@ -121,7 +124,7 @@ def cart_shift(rank, dims, periodic, d):
 
 def opts(args):
     """The example options as a dict (defaults of the C programs applied by caller)."""
-    o = {"s": None, "i": None, "p": False, "b": False}
+    o = {"s": None, "i": None, "p": False, "b": False, "V": False}
     it = iter(args)
     for a in it:
         if a in ("-s", "-i"):
@@ -130,6 +133,8 @@ def opts(args):
             o["p"] = True
         elif a == "-b":
             o["b"] = True
+        elif a == "-V":
+            o["V"] = True
         else:
             raise CheckError("unknown example option %r" % a)
     return o
@@ -250,7 +255,7 @@ def model_cg(P, o, _trace):
 
 
 def model_fft(P, o, _trace):
-    s, T = o["s"], o["i"]
+    s, T, V = o["s"], o["i"], o["V"]
     R, C = dims_create(P, 2)
     events = []
     for r in range(P):
@@ -259,14 +264,32 @@ def model_fft(P, o, _trace):
                 vals=[row * C + j for j in range(C)]),
              ev("Comm_split", tag=col, nbytes=row, peer2=R,
                 vals=[i * C + col for i in range(R)])]
+        if V:  # the seed of each rank from rank 0, one double each
+            e.append(ev("Scatterv", 0, NONE, 0, P, NONE, D, vals=[D] * P if r == 0 else []))
         for _ in range(T):
-            e.append(ev("Alltoall", nbytes=D * s * R, peer2=C, bytes2=D * s * R))
-            e.append(ev("Alltoall", nbytes=D * s * C, peer2=R, bytes2=D * s * C))
-        e += [reduce_to_0(r, P), ev("Comm_free"), ev("Comm_free")]
+            if V:  # equal counts: the blocks of the Alltoall
+                e.append(ev("Alltoallv", peer2=C, vals=[D * s * R] * (2 * C)))
+                e.append(ev("Alltoallv", peer2=R, vals=[D * s * C] * (2 * R)))
+            else:
+                e.append(ev("Alltoall", nbytes=D * s * R, peer2=C, bytes2=D * s * R))
+                e.append(ev("Alltoall", nbytes=D * s * C, peer2=R, bytes2=D * s * C))
+        if V:
+            e += [ev("Reduce_scatter", peer2=C, vals=[D] * C),
+                  ev("Allgatherv", nbytes=D, peer2=R, vals=[D] * R),
+                  ev("Gatherv", 0, NONE, D, P, NONE, 0, vals=[D] * P if r == 0 else [])]
+        else:
+            e.append(reduce_to_0(r, P))
+        e += [ev("Comm_free"), ev("Comm_free")]
         events.append(e)
-    formulas = {"MPI_Comm_split": (2 * P, 0), "MPI_Comm_free": (2 * P, 0),
-                "MPI_Alltoall": (2 * T * P, D * s * T * (R + C) * P),
-                "MPI_Reduce": (P, D * P), "messages": (0, 0)}
+    formulas = {"MPI_Comm_split": (2 * P, 0), "MPI_Comm_free": (2 * P, 0), "messages": (0, 0)}
+    if V:  # README (-V): Alltoallv 2T per rank of s*R*C doubles; one double elsewhere
+        formulas.update({"MPI_Alltoallv": (2 * T * P, 2 * D * s * T * P * P),
+                         "MPI_Scatterv": (P, D * (2 * P - 1)),
+                         "MPI_Reduce_scatter": (P, D * C * P),
+                         "MPI_Allgatherv": (P, D * P), "MPI_Gatherv": (P, D * P)})
+    else:
+        formulas.update({"MPI_Alltoall": (2 * T * P, D * s * T * (R + C) * P),
+                         "MPI_Reduce": (P, D * P)})
     return wrap(events), formulas
 
 
@@ -386,7 +409,7 @@ EXAMPLES = {
     "halo3d": (model_halo(3), (16, 20),
                lambda P: [["-s", "4", "-i", "3"] + v for v in HALO_RUNS.get(P, [[]])]),
     "cg": (model_cg, (64, 30), lambda P: [["-s", "8", "-i", "4"]]),
-    "fft": (model_fft, (256, 10), lambda P: [["-s", "4", "-i", "3"]]),
+    "fft": (model_fft, (256, 10), lambda P: [["-s", "4", "-i", "3"], ["-s", "4", "-i", "3", "-V"]]),
     "wavefront": (model_wavefront, (64, 3), lambda P: [["-s", "16", "-i", "2"]]),
     "cg2d": (model_cg2d, (256, 3), lambda P: [["-s", "16", "-i", "2"]]),
     # 5 tasks at 8 ranks leaves two workers without a task (they only get the stop).
@@ -445,7 +468,7 @@ def parse_dump(text, nranks, label):
         vals = [int(v) for v in f["vals"].split(",")] if f.get("vals") else []
         if op in COMPLETION:
             vals = ("n", len(vals))
-        elif op not in MANAGEMENT:
+        elif op not in MANAGEMENT and op not in VCOLL:
             vals = ()
         events[rank].append(ev(op, int(f.get("peer", NONE)), int(f.get("tag", NONE)),
                                int(f.get("bytes", 0)), int(f.get("peer2", NONE)),
@@ -475,6 +498,21 @@ def check_events(label, got, want, unordered=()):
                              % (label, r, i, g[i], w[i]))
 
 
+def vcoll_bytes(e, rank):
+    """stats' bytes of a per-rank-count collective (docs/json.md): the rank's send
+    side — Alltoallv its send counts (the first half of vals), Scatterv the root's
+    send counts (a non-root: the block it receives), Reduce_scatter the vector it
+    contributes (the sum of the receive counts); Gatherv, Allgatherv one block."""
+    op, root, nbytes, size, bytes2, vals = e[0], e[1], e[3], e[4], e[6], e[7]
+    if op == "Alltoallv":
+        return sum(vals[:size])
+    if op == "Scatterv":
+        return sum(vals) if rank == root else bytes2
+    if op == "Reduce_scatter":
+        return sum(vals)
+    return nbytes
+
+
 def expected_stats(events):
     """Per function: per-rank [calls, bytes]; messages: per rank [sends, bytes]."""
     P = len(events)
@@ -485,7 +523,9 @@ def expected_stats(events):
             op, peer, nbytes = e[0], e[1], e[3]
             c = fn[mpi_name(op)][r]
             c[0] += 1
-            c[1] += nbytes if op in P2P or op in COLL else 0
+            if op in VCOLL:
+                nbytes = vcoll_bytes(e, r)
+            c[1] += nbytes if op in P2P or op in COLL or op in VCOLL else 0
             if op in SENDS and peer >= 0:
                 msgs[r][0] += 1
                 msgs[r][1] += nbytes
