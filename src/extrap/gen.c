@@ -232,7 +232,8 @@ int extrap_event_equal(const mc_event *a, const mc_event *b, char *why, size_t l
 /* ------------------------------------------------------------ target grid */
 
 static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err);
-static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err);
+static mc_err check_repeat_laws(const mc_extrap *x, const xgrid *g, mc_error *err);
+static mc_err check_partners(const mc_extrap *x, const xgrid *g, mc_error *err);
 
 static void dims_str(const xgrid *g, char *buf, size_t len)
 {
@@ -293,7 +294,8 @@ mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
     } else {
         mc_extrap_dims_create(P, x->nd, g->dims);
     }
-    if (check_ambiguity(x, g, err) || check_xor(x, g, err))
+    if (check_ambiguity(x, g, err) || check_repeat_laws(x, g, err) ||
+        check_partners(x, g, err))
         return err->code;
     if (x->rules.replicate)
         return MC_OK;
@@ -337,9 +339,9 @@ static void class_label(const mc_extrap *x, int c, char *buf, size_t len)
         class_name(x->nd, c, buf, len);
 }
 
-/* A partner rank XOR 2^k exists for every rank only when P is a multiple
- * of 2^(k+1); k grows with the copies of a repeated block. */
-static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
+/* Several laws that fit a block's traced repetition counts must agree at P,
+ * or the count would be a guess (as check_ambiguity for sizes). */
+static mc_err check_repeat_laws(const mc_extrap *x, const xgrid *g, mc_error *err)
 {
     for (int c = 0; c < NCLASSES; c++) {
         const xclass *C = &x->cls[c];
@@ -348,42 +350,52 @@ static mc_err check_xor(const mc_extrap *x, const xgrid *g, mc_error *err)
                 continue;
             double a = C->rep_a * law_f(C->rep_law, g->P, 1, x->nd);
             double b = C->rep_alt_a[q] * law_f(C->rep_alt_law[q], g->P, 1, x->nd);
-            if (fabs(a - b) > 1e-9) {
-                char name[64];
-                class_label(x, c, name, sizeof name);
-                return mc_error_set(err, MC_ERR_USAGE, "class (%s): a block of %u events "
-                                    "(event %u on) repeats as often as both %g x %s(P) and "
-                                    "%g x %s(P) in the traces, which give %g and %g copies at "
-                                    "P=%d: trace one more process count or state the law "
-                                    "(--rule repeat=%x:LAW)", name, C->rep_len, C->rep_start,
-                                    C->rep_a, mc_extrap_law_name(C->rep_law), C->rep_alt_a[q],
-                                    mc_extrap_law_name(C->rep_alt_law[q]), a, b, g->P,
-                                    (unsigned)C->ev[C->rep_start].e.site);
-            }
+            if (fabs(a - b) <= 1e-9)
+                continue;
+            char name[64];
+            class_label(x, c, name, sizeof name);
+            return mc_error_set(err, MC_ERR_USAGE, "class (%s): a block of %u events "
+                                "(event %u on) repeats as often as both %g x %s(P) and "
+                                "%g x %s(P) in the traces, which give %g and %g copies at "
+                                "P=%d: trace one more process count or state the law "
+                                "(--rule repeat=%x:LAW)", name, C->rep_len, C->rep_start,
+                                C->rep_a, mc_extrap_law_name(C->rep_law), C->rep_alt_a[q],
+                                mc_extrap_law_name(C->rep_alt_law[q]), a, b, g->P,
+                                (unsigned)C->ev[C->rep_start].e.site);
         }
+    }
+    return MC_OK;
+}
+
+/* Partners that must exist at P: NPB CG's transpose needs P a power of two;
+ * rank XOR 2^k exists on every rank only when P is a multiple of 2^(k+1),
+ * k growing with the copies of a repeated block. */
+static mc_err check_partners(const mc_extrap *x, const xgrid *g, mc_error *err)
+{
+    for (int c = 0; c < NCLASSES; c++) {
+        const xclass *C = &x->cls[c];
         double cf = C->rep_on ? C->rep_a * law_f(C->rep_law, g->P, 1, x->nd) : 1;
         double copies = floor(cf + 0.5);
         if (fabs(cf - copies) > 1e-9)
             continue; /* refused when expanded: not a whole number of copies */
         for (uint32_t i = 0; i < C->n; i++) {
             const tev *t = &C->ev[i];
-            int in_block = C->rep_on && i >= C->rep_start && i < C->rep_start + C->rep_len;
             for (uint32_t s = 0; s < t->npeer; s++) {
                 const pdesc *p = &t->peer[s];
+                char name[64];
                 if (p->kind == PD_NPB_TRANSPOSE && extrap_npb_transpose(0, g->P) < 0) {
-                    char name[64];
                     class_label(x, c, name, sizeof name);
                     return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): the "
                                         "transpose partner on NPB CG's process grid needs P a "
                                         "power of two: not P=%d", name, i,
                                         mc_op_name(t->e.op), g->P);
                 }
-                if (p->kind != PD_XOR || (p->v[1] && in_block && copies < 1))
+                /* a step rule (v[1]) only stands in a block: none when no copies */
+                if (p->kind != PD_XOR || (p->v[1] && copies < 1))
                     continue;
                 double kmax = p->v[0] + (p->v[1] ? copies - 1 : 0);
                 if (kmax < 30 && fmod((double)g->P, ldexp(2.0, (int)kmax)) == 0)
                     continue;
-                char name[64];
                 class_label(x, c, name, sizeof name);
                 return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): partners "
                                     "rank XOR 2^k up to k=%.0f exist on every rank only when "

@@ -660,10 +660,8 @@ static int decide_peer(build *b, int k, const int *mem, int nm, uint32_t i, uint
         xor_eq &= p->xr == p0->xr;
     }
     /* rank XOR 2^k on every member */
-    int xk = -1;
-    if (all_rank && xor_eq && p0->xr > 0 && (p0->xr & (p0->xr - 1)) == 0)
-        for (xk = 0; (1 << xk) != p0->xr; xk++)
-            ;
+    int xk = all_rank && xor_eq && p0->xr > 0 && (p0->xr & (p0->xr - 1)) == 0
+                 ? __builtin_ctz((unsigned)p0->xr) : -1;
     out->xk = xk;
     const char *op = mc_op_name(b->abs[k][mem[0]][i].t.e.op);
     if (!all_rank) {

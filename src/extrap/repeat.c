@@ -90,6 +90,8 @@ static void apply_xor(xclass *C, uint32_t at, uint32_t L, uint32_t copies, const
             if (e >= C->n || slots[2 * q + 1] >= C->ev[e].npeer)
                 continue;
             pdesc *p = &C->ev[e].peer[slots[2 * q + 1]];
+            if (p->xk < 0)
+                continue; /* not a XOR partner in this trace: the traces' check says so */
             int32_t k0 = p->xk - (int32_t)c;
             memset(p->v, 0, sizeof p->v);
             p->kind = PD_XOR;
