@@ -4,7 +4,9 @@
  * Every rank repeats: compute burst, Irecv from the left neighbour, Isend
  * to the right one (4 KiB), Waitall; every 64th iteration an Allreduce of
  * 8 B. Bursts vary with rank and iteration (0.9-1.9 us) so the replay has
- * waiting to compute. Ranks are written by two threads; prints events,
+ * waiting to compute. Request ids go up by one per request, as the
+ * tracer numbers them (so mpicast compress and extrapolate find the loop).
+ * Ranks are written by two threads; prints events,
  * bytes on disk per event and the writing rate. */
 #include <pthread.h>
 #include <stdio.h>
@@ -60,10 +62,12 @@ static int write_rank(const job *j, int r)
     uint64_t n = 1;
     for (uint64_t i = 0; !rc && n + 5 <= j->per_rank; i++) {
         mc_event e = blank(MC_OP_IRECV);
-        e.peer = left, e.tag = 1, e.bytes = 4096, e.req = 1;
+        uint32_t id = (uint32_t)(2 * i + 1);
+        wv[0] = id, wv[4] = id + 1;
+        e.peer = left, e.tag = 1, e.bytes = 4096, e.req = id;
         rc |= put(w, e, &now, 900 + (int64_t)((i * 7 + (uint64_t)r * 13) % 1000), 150);
         e = blank(MC_OP_ISEND);
-        e.peer = right, e.tag = 1, e.bytes = 4096, e.req = 2;
+        e.peer = right, e.tag = 1, e.bytes = 4096, e.req = id + 1;
         rc |= put(w, e, &now, 50, 300);
         e = blank(MC_OP_WAITALL);
         e.vals = wv, e.nvals = 8;

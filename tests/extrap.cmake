@@ -1,6 +1,7 @@
 # Trace extrapolation (issue 6): synthetic SCAMP examples, and the examples traced at
 # small P, extrapolated and compared with real traces at the larger P (label mpi).
 mc_add_test(test_extrap_scamp mc_extrap mc_format)
+mc_add_test(test_extrap_fold mc_extrap mc_format)
 # the comparison of the leave-one-out check on in-memory streams (issue 20)
 mc_add_test(test_extrap_compare_first_difference mc_extrap mc_test_mem)
 
@@ -14,6 +15,12 @@ add_test(NAME test_extrap_examples
     --mpicast $<TARGET_FILE:mpicast> --examples ${CMAKE_BINARY_DIR}/examples
     --allreduce-loop $<TARGET_FILE:test_extrap_allreduce_loop>)
 set_tests_properties(test_extrap_examples PROPERTIES LABELS mpi TIMEOUT 900)
+# the same cases with each rank's main loop folded (docs/extrapolation.md, "Large inputs")
+add_test(NAME test_extrap_examples_folded
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_extrap_examples.py
+    --mpicast $<TARGET_FILE:mpicast> --examples ${CMAKE_BINARY_DIR}/examples
+    --allreduce-loop $<TARGET_FILE:test_extrap_allreduce_loop> --fold)
+set_tests_properties(test_extrap_examples_folded PROPERTIES LABELS mpi TIMEOUT 900)
 # the leave-one-out check refuses a wrong `repeat` rule on the cg_log2 mini-app (issue 20)
 if(TARGET example_cg_log2)
   add_test(NAME test_extrap_loo_repeat

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Issue 21 item 3: a generated 2*10^7-event trace (bench_bigtrace, 3 ranks) runs
-# through report, export chrome --window and export otf2 in bounded memory: each
+# through report, export chrome --window, export otf2 and (issue 26) extrapolate
+# to 6 ranks, which folds each rank's main loop, in bounded memory: each
 # command runs under a 1 GiB address-space limit (ulimit -v), where holding the
 # events (about 120 bytes each in memory: 2.4 GB) would fail. Not timed.
 # usage: test_commands_bounded.sh MPICAST BENCH_BIGTRACE
@@ -24,4 +25,8 @@ run "export chrome --window" export chrome "$T/t" -o "$T/c.json" --window 0:0.01
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/c.json" || fail "chrome: not JSON"
 run "export otf2" export otf2 "$T/t" -o "$T/o"
 [ -f "$T/o/traces.otf2" ] || ls "$T/o" | grep -q otf2 || fail "otf2: no archive written"
-echo "ok: 2*10^7 events through report, export chrome --window, export otf2 under 1 GiB"
+run extrapolate extrapolate "$T/t" --ranks 6 -o "$T/x" --quiet --explain
+grep -q "3 of 3 ranks have one" "$T/out" || fail "extrapolate: the input was not folded: $(cat "$T/out")"
+m=$("$M" stats "$T/x" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(f["calls"] for f in d["functions"].values()))')
+[ "$m" -eq $((2 * n)) ] || fail "extrapolate: $m calls at 6 ranks, expected twice the input's $n"
+echo "ok: 2*10^7 events through report, export chrome --window, export otf2, extrapolate under 1 GiB"

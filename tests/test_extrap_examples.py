@@ -16,7 +16,13 @@ traces are extrapolated to the larger count with `mpicast extrapolate -o`, and
 
 Cases that must be refused exit 1 naming what is not explained.
 
-usage: test_extrap_examples.py --mpicast BIN --examples DIR --allreduce-loop EXE
+With --fold, every case runs 6 iterations and extrapolate folds each rank's main
+loop whatever the input's size (MPICAST_EXTRAP_FOLD=1: inference reads two
+iterations of it, the pseudo-trace repeats the second; docs/extrapolation.md,
+"Large inputs"): the same comparisons then check the folded path, and
+`--explain` must say that it was taken.
+
+usage: test_extrap_examples.py --mpicast BIN --examples DIR --allreduce-loop EXE [--fold]
 """
 
 import argparse
@@ -96,6 +102,7 @@ def run(cmd, check=True, **kw):
 
 class Ctx:
     def __init__(self, args, tmp):
+        self.fold = args.fold
         self.mpicast = args.mpicast
         self.examples = args.examples
         self.loop = args.allreduce_loop
@@ -106,6 +113,9 @@ class Ctx:
         return self.loop if prog == "@loop" else os.path.join(self.examples, prog)
 
     def trace(self, prog, pargs, nranks):
+        if self.fold:  # enough iterations for a main loop (3 or more alike)
+            pargs = ["6" if prog == "@loop" or (i and pargs[i - 1] == "-i") else a
+                     for i, a in enumerate(pargs)]
         key = (prog, tuple(pargs), nranks)
         if key in self.cache:
             return self.cache[key]
@@ -127,7 +137,14 @@ def check_case(ctx, name, prog, pargs, small, target, extra):
     traces = [ctx.trace(prog, pargs, p) for p in small]
     real = ctx.trace(prog, pargs, target)
     out = os.path.join(ctx.tmp, "x_" + name)
-    run([ctx.mpicast, "extrapolate"] + traces + ["--ranks", str(target), "-o", out] + extra)
+    x = run([ctx.mpicast, "extrapolate"] + traces + ["--ranks", str(target), "-o", out,
+                                                     "--explain"] + extra)
+    folded = x.stdout.count("read as two iterations")
+    if ctx.fold and folded != len(traces):
+        raise Failure("%s: --explain names %d folded inputs of %d:\n%s"
+                      % (name, folded, len(traces), x.stdout))
+    if not ctx.fold and folded:
+        raise Failure("%s: a small input was folded:\n%s" % (name, x.stdout))
     a, b = ctx.dump(real), ctx.dump(out)
     if a != b:
         for i, (x, y) in enumerate(zip(a, b)):
@@ -174,7 +191,11 @@ def main():
     ap.add_argument("--examples", required=True)
     ap.add_argument("--allreduce-loop", required=True)
     ap.add_argument("--only", default="")
+    ap.add_argument("--fold", action="store_true")
     args = ap.parse_args()
+    if args.fold:
+        ENV["MPICAST_EXTRAP_FOLD"] = "1"
+
     tmp = tempfile.mkdtemp(prefix="mc_extrap_")
     failures = 0
     try:

@@ -36,6 +36,12 @@ typedef struct mc_compress_info {
     int ranks_looped;      /* ranks with a loop stored once */
     uint64_t iterations;   /* rank 0's: iterations its loop records stand for */
     uint32_t period;       /* rank 0's: events per iteration */
+    /* The rank just compressed (valid when on_rank is called): its loop
+     * records and the first one's body: where it starts in the delivered
+     * stream, its iterations, events per iteration and the request ids one
+     * iteration creates (extrapolate folds a rank's main loop with them). */
+    uint64_t rank_records, rank_first, rank_iterations;
+    uint32_t rank_period, rank_req_first, rank_req_count;
 } mc_compress_info;
 
 /* Writes trace (any input kind) compressed into the directory outdir (which

@@ -51,6 +51,10 @@ mc_err mc_error_set(mc_error *err, mc_err code, const char *fmt, ...)
 void mc_error_prefix(mc_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Replaces the first occurrence of `from` in the message by `to` (a
+ * private temporary copy's path by the user's input, say). */
+void mc_error_replace(mc_error *err, const char *from, const char *to);
+
 #ifdef __cplusplus
 }
 #endif

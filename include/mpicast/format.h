@@ -270,6 +270,9 @@ mc_err mc_writer_add_loop(mc_writer *w, const mc_loop_record *l, mc_error *err);
  * Request_free); changed in place. Readers expand records with it, and
  * mpicast compress checks iterations against it. */
 void mc_loop_shift_requests(mc_event *e, uint32_t first, uint32_t count, uint64_t j);
+/* Moves the request ids in [lo, hi) by delta, where mc_loop_shift_requests
+ * looks for them (changed in place). */
+void mc_event_shift_requests(mc_event *e, uint64_t lo, uint64_t hi, int64_t delta);
 /* Appends one event (copied). Writes a chunk when the buffer is full. */
 mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err);
 /* Writes the buffered events as a chunk now (e.g. from a signal path). */

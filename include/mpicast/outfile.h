@@ -92,6 +92,11 @@ void mc_out_dir_abort(const char *tmp);
  * directories. Untrack before removing it or keeping it. */
 void mc_out_temp_dir_track(const char *path);
 void mc_out_temp_dir_untrack(const char *path);
+/* A private temporary directory "$TMPDIR/mpicast-KIND-XXXXXX" (/tmp without
+ * TMPDIR), tracked as above, into buf[len]; remove it with
+ * mc_out_dir_abort. `about` names the input it is for in the error. */
+mc_err mc_out_temp_dir_create(char *buf, size_t len, const char *kind, const char *about,
+                              mc_error *err);
 
 /* Opens an input read-only with O_CLOEXEC; a FIFO, socket, device or
  * directory is refused ("PATH: not a regular file (a FIFO)") without

@@ -23,6 +23,7 @@ static const env_var vars[] = {
     {"MPICAST_PROGRESS_INTERVAL", ENV_SECONDS, NULL}, /* src/export/load.c */
     {"MPICAST_GNUPLOT", ENV_ANY, NULL},            /* src/export/plot.c */
     {"MPICAST_OTF2_STALL", ENV_COUNT, NULL},       /* src/export/otf2_import.c */
+    {"MPICAST_EXTRAP_FOLD", ENV_COUNT, NULL},      /* src/extrap/fold.c */
     /* read by the tracer (mpicast trace passes them on) */
     {"MPICAST_TRACE_DIR", ENV_ANY, NULL},
     {"MPICAST_MODE", ENV_CHOICE, "wall|cpu|token|profile"},

@@ -87,3 +87,14 @@ void mc_error_prefix(mc_error *err, const char *fmt, ...)
     fit_message(err->msg, sizeof err->msg, full);
     one_line(err->msg);
 }
+
+void mc_error_replace(mc_error *err, const char *from, const char *to)
+{
+    char *at = err && from && *from ? strstr(err->msg, from) : NULL;
+    if (!at)
+        return;
+    char full[LONG_MESSAGE];
+    snprintf(full, sizeof full, "%.*s%s%s", (int)(at - err->msg), err->msg, to,
+             at + strlen(from));
+    fit_message(err->msg, sizeof err->msg, full);
+}

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -58,6 +59,22 @@ void mc_out_temp_dir_untrack(const char *path)
     for (int i = 0; i < DIRS_MAX; i++)
         if (tracked_dirs[i][0] && strcmp(tracked_dirs[i], path) == 0)
             tracked_dirs[i][0] = 0;
+}
+
+mc_err mc_out_temp_dir_create(char *buf, size_t len, const char *kind, const char *about,
+                              mc_error *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(buf, len, "%s/mpicast-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", kind);
+    if (n < 0 || (size_t)n >= len || !mkdtemp(buf)) {
+        int e = n < 0 || (size_t)n >= len ? ENAMETOOLONG : errno;
+        if (len)
+            buf[0] = 0;
+        return mc_error_set(err, MC_ERR_IO, "%s: cannot create a temporary directory in %s: "
+                            "%s", about, tmp && *tmp ? tmp : "/tmp", strerror(e));
+    }
+    mc_out_temp_dir_track(buf); /* removed if a signal ends the command */
+    return MC_OK;
 }
 
 /* Removes a directory and the files in it with system calls only (opendir

@@ -36,6 +36,7 @@ typedef struct rank_pass {
     int64_t *rows; /* exact: per iteration rows; means: sums */
     size_t nrows, rows_cap;
     uint64_t records; /* loop records of this rank */
+    uint64_t delivered; /* events a reader delivers up to here */
 } rank_pass;
 
 static int hold(held *h, const mc_event *e)
@@ -61,6 +62,7 @@ static void drop(held *h, uint32_t n)
 static mc_err put(rank_pass *p, const mc_event *e)
 {
     p->info->stored++;
+    p->delivered++;
     return mc_writer_add(p->w, e, p->err);
 }
 
@@ -188,7 +190,14 @@ static mc_err write_loop(rank_pass *p, uint64_t n, int64_t at, int64_t loop_end)
     mc_err rc = mc_writer_add_loop(p->w, &l, p->err);
     p->info->stored++;
     p->info->records++;
-    p->records++;
+    if (!p->records++) {
+        p->info->rank_first = p->delivered;
+        p->info->rank_iterations = n;
+        p->info->rank_period = p->nbody;
+        p->info->rank_req_first = p->req_first;
+        p->info->rank_req_count = p->req_count;
+    }
+    p->delivered += (n - 1) * p->nbody; /* the body's puts deliver the first */
     if (p->rank == 0) {
         p->info->iterations += n;
         p->info->period = p->nbody;
@@ -388,6 +397,8 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int exact,
         if (rc)
             break;
         rank_pass p = {.src = src, .rank = r, .exact = exact, .info = info, .err = err};
+        info->rank_first = info->rank_iterations = 0;
+        info->rank_period = info->rank_req_first = info->rank_req_count = 0;
         p.w = mc_writer_open(outdir, r, 0, 0, err);
         if (!p.w) {
             rc = err->code ? err->code : MC_ERR_IO;
@@ -395,6 +406,7 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int exact,
         }
         rc = compress_rank(&p, &lp);
         info->ranks_looped += p.records > 0;
+        info->rank_records = p.records;
         mc_err crc = mc_writer_close(p.w, rc ? NULL : err);
         rc = rc ? rc : crc;
         free(p.body);

@@ -113,17 +113,14 @@ static mc_input_fit otf2_probe(const char *path)
 
 static char *make_import_dir(const char *archive, const char *kind, mc_error *err)
 {
-    const char *tmp = getenv("TMPDIR");
     char tmpl[4096];
-    snprintf(tmpl, sizeof tmpl, "%s/mpicast-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", kind);
-    char *dir = strdup(tmpl);
-    if (!dir || !mkdtemp(dir)) {
-        free(dir);
-        mc_error_set(err, MC_ERR_IO, "%s: cannot create a temporary directory to import into",
-                     archive);
-        return NULL;
+    char *dir = NULL;
+    if (mc_out_temp_dir_create(tmpl, sizeof tmpl, kind, archive, err) == MC_OK &&
+        !(dir = strdup(tmpl))) {
+        mc_out_temp_dir_untrack(tmpl);
+        rmdir(tmpl);
+        mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", archive);
     }
-    mc_out_temp_dir_track(dir); /* removed if a signal ends the command */
     return dir;
 }
 

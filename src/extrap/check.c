@@ -139,17 +139,25 @@ static void others_str(const mc_extrap *x, const char *const *traces, int n, int
  * = 1), 0 not rebuilt (*same = 0, *why the reason), -1 different or an
  * error (err). */
 static int loo_one(const mc_extrap *full, const char *const *traces, int n, int i,
-                   const mc_extrap_rules *rules, const int *P, uint64_t *nev, int *same,
-                   char *why, size_t whylen, void (*tick)(void *), void *ctx, mc_error *err)
+                   const xfold *folds, const mc_extrap_rules *rules, const int *P,
+                   uint64_t *nev, int *same, char *why, size_t whylen, void (*tick)(void *),
+                   void *ctx, mc_error *err)
 {
     *same = 0;
     const char **sub = malloc((size_t)n * sizeof *sub);
-    if (!sub)
+    xfold *fsub = folds ? malloc((size_t)n * sizeof *fsub) : NULL;
+    if (!sub || (folds && !fsub)) {
+        free(sub);
+        free(fsub);
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
+    }
     int m = 0;
     for (int k = 0; k < n; k++)
-        if (k != i)
+        if (k != i) {
+            if (fsub)
+                fsub[m] = folds[k]; /* borrowed */
             sub[m++] = traces[k];
+        }
     mc_extrap_rules ru = *rules;
     if (full && !ru.replicate) { /* trace i's own grid, not the target's */
         memset(ru.dims, 0, sizeof ru.dims);
@@ -158,8 +166,9 @@ static int loo_one(const mc_extrap *full, const char *const *traces, int n, int 
         ru.ndims = full->nd;
     }
     mc_error e = {0};
-    mc_extrap *M = extrap_build_model(sub, m, &ru, full, &e);
+    mc_extrap *M = extrap_build_model(sub, m, &ru, full, fsub, NULL, &e);
     free(sub);
+    free(fsub);
     mc_source *gen = M ? mc_extrap_source(M, P[i], &e) : NULL;
     if (!gen) {
         snprintf(why, whylen, "%s", e.msg);
@@ -222,6 +231,12 @@ static int trace_counts(const mc_extrap *full, const char *const *traces, int n,
     return 0;
 }
 
+static xfold *fold_all(const char *const *traces, int n, mc_error *err);
+static void note_folds(mc_extrap *x, const xfold *f);
+static mc_extrap *build_checked(mc_extrap *x, mc_error *ferr, const char *const *traces,
+                                int ntraces, const xfold *folds, const mc_extrap_rules *rules,
+                                void (*rank_checked)(void *ctx), void *ctx, mc_error *err);
+
 mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extrap_rules *rules,
                            mc_error *err)
 {
@@ -238,12 +253,64 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
         rules = &defaults;
     }
     mc_error ferr = {0};
-    mc_extrap *x = extrap_build_model(traces, ntraces, rules, NULL, &ferr);
+    int fold_wanted = 0;
+    xfold *folds = NULL;
+    mc_extrap *x = extrap_build_model(traces, ntraces, rules, NULL, NULL, &fold_wanted, &ferr);
+    if (!x && fold_wanted) {
+        folds = fold_all(traces, ntraces, &ferr);
+        x = folds ? extrap_build_model(traces, ntraces, rules, NULL, folds, NULL, &ferr) : NULL;
+    }
+    if (x && folds)
+        note_folds(x, folds);
+    mc_extrap *built = build_checked(x, &ferr, traces, ntraces, folds, rules, rank_checked,
+                                     ctx, err);
+    for (int k = 0; folds && k < ntraces; k++)
+        extrap_fold_free(&folds[k]);
+    free(folds);
+    return built;
+}
+
+/* Folds every trace (extrap_impl.h, "Folded inputs"); NULL with err set. */
+static xfold *fold_all(const char *const *traces, int n, mc_error *err)
+{
+    xfold *f = calloc((size_t)n, sizeof *f);
+    if (!f) {
+        mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        mc_source *s = mc_input_open(traces[k], err);
+        int P = s ? s->nranks : 0;
+        mc_source_close(s);
+        if (!s || extrap_fold(traces[k], P, &f[k], err)) {
+            for (int j = 0; j < k; j++)
+                extrap_fold_free(&f[j]);
+            free(f);
+            return NULL;
+        }
+    }
+    return f;
+}
+
+static void note_folds(mc_extrap *x, const xfold *f)
+{
+    for (int k = 0; k < x->ntraces; k++)
+        extrap_note(x, "input %s: %llu events: each rank's main loop read as two iterations "
+                    "(%d of %d ranks have one; its other iterations' times are their mean), "
+                    "repeated as traced", x->paths[k], (unsigned long long)f[k].events,
+                    f[k].looped, f[k].nranks);
+}
+
+/* The leave-one-out check of x (NULL: its build failed with ferr). */
+static mc_extrap *build_checked(mc_extrap *x, mc_error *ferr, const char *const *traces,
+                                int ntraces, const xfold *folds, const mc_extrap_rules *rules,
+                                void (*rank_checked)(void *ctx), void *ctx, mc_error *err)
+{
     char stated[256];
     mc_extrap_rules_describe(rules, stated, sizeof stated);
     if (ntraces < 2) {
         if (!x) {
-            *err = ferr;
+            *err = *ferr;
             return NULL;
         }
         if (!mc_extrap_rules_unchecked(rules, x->unchecked, sizeof x->unchecked))
@@ -255,7 +322,7 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
     if (!x && (!*stated || ntraces > 64)) {
         /* nothing stated: the build's refusal names what inference could
          * not explain, which says more than a rebuild by the default laws */
-        *err = ferr;
+        *err = *ferr;
         return NULL;
     }
     int *P = calloc((size_t)ntraces, sizeof *P);
@@ -267,7 +334,7 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
     if (trace_counts(x, traces, ntraces, P, err)) {
         free(P);
         if (!x)
-            *err = ferr; /* the build's message says more than a second read's */
+            *err = *ferr; /* the build's message says more than a second read's */
         mc_extrap_destroy(x);
         return NULL;
     }
@@ -279,7 +346,7 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
         uint64_t nev = 0;
         int same = 0;
         char why[MC_ERROR_MSG_MAX];
-        if (loo_one(x, traces, ntraces, i, rules, P, &nev, &same, why, sizeof why, rank_checked,
+        if (loo_one(x, traces, ntraces, i, folds, rules, P, &nev, &same, why, sizeof why, rank_checked,
                     ctx, err)) {
             mc_error_prefix(err, "extrapolate");
             free(P);
@@ -302,7 +369,7 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
     }
     free(P);
     if (!x) {
-        *err = ferr;
+        *err = *ferr;
         return NULL;
     }
     for (int l = 0; l < nlines; l++)

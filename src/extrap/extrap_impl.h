@@ -104,6 +104,8 @@ typedef struct tev {
     uint16_t *alt;      /* per slot: every law that fits the traces (bit per law) */
     int64_t csize;      /* size of e.comm at the representative's P */
     int32_t baseP;      /* the representative's P */
+    uint8_t loop;       /* folded input: 1, 2 in the main loop's first and second
+                         * iteration, else 0 (fold.c) */
 } tev;
 
 /* What number slot s of t is, for messages. */
@@ -143,6 +145,9 @@ typedef struct xclass {
      * compute per rank ~ P^burst_alpha over the traces (burst_npts of them). */
     double burst_alpha;
     int burst_npts;
+    /* Folded input: the main loop's iterations (the same in every trace),
+     * of which the template holds two (ev[].loop); 0: not folded. */
+    uint64_t loop_n;
 } xclass;
 
 struct mc_extrap {
@@ -167,6 +172,41 @@ struct mc_extrap {
     char unchecked[512];        /* "" when checked */
     char *notes;                /* inference notes for --explain (malloc'd) */
 };
+
+/* Folded inputs (fold.c). A trace of more events than inference holds
+ * comfortably is loop-compressed (means) into a private temporary
+ * directory, and each rank's main loop is read as two iterations: the
+ * first with its own times, the second with the mean of the others. The
+ * classes' templates then carry the two (tev.loop), the generator repeats
+ * the second N - 1 times, and the leave-one-out check compares the full
+ * streams. Request ids after the loop are renumbered as in a run of two
+ * iterations, so the model is that of a consistent shorter run. */
+typedef struct xfold_rank {
+    uint64_t first, iterations;  /* iterations 0: no loop folded */
+    uint32_t period, req_first, req_count;
+} xfold_rank;
+typedef struct xfold {
+    char dir[4096];              /* the compressed copy; "": not folded */
+    int nranks, looped;          /* ranks, and those with a loop folded */
+    uint64_t events;             /* events of the input */
+    xfold_rank *rank;
+} xfold;
+/* Input events from which a build folds (MPICAST_EXTRAP_FOLD, default 5e5). */
+uint64_t extrap_fold_threshold(void);
+mc_err extrap_fold(const char *trace, int nranks, xfold *f, mc_error *err);
+void extrap_fold_free(xfold *f);
+/* tev.loop of event i of rank r as the folded copy delivers it. */
+int extrap_fold_tag(const xfold *f, int r, uint64_t i);
+/* Renumbers the request ids of event i of rank r after the folded loop. */
+void extrap_fold_renumber(const xfold *f, int r, uint64_t i, mc_event *e);
+/* The second iteration of a class's events at P, which the generator
+ * repeats: ev[a .. b), creating request ids first_req .. + nreq - 1. */
+typedef struct xloop {
+    uint32_t a, b, first_req, nreq;
+} xloop;
+/* 1 with *out filled, 0 when ev has no folded loop, -1 when the two
+ * iterations are not one after the other (or their ids not consecutive). */
+int extrap_fold_region(const tev *ev, uint32_t n, xloop *out);
 
 /* Target grid of a P-rank run. */
 mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err);
@@ -201,10 +241,12 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
                             int all_runs, const char *cname, mc_error *err);
 
 /* Builds and verifies a model (model.c); inherit: a model of more traces
- * whose inferred laws and repetitions are taken as stated (NULL: none). */
+ * whose inferred laws and repetitions are taken as stated (NULL: none);
+ * folds: one per trace (NULL: none folded). Without folds, an input past
+ * extrap_fold_threshold() fails with *fold_wanted set (if non-NULL). */
 mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
                               const mc_extrap_rules *rules, const mc_extrap *inherit,
-                              mc_error *err);
+                              const xfold *folds, int *fold_wanted, mc_error *err);
 /* Appends a line to the --explain notes. */
 void extrap_note(mc_extrap *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -515,6 +515,7 @@ static void cache_free(ccache *c)
 typedef struct rstate {
     int32_t cls;       /* -1: not started */
     uint32_t pos;
+    uint64_t it;       /* folded loop: copies of its second iteration repeated */
     int64_t t_end;
     genbuf vb;
     centry *held;
@@ -530,7 +531,30 @@ typedef struct xsource {
     tev *xev[NCLASSES];   /* each class's events at P (repetitions expanded) */
     uint32_t xn[NCLASSES];
     int xown[NCLASSES];
+    xloop loop[NCLASSES]; /* folded input: the iteration repeated (b = 0: none) */
 } xsource;
+
+/* Event e at position pos of a class with a folded loop, as the rank's
+ * stream has it: a copy of the second iteration creates the ids one
+ * iteration later each time, and the events after the loop come after all
+ * the ids its copies created. */
+static int loop_ids(const xloop *lp, uint64_t extra, uint32_t pos, uint64_t it, mc_event *e,
+                    genbuf *vb)
+{
+    int64_t delta = pos >= lp->b ? (int64_t)(extra * lp->nreq) : (int64_t)(it * lp->nreq);
+    if (!delta || !lp->nreq)
+        return 0;
+    if (e->nvals && e->vals != vb->v &&
+        mc_op_has(e->op, MC_OPF_COMPLETION | MC_OPF_REQ_LIST)) { /* the template's own */
+        if (grow(vb, e->nvals))
+            return -1;
+        memcpy(vb->v, e->vals, e->nvals * sizeof *vb->v);
+        e->vals = vb->v;
+    }
+    uint64_t hi = pos >= lp->b ? UINT64_MAX : (uint64_t)lp->first_req + lp->nreq;
+    mc_event_shift_requests(e, lp->first_req, hi, delta);
+    return 0;
+}
 
 static int xs_next(mc_source *s, int rank, mc_event *e, mc_error *err)
 {
@@ -555,6 +579,12 @@ static int xs_next(mc_source *s, int rank, mc_event *e, mc_error *err)
         rs->t_end = INT64_MIN;
     }
     const xclass *C = &x->cls[rs->cls];
+    const xloop *lp = xs->loop[rs->cls].b ? &xs->loop[rs->cls] : NULL;
+    uint64_t extra = lp ? C->loop_n - 2 : 0;
+    if (lp && rs->pos == lp->b && rs->it < extra) { /* the second iteration once more */
+        rs->pos = lp->a;
+        rs->it++;
+    }
     if (rs->pos >= xs->xn[rs->cls]) { /* an ended rank needs no buffer: a reader
                                          going rank after rank keeps one */
         free(rs->vb.v);
@@ -575,6 +605,8 @@ static int xs_next(mc_source *s, int rank, mc_event *e, mc_error *err)
     }
     if (extrap_gen(x, &xs->g, rank, t, C->burst_law, rs->t_end, e, &rs->vb, shared, err))
         return -1;
+    if (lp && !shared && loop_ids(lp, extra, rs->pos, rs->it, e, &rs->vb))
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
     rs->t_end = e->t_end;
     rs->pos++;
     return 1;
@@ -621,13 +653,26 @@ mc_source *mc_extrap_source(const mc_extrap *x, int nranks, mc_error *err)
         xs->st[r].cls = -1;
     xs->x = x;
     xs->g = g;
-    for (int c = 0; c < NCLASSES; c++)
-        if (x->cls[c].present &&
-            extrap_expand(x, &x->cls[c], nranks, &xs->xev[c], &xs->xn[c], &xs->xown[c], err)) {
+    for (int c = 0; c < NCLASSES; c++) {
+        if (!x->cls[c].present)
+            continue;
+        int fr = 0;
+        if (extrap_expand(x, &x->cls[c], nranks, &xs->xev[c], &xs->xn[c], &xs->xown[c], err) ||
+            (x->cls[c].loop_n >= 2 &&
+             (fr = extrap_fold_region(xs->xev[c], xs->xn[c], &xs->loop[c])) != 1)) {
+            if (x->cls[c].loop_n >= 2 && fr != 1) {
+                char cname[96];
+                class_label(x, c, cname, sizeof cname);
+                mc_error_set(err, MC_ERR_USAGE, "%s: %s: the two iterations its main loop was "
+                             "read as are not one after the other in the model at P=%d (a "
+                             "repeated block spans them?): the loop cannot be repeated",
+                             x->paths[0], cname, nranks);
+            }
             xs->base.nranks = nranks;
             xs_close(&xs->base);
             return NULL;
         }
+    }
     xs->base.ops = &xs_ops;
     xs->base.nranks = nranks;
     xs->base.name = x->paths[0];

@@ -69,6 +69,8 @@ typedef struct build {
     /* A leave-one-out rebuild (check.c): the model of every trace, whose
      * inferred laws and repetitions the rebuild takes as stated. */
     const mc_extrap *inherit;
+    const xfold *folds; /* one per trace, or NULL */
+    int fold_wanted;    /* unfolded input past extrap_fold_threshold() */
     char *notes;
     size_t nnotes, capnotes;
 } build;
@@ -184,16 +186,49 @@ static int tev_copy(tev *d, const tev *s)
 
 /* ------------------------------------------------------------ reading */
 
+/* Trace k's source: its folded copy's, two iterations per loop, if any. */
+static mc_source *open_trace(build *b, int k, const xfold **fold, mc_error *err)
+{
+    mc_extrap *x = b->x;
+    *fold = b->folds && b->folds[k].dir[0] ? &b->folds[k] : NULL;
+    mc_source *s = mc_input_open(*fold ? (*fold)->dir : x->paths[k], err);
+    if (s && *fold && mc_trace_set_loop_cap(s, 2, err)) {
+        mc_source_close(s);
+        s = NULL;
+    }
+    if (!s && *fold)
+        mc_error_replace(err, (*fold)->dir, x->paths[k]);
+    if (s && mc_source_check_replayable(s, x->paths[k], err)) {
+        mc_source_close(s);
+        s = NULL;
+    }
+    return s;
+}
+
+/* Past the events inference holds: refused, or (unfolded) a fold wanted. */
+static mc_err too_many(build *b, int k, const xfold *fold, mc_error *err)
+{
+    if (!b->folds) {
+        b->fold_wanted = 1;
+        return mc_error_set(err, MC_ERR_USAGE, "%s: more than %llu input events: folding "
+                            "each rank's main loop", b->x->paths[k],
+                            (unsigned long long)b->max_events);
+    }
+    return mc_error_set(err, MC_ERR_USAGE, "%s: more than %llu input events%s: extrapolation "
+                        "holds each in memory (about %u B), and that many fill half of this "
+                        "machine's RAM; trace a shorter run (fewer iterations) to extrapolate "
+                        "from", b->x->paths[k], (unsigned long long)b->max_events,
+                        fold ? " with each rank's main loop folded to two iterations" : "",
+                        BYTES_PER_EVENT_HELD);
+}
+
 static mc_err read_trace(build *b, int k, mc_error *err)
 {
     mc_extrap *x = b->x;
-    mc_source *s = mc_input_open(x->paths[k], err);
+    const xfold *fold;
+    mc_source *s = open_trace(b, k, &fold, err);
     if (!s)
         return err->code ? err->code : MC_ERR_IO;
-    if (mc_source_check_replayable(s, x->paths[k], err)) {
-        mc_source_close(s);
-        return err->code;
-    }
     int P = s->nranks;
     x->tP[k] = P;
     b->raw[k] = calloc((size_t)P, sizeof **b->raw);
@@ -208,11 +243,7 @@ static mc_err read_trace(build *b, int k, mc_error *err)
         while ((rc = mc_source_next(s, r, &e, err)) == 1) {
             if (++b->total > b->max_events) {
                 mc_source_close(s);
-                return mc_error_set(err, MC_ERR_USAGE, "%s: more than %llu input events: "
-                                    "extrapolation holds each in memory (about %u B), and that "
-                                    "many fill half of this machine's RAM; trace a shorter run "
-                                    "(fewer iterations) to extrapolate from", x->paths[k],
-                                    (unsigned long long)b->max_events, BYTES_PER_EVENT_HELD);
+                return too_many(b, k, fold, err);
             }
             if (rr->n == rr->cap) {
                 uint32_t cap = rr->cap ? rr->cap * 2 : 64;
@@ -231,8 +262,11 @@ static mc_err read_trace(build *b, int k, mc_error *err)
                     goto nomem;
                 memcpy(d->vals, e.vals, e.nvals * sizeof *d->vals);
             }
+            extrap_fold_renumber(fold, r, rr->n - 1, d);
         }
         if (rc < 0) {
+            if (fold)
+                mc_error_replace(err, fold->dir, x->paths[k]);
             mc_source_close(s);
             return err->code ? err->code : MC_ERR_FORMAT;
         }
@@ -524,6 +558,7 @@ static int abstract_event(build *b, int k, int r, uint32_t i, const mc_event *e,
     t->e = *e;
     t->e.vals = NULL;
     t->newcomm = -1;
+    t->loop = (uint8_t)extrap_fold_tag(b->folds ? &b->folds[k] : NULL, r, i);
     if (e->op < 0 || e->op >= MC_OP_COUNT)
         FAIL("%s: rank %d event %u: unknown operation %d", path, r, i, e->op);
     if (e->op == MC_OP_GRAPH_CREATE || e->op == MC_OP_DIST_GRAPH_CREATE_ADJACENT ||
@@ -736,7 +771,8 @@ static int same_literal(const tev *a, const tev *b, int split)
 {
     const mc_event *x = &a->e, *y = &b->e;
     if (x->op != y->op || x->site != y->site || x->tag2 != y->tag2 || x->req != y->req ||
-        a->comm != b->comm || a->newcomm != b->newcomm || x->nvals != y->nvals)
+        a->comm != b->comm || a->newcomm != b->newcomm || x->nvals != y->nvals ||
+        a->loop != b->loop)
         return 0;
     if (!split && (x->tag != y->tag || x->bytes != y->bytes))
         return 0;
@@ -762,6 +798,17 @@ static int build_class(build *b, int k, int cls, const int *mem, int nm, xclass 
     char cname[96];
     class_str(x, cls, cname, sizeof cname);
     const rawrank *r0 = &b->raw[k][mem[0]];
+    const xfold *f = b->folds && b->folds[k].dir[0] ? &b->folds[k] : NULL;
+    for (int j = 1; f && j < nm; j++)
+        if (f->rank[mem[j]].iterations != f->rank[mem[0]].iterations ||
+            f->rank[mem[j]].first != f->rank[mem[0]].first)
+            FAIL("%s: %s: rank %d's main loop runs %llu iterations from event %llu, rank %d's "
+                 "%llu from event %llu: the ranks of one position class differ, so their "
+                 "loops cannot be folded alike", x->paths[k], cname, mem[0],
+                 (unsigned long long)f->rank[mem[0]].iterations,
+                 (unsigned long long)f->rank[mem[0]].first, mem[j],
+                 (unsigned long long)f->rank[mem[j]].iterations,
+                 (unsigned long long)f->rank[mem[j]].first);
     for (int j = 1; j < nm; j++)
         if (b->raw[k][mem[j]].n != r0->n)
             FAIL("%s: %s: rank %d has %u events, rank %d has %u: the ranks of one position "
@@ -799,6 +846,7 @@ static int build_class(build *b, int k, int cls, const int *mem, int nm, xclass 
     out->trace = k;
     out->rank = mem[0];
     out->nmembers = nm;
+    out->loop_n = f && f->rank[mem[0]].iterations >= 2 ? f->rank[mem[0]].iterations : 0;
     out->n = r0->n;
     out->ev = calloc(r0->n ? r0->n : 1, sizeof *out->ev);
     if (!out->ev)
@@ -891,6 +939,12 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
     if (rep < 0)
         return 0;
     xclass *R = &per[rep];
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present && per[k].loop_n != R->loop_n)
+            FAIL("%s: the main loop runs %llu iterations at P=%d, %llu at P=%d: a folded loop "
+                 "is extrapolated only with the same count in every trace (trace runs of "
+                 "equal iterations)", cname, (unsigned long long)per[k].loop_n, x->tP[k],
+                 (unsigned long long)R->loop_n, x->tP[rep]);
     if (x->rules.nrepeat && extrap_stated_repetition(x, per, cname, err))
         return -1;
     const xclass *I = b->inherit && b->inherit->cls[cls].present ? &b->inherit->cls[cls] : NULL;
@@ -918,7 +972,7 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
                        a->newcomm == c->newcomm && a->e.tag2 == c->e.tag2 &&
                        (a->e.op == MC_OP_COMM_SPLIT || a->e.tag == c->e.tag) &&
                        a->npeer == c->npeer && a->nnum == c->nnum && a->color == c->color &&
-                       a->key == c->key;
+                       a->key == c->key && a->loop == c->loop;
             for (uint32_t s = 0; same && s < a->npeer; s++)
                 same = a->peer[s].kind == c->peer[s].kind &&
                        (a->peer[s].kind == PD_COMMSIZE ||
@@ -1011,7 +1065,7 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
 /* Two templates of one trace alike in everything the generator uses. */
 static int tmpl_equal(const xclass *ca, const xclass *cb)
 {
-    if (ca->n != cb->n)
+    if (ca->n != cb->n || ca->loop_n != cb->loop_n)
         return 0;
     for (uint32_t i = 0; i < ca->n; i++) {
         const tev *a = &ca->ev[i], *b = &cb->ev[i];
@@ -1264,14 +1318,16 @@ static void explain_inference(build *b)
 
 mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
                               const mc_extrap_rules *rules, const mc_extrap *inherit,
-                              mc_error *err)
+                              const xfold *folds, int *fold_wanted, mc_error *err)
 {
     if (ntraces < 1 || ntraces > 64) {
         mc_error_set(err, MC_ERR_USAGE, "extrapolate: give 1 to 64 traces, not %d", ntraces);
         return NULL;
     }
     mc_extrap *x = calloc(1, sizeof *x);
-    build b = {.max_events = max_events_held()};
+    build b = {.max_events = max_events_held(), .folds = folds};
+    if (!folds && extrap_fold_threshold() < b.max_events)
+        b.max_events = extrap_fold_threshold();
     xclass (*per)[NCLASSES] = NULL;
     if (!x)
         goto nomem;
@@ -1350,6 +1406,8 @@ mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
 nomem:
     mc_error_set(err, MC_ERR_NOMEM, "out of memory");
 fail:
+    if (fold_wanted)
+        *fold_wanted = b.fold_wanted;
     if (x) {
         free_per(x, per);
         build_free(&b);

@@ -52,6 +52,15 @@ static int shape_equal(const tev *a, const tev *b)
     return shape_equal_d(a, b, 0);
 }
 
+/* b, d copies after a, is the same event of the next copy of a block: the
+ * shape, and (folded input) the same iteration of the main loop, so a
+ * block never spans two of them (runs in different ones are compared by
+ * shape alone). */
+static int same_copy(const tev *a, const tev *b, uint32_t d)
+{
+    return a->loop == b->loop && shape_equal_d(a, b, d);
+}
+
 /* Where in the block ev[start .. start+L) of G (two copies or more) the
  * peer is rank XOR 2^k with k advancing from copy to copy: *n pairs (event
  * in the block, peer slot) into slots (malloc'd; NULL when none). */
@@ -136,10 +145,10 @@ static void periodic_run(const tev *ev, uint32_t n, uint32_t p, uint32_t L, uint
                          uint32_t *c)
 {
     uint32_t q = p;
-    while (q > 0 && q - 1 + L < n && shape_equal_d(&ev[q - 1], &ev[q - 1 + L], 1))
+    while (q > 0 && q - 1 + L < n && same_copy(&ev[q - 1], &ev[q - 1 + L], 1))
         q--;
     uint32_t e = q;
-    while (e + L < n && shape_equal_d(&ev[e], &ev[e + L], 1))
+    while (e + L < n && same_copy(&ev[e], &ev[e + L], 1))
         e++;
     *a = q;
     *c = (e + L - q) / L;
@@ -388,7 +397,7 @@ static uint32_t copies_from(const tev *ev, uint32_t n, uint32_t start, uint32_t 
         if (b + L > n)
             return c;
         for (uint32_t i = 0; i < L; i++)
-            if (!shape_equal_d(&ev[start + i], &ev[b + i], c))
+            if (!same_copy(&ev[start + i], &ev[b + i], c))
                 return c;
         c++;
     }

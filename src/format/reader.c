@@ -658,21 +658,21 @@ static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
 }
 
 
-/* A request id of the body as iteration j has it. */
-static int64_t shifted_req(int64_t id, uint32_t first, uint32_t count, uint64_t j)
+void mc_event_shift_requests(mc_event *e, uint64_t lo, uint64_t hi, int64_t delta)
 {
-    return id >= first && id < (int64_t)first + count ? id + (int64_t)(j * count) : id;
-}
-
-void mc_loop_shift_requests(mc_event *e, uint32_t first, uint32_t count, uint64_t j)
-{
-    if (e->req)
-        e->req = (uint32_t)shifted_req(e->req, first, count, j);
+    if (e->req && e->req >= lo && e->req < hi)
+        e->req = (uint32_t)((int64_t)e->req + delta);
     int completion = mc_op_has(e->op, MC_OPF_COMPLETION);
     if (!completion && !mc_op_has(e->op, MC_OPF_REQ_LIST))
         return;
     for (uint32_t i = 0; i < e->nvals; i += completion ? 4 : 1)
-        e->vals[i] = shifted_req(e->vals[i], first, count, j);
+        if (e->vals[i] > 0 && (uint64_t)e->vals[i] >= lo && (uint64_t)e->vals[i] < hi)
+            e->vals[i] += delta;
+}
+
+void mc_loop_shift_requests(mc_event *e, uint32_t first, uint32_t count, uint64_t j)
+{
+    mc_event_shift_requests(e, first, (uint64_t)first + count, (int64_t)(j * count));
 }
 
 /* Body event k of the current iteration into *e. */

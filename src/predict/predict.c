@@ -384,13 +384,9 @@ static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
 static mc_err run_sampled_compressed(const mc_predict_request *rq, mc_predict_result *res,
                                      mc_error *err)
 {
-    const char *tmpdir = getenv("TMPDIR");
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/mpicast-sample-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (!mkdtemp(dir))
-        return res->run_rc = mc_error_set(err, MC_ERR_IO, "%s: --iterations: cannot create a "
-                                          "temporary directory to compress into", rq->trace);
-    mc_out_temp_dir_track(dir); /* removed if a signal ends the command */
+    if (mc_out_temp_dir_create(dir, sizeof dir, "sample", rq->trace, err))
+        return res->run_rc = err->code;
     mc_compress_info info;
     mc_err rc = mc_compress_trace(rq->trace, dir, 1, &info, NULL, NULL, err);
     if (rc == MC_OK && !info.records)
@@ -401,14 +397,8 @@ static mc_err run_sampled_compressed(const mc_predict_request *rq, mc_predict_re
         mc_predict_request r2 = *rq;
         r2.trace = dir;
         rc = run_sampled(&r2, res, err);
-        /* messages name the user's trace, not the temporary copy */
-        char *at = rc ? strstr(err->msg, dir) : NULL;
-        if (at) {
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->msg), err->msg, rq->trace,
-                     at + strlen(dir));
-            memcpy(err->msg, msg, sizeof msg);
-        }
+        if (rc) /* messages name the user's trace, not the temporary copy */
+            mc_error_replace(err, dir, rq->trace);
     }
     if (rc != MC_OK && !res->run_rc)
         res->run_rc = rc;
