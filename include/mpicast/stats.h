@@ -79,6 +79,20 @@ int mc_loop_finder_add(mc_loop_finder *f, const mc_event *e);
  * every event added. */
 mc_loop mc_loop_finder_result(const mc_loop_finder *f);
 
+/* A rank's application window, as mpiP has it: from the end of MPI_Init to
+ * the start of MPI_Finalize, the first / last MPI event's when one is
+ * missing (compute records and unknown operations are not MPI events).
+ * One computation for stats' app_time and the processing-time model's tau. */
+typedef struct mc_app_window {
+    int64_t first_start, last_end, init_end, fin_start;
+    int have_events, have_init, have_fin;
+} mc_app_window;
+void mc_app_window_add(mc_app_window *w, const mc_event *e);
+/* Start and end of the window (0, 0 without events); its length, >= 0. */
+int64_t mc_app_window_start(const mc_app_window *w);
+int64_t mc_app_window_end(const mc_app_window *w);
+int64_t mc_app_window_ns(const mc_app_window *w);
+
 /* Reads every rank of src. NULL with err filled ("NAME: ...") on a corrupt
  * stream, out of memory or a total past 2^63 - 1. */
 mc_stats *mc_stats_collect(mc_source *src, mc_error *err);

@@ -19,6 +19,7 @@
 #include "mpicast/model.h"
 #include "mpicast/format.h"
 #include "mpicast/input.h"
+#include "mpicast/stats.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -27,8 +28,7 @@
 
 /* One rank's pass: its window and its parallel-part time. */
 typedef struct rank_scan {
-    int64_t first_start, last_end, init_end, fin_start;
-    int have_events, have_init, have_fin;
+    mc_app_window win;   /* stats' window, one computation */
     int open;            /* inside the parallel part */
     int64_t opened;      /* exit of the opening marker */
     int64_t parallel_ns; /* closed intervals */
@@ -37,18 +37,8 @@ typedef struct rank_scan {
 
 static void scan_event(rank_scan *r, const mc_event *e)
 {
-    if (!r->have_events) {
-        r->first_start = e->t_start;
-        r->have_events = 1;
-    }
-    r->last_end = e->t_end;
-    if (e->op == MC_OP_INIT && !r->have_init) {
-        r->init_end = e->t_end;
-        r->have_init = 1;
-    } else if (e->op == MC_OP_FINALIZE && !r->have_fin) {
-        r->fin_start = e->t_start;
-        r->have_fin = 1;
-    } else if (e->op == MC_OP_PCONTROL) {
+    mc_app_window_add(&r->win, e);
+    if (e->op == MC_OP_PCONTROL) {
         if (e->tag > 0 && !r->open) {
             r->open = 1;
             r->opened = e->t_end;
@@ -61,10 +51,10 @@ static void scan_event(rank_scan *r, const mc_event *e)
     }
 }
 
-/* The window's end; an open part is closed there. */
-static int64_t finish_rank(rank_scan *r, int *closed_by_end)
+/* An open part is closed at the window's end. */
+static void finish_rank(rank_scan *r, int *closed_by_end)
 {
-    int64_t to = r->have_fin ? r->fin_start : r->last_end;
+    int64_t to = mc_app_window_end(&r->win);
     *closed_by_end = 0;
     if (r->open) {
         if (to > r->opened)
@@ -73,7 +63,6 @@ static int64_t finish_rank(rank_scan *r, int *closed_by_end)
         r->open = 0;
         *closed_by_end = 1;
     }
-    return to;
 }
 
 mc_err mc_scaling_read_trace(const char *dir, const mc_run_label *label, mc_pcontrol_run *out,
@@ -101,18 +90,17 @@ mc_err mc_scaling_read_trace(const char *dir, const mc_run_label *label, mc_pcon
             rc = err->code ? err->code : MC_ERR_FORMAT;
             break;
         }
-        if (!r.have_events)
+        if (!r.win.have_events)
             continue;
         int closed_by_end;
-        int64_t to = finish_rank(&r, &closed_by_end);
-        int64_t from = r.have_init ? r.init_end : r.first_start;
-        if (to > from && to - from > tau_ns)
-            tau_ns = to - from;
+        finish_rank(&r, &closed_by_end);
+        int64_t app = mc_app_window_ns(&r.win);
+        tau_ns = app > tau_ns ? app : tau_ns;
         gamma_ns += r.parallel_ns;
         out->intervals += r.intervals;
         out->unmarked_ranks += r.intervals == 0;
         out->open_ranks += closed_by_end;
-        out->no_finalize_ranks += !r.have_fin;
+        out->no_finalize_ranks += !r.win.have_fin;
     }
     mc_source_close(src);
     if (rc)

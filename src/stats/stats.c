@@ -10,9 +10,7 @@
 typedef mc_stats_counts counts;
 
 typedef struct rank_stats {
-    int64_t first_start, last_end; /* over all events */
-    int64_t init_end, fin_start;   /* of Init / Finalize, when seen */
-    int have_events, have_init, have_fin;
+    mc_app_window win;
     int64_t mpi_ns; /* inside MPI, Init and Finalize excluded */
     int64_t calls, bytes, sends, send_bytes, polls;
 } rank_stats;
@@ -268,22 +266,38 @@ int mc_stats_is_poll_op(int op)
     return mc_op_has(op, MC_OPF_POLL);
 }
 
-/* Time window of the application, as mpiP: from the end of MPI_Init to the
- * start of MPI_Finalize (first/last event when they are missing). */
-static void event_window(rank_stats *r, const mc_event *e)
+void mc_app_window_add(mc_app_window *w, const mc_event *e)
 {
-    if (!r->have_events) {
-        r->first_start = e->t_start;
-        r->have_events = 1;
+    if (e->op < 0 || e->op >= MC_OP_COUNT || e->op == MC_OP_COMPUTE)
+        return;
+    if (!w->have_events) {
+        w->first_start = e->t_start;
+        w->have_events = 1;
     }
-    r->last_end = e->t_end;
-    if (e->op == MC_OP_INIT && !r->have_init) {
-        r->init_end = e->t_end;
-        r->have_init = 1;
-    } else if (e->op == MC_OP_FINALIZE && !r->have_fin) {
-        r->fin_start = e->t_start;
-        r->have_fin = 1;
+    w->last_end = e->t_end;
+    if (e->op == MC_OP_INIT && !w->have_init) {
+        w->init_end = e->t_end;
+        w->have_init = 1;
+    } else if (e->op == MC_OP_FINALIZE && !w->have_fin) {
+        w->fin_start = e->t_start;
+        w->have_fin = 1;
     }
+}
+
+int64_t mc_app_window_start(const mc_app_window *w)
+{
+    return !w->have_events ? 0 : w->have_init ? w->init_end : w->first_start;
+}
+
+int64_t mc_app_window_end(const mc_app_window *w)
+{
+    return !w->have_events ? 0 : w->have_fin ? w->fin_start : w->last_end;
+}
+
+int64_t mc_app_window_ns(const mc_app_window *w)
+{
+    int64_t from = mc_app_window_start(w), to = mc_app_window_end(w);
+    return to > from ? to - from : 0;
 }
 
 static int add_event(stats *s, int rank, const mc_event *e)
@@ -309,7 +323,7 @@ static int add_event(stats *s, int rank, const mc_event *e)
     if (add_counts(c, calls, bytes, dur, poll) || add64(&r->calls, calls) ||
         add64(&r->bytes, bytes) || add64(&r->polls, poll))
         return overflow(s, rank, e->op);
-    event_window(r, e);
+    mc_app_window_add(&r->win, e);
     if (e->op != MC_OP_INIT && e->op != MC_OP_FINALIZE) {
         if (add64(&r->mpi_ns, dur))
             return overflow(s, rank, e->op);
@@ -353,14 +367,6 @@ static mc_err read_rank(stats *s, mc_source *src, int rank, mc_error *err)
     return MC_OK;
 }
 
-static int64_t app_ns(const rank_stats *r)
-{
-    if (!r->have_events)
-        return 0;
-    int64_t from = r->have_init ? r->init_end : r->first_start;
-    int64_t to = r->have_fin ? r->fin_start : r->last_end;
-    return to > from ? to - from : 0;
-}
 
 
 static int site_cmp(const void *a, const void *b)
@@ -491,14 +497,14 @@ mc_stats_rank mc_stats_rank_at(const mc_stats *s, int r)
     if (r < 0 || r >= s->nranks)
         return x;
     const rank_stats *k = &s->ranks[r];
-    x.app_ns = app_ns(k);
+    x.app_ns = mc_app_window_ns(&k->win);
     x.mpi_ns = k->mpi_ns;
     x.calls = k->calls;
     x.bytes = k->bytes;
     x.sends = k->sends;
     x.send_bytes = k->send_bytes;
     x.polls = k->polls;
-    x.finalized = k->have_fin;
+    x.finalized = k->win.have_fin;
     return x;
 }
 
