@@ -110,12 +110,19 @@ typedef struct mc_extrap mc_extrap;
 /* Reads the traces (directories), builds and verifies the model. */
 mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extrap_rules *rules,
                            mc_error *err);
-/* As mc_extrap_build, calling rank_checked(ctx) after each rank of an
- * input trace compared by the leave-one-out check (a progress line; the
- * sum of the traces' ranks at most; rank_checked may be NULL). */
+/* Progress of a build, for a progress line: phase(ctx, what, total) as a
+ * long phase starts ("fold: ranks": large inputs folded, docs/extrapolation.md;
+ * "check: ranks": the leave-one-out check), then step(ctx) after each of
+ * its items. Either may be NULL. */
+typedef struct mc_extrap_progress {
+    void (*phase)(void *ctx, const char *what, uint64_t total);
+    void (*step)(void *ctx);
+    void *ctx;
+} mc_extrap_progress;
+/* As mc_extrap_build, reporting progress (prog may be NULL). */
 mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
-                                    const mc_extrap_rules *rules, void (*rank_checked)(void *ctx),
-                                    void *ctx, mc_error *err);
+                                    const mc_extrap_rules *rules,
+                                    const mc_extrap_progress *prog, mc_error *err);
 void mc_extrap_destroy(mc_extrap *x);
 /* Writes the rules applied per event class (what --explain prints). If
  * nranks > 0 also the target grid of that run. */

@@ -48,8 +48,8 @@ static const char extrapolate_usage[] =
     "  --periodic 1,0     periodicity per dimension (default: the trace's)\n"
     "  --replicate [R]    every rank behaves like traced rank R (default 0)\n"
     "  --scaling weak|strong  default laws of sizes and compute (default weak)\n"
-    "  --quiet            no progress line on stderr (ranks checked, then ranks\n"
-    "                     written / P, shown only when stderr is a terminal)\n"
+    "  --quiet            no progress line on stderr (ranks folded, ranks checked,\n"
+    "                     then ranks written / P; only when stderr is a terminal)\n"
     "\n"
     "Example:\n"
     "  mpicast extrapolate run16/ run64/ --ranks 4096 -o run4096/\n"
@@ -83,16 +83,24 @@ static void rank_written(void *ticker)
     progress_ticker_add(ticker);
 }
 
-/* A message names the output directory the user gave, not the temporary
- * it was being written to. */
-static void name_final_dir(mc_error *err, const char *tmp, const char *dir)
+/* The build's progress line: one ticker per phase (fold, check). */
+typedef struct build_line {
+    int quiet;
+    progress_ticker *t;
+    char what[96];
+} build_line;
+
+static void build_phase(void *ctx, const char *what, uint64_t total)
 {
-    char *at = strstr(err->msg, tmp);
-    if (!at)
-        return;
-    char rest[MC_ERROR_MSG_MAX];
-    snprintf(rest, sizeof rest, "%s", at + strlen(tmp));
-    snprintf(at, sizeof err->msg - (size_t)(at - err->msg), "%s%s", dir, rest);
+    build_line *b = ctx;
+    progress_ticker_stop(b->t);
+    snprintf(b->what, sizeof b->what, "extrapolate: %s", what);
+    b->t = b->quiet ? NULL : progress_ticker_start(stderr, b->what, total);
+}
+
+static void build_step(void *ctx)
+{
+    progress_ticker_add(((build_line *)ctx)->t);
 }
 
 static void release(mc_source **hold, int n)
@@ -173,17 +181,14 @@ int cmd_extrapolate(int argc, char **argv)
      * import forks; a fork beside a thread can deadlock). The check
      * compares every rank of every input trace. */
     mc_source **hold = calloc((size_t)ntraces, sizeof *hold);
-    uint64_t total = 0;
     for (int k = 0; hold && k < ntraces; k++) {
         mc_error ignored = {0}; /* a bad trace is reported by the build */
         hold[k] = mc_input_open(traces[k], &ignored);
-        total += hold[k] ? (uint64_t)hold[k]->nranks : 0;
     }
-    progress_ticker *ct = !quiet && ntraces > 1
-                              ? progress_ticker_start(stderr, "extrapolate: check: ranks", total)
-                              : NULL;
-    mc_extrap *x = mc_extrap_build_progress(traces, ntraces, &rules, rank_written, ct, &err);
-    progress_ticker_stop(ct);
+    build_line line = {.quiet = quiet};
+    mc_extrap_progress prog = {build_phase, build_step, &line};
+    mc_extrap *x = mc_extrap_build_progress(traces, ntraces, &rules, &prog, &err);
+    progress_ticker_stop(line.t);
     if (!x) {
         release(hold, ntraces);
         free(traces);
@@ -209,7 +214,7 @@ int cmd_extrapolate(int argc, char **argv)
         progress_ticker_stop(t); /* the line is cleared before any error is printed */
         if (e) {
             mc_out_dir_abort(tmp);
-            name_final_dir(&err, tmp, out);
+            mc_error_replace(&err, tmp, out); /* the directory the user named */
             rc = cli_fail(&err);
         } else if (mc_out_dir_commit(tmp, out, &err) != MC_OK) {
             rc = cli_fail(&err);

@@ -231,21 +231,22 @@ static int trace_counts(const mc_extrap *full, const char *const *traces, int n,
     return 0;
 }
 
-static xfold *fold_all(const char *const *traces, int n, mc_error *err);
+static xfold *fold_all(const char *const *traces, int n, const mc_extrap_progress *prog,
+                       mc_error *err);
 static void note_folds(mc_extrap *x, const xfold *f);
 static mc_extrap *build_checked(mc_extrap *x, mc_error *ferr, const char *const *traces,
                                 int ntraces, const xfold *folds, const mc_extrap_rules *rules,
-                                void (*rank_checked)(void *ctx), void *ctx, mc_error *err);
+                                const mc_extrap_progress *prog, mc_error *err);
 
 mc_extrap *mc_extrap_build(const char *const *traces, int ntraces, const mc_extrap_rules *rules,
                            mc_error *err)
 {
-    return mc_extrap_build_progress(traces, ntraces, rules, NULL, NULL, err);
+    return mc_extrap_build_progress(traces, ntraces, rules, NULL, err);
 }
 
 mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
-                                    const mc_extrap_rules *rules, void (*rank_checked)(void *ctx),
-                                    void *ctx, mc_error *err)
+                                    const mc_extrap_rules *rules,
+                                    const mc_extrap_progress *prog, mc_error *err)
 {
     mc_extrap_rules defaults;
     if (!rules) {
@@ -257,13 +258,12 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
     xfold *folds = NULL;
     mc_extrap *x = extrap_build_model(traces, ntraces, rules, NULL, NULL, &fold_wanted, &ferr);
     if (!x && fold_wanted) {
-        folds = fold_all(traces, ntraces, &ferr);
+        folds = fold_all(traces, ntraces, prog, &ferr);
         x = folds ? extrap_build_model(traces, ntraces, rules, NULL, folds, NULL, &ferr) : NULL;
     }
     if (x && folds)
         note_folds(x, folds);
-    mc_extrap *built = build_checked(x, &ferr, traces, ntraces, folds, rules, rank_checked,
-                                     ctx, err);
+    mc_extrap *built = build_checked(x, &ferr, traces, ntraces, folds, rules, prog, err);
     for (int k = 0; folds && k < ntraces; k++)
         extrap_fold_free(&folds[k]);
     free(folds);
@@ -271,24 +271,42 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
 }
 
 /* Folds every trace (extrap_impl.h, "Folded inputs"); NULL with err set. */
-static xfold *fold_all(const char *const *traces, int n, mc_error *err)
+static xfold *fold_all(const char *const *traces, int n, const mc_extrap_progress *prog,
+                       mc_error *err)
 {
     xfold *f = calloc((size_t)n, sizeof *f);
-    if (!f) {
+    int *P = calloc((size_t)n, sizeof *P);
+    uint64_t total = 0;
+    for (int k = 0; f && P && k < n; k++) {
+        mc_source *s = mc_input_open(traces[k], err);
+        if (!s) {
+            free(f);
+            free(P);
+            return NULL;
+        }
+        P[k] = s->nranks;
+        total += (uint64_t)P[k];
+        mc_source_close(s);
+    }
+    if (!f || !P) {
+        free(f);
+        free(P);
         mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    if (prog && prog->phase)
+        prog->phase(prog->ctx, "fold: ranks", total);
     for (int k = 0; k < n; k++) {
-        mc_source *s = mc_input_open(traces[k], err);
-        int P = s ? s->nranks : 0;
-        mc_source_close(s);
-        if (!s || extrap_fold(traces[k], P, &f[k], err)) {
+        if (extrap_fold(traces[k], P[k], prog ? prog->step : NULL, prog ? prog->ctx : NULL,
+                        &f[k], err)) {
             for (int j = 0; j < k; j++)
                 extrap_fold_free(&f[j]);
             free(f);
+            free(P);
             return NULL;
         }
     }
+    free(P);
     return f;
 }
 
@@ -304,8 +322,10 @@ static void note_folds(mc_extrap *x, const xfold *f)
 /* The leave-one-out check of x (NULL: its build failed with ferr). */
 static mc_extrap *build_checked(mc_extrap *x, mc_error *ferr, const char *const *traces,
                                 int ntraces, const xfold *folds, const mc_extrap_rules *rules,
-                                void (*rank_checked)(void *ctx), void *ctx, mc_error *err)
+                                const mc_extrap_progress *prog, mc_error *err)
 {
+    void (*rank_checked)(void *) = prog ? prog->step : NULL;
+    void *ctx = prog ? prog->ctx : NULL;
     char stated[256];
     mc_extrap_rules_describe(rules, stated, sizeof stated);
     if (ntraces < 2) {
@@ -337,6 +357,12 @@ static mc_extrap *build_checked(mc_extrap *x, mc_error *ferr, const char *const 
             *err = *ferr; /* the build's message says more than a second read's */
         mc_extrap_destroy(x);
         return NULL;
+    }
+    if (prog && prog->phase) {
+        uint64_t total = 0;
+        for (int k = 0; k < ntraces; k++)
+            total += (uint64_t)P[k];
+        prog->phase(prog->ctx, "check: ranks", total);
     }
     int checked = 0;
     uint64_t events = 0;

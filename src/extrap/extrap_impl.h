@@ -193,7 +193,9 @@ typedef struct xfold {
 } xfold;
 /* Input events from which a build folds (MPICAST_EXTRAP_FOLD, default 5e5). */
 uint64_t extrap_fold_threshold(void);
-mc_err extrap_fold(const char *trace, int nranks, xfold *f, mc_error *err);
+/* step(ctx) after each rank compressed (may be NULL). */
+mc_err extrap_fold(const char *trace, int nranks, void (*step)(void *ctx), void *ctx, xfold *f,
+                   mc_error *err);
 void extrap_fold_free(xfold *f);
 /* tev.loop of event i of rank r as the folded copy delivers it. */
 int extrap_fold_tag(const xfold *f, int r, uint64_t i);

@@ -22,6 +22,8 @@ uint64_t extrap_fold_threshold(void)
 }
 
 typedef struct fold_ctx {
+    void (*step)(void *ctx);
+    void *step_ctx;
     xfold *f;
     mc_compress_info *info;
     int bad_rank;      /* first rank with more than one loop record, or -1 */
@@ -32,6 +34,8 @@ static void rank_done(void *p, int r)
 {
     fold_ctx *c = p;
     const mc_compress_info *in = c->info;
+    if (c->step)
+        c->step(c->step_ctx);
     if (in->rank_records > 1 && c->bad_rank < 0) {
         c->bad_rank = r;
         c->bad_records = in->rank_records;
@@ -42,7 +46,8 @@ static void rank_done(void *p, int r)
                                      .req_count = in->rank_req_count};
 }
 
-mc_err extrap_fold(const char *trace, int nranks, xfold *f, mc_error *err)
+mc_err extrap_fold(const char *trace, int nranks, void (*step)(void *ctx), void *ctx, xfold *f,
+                   mc_error *err)
 {
     memset(f, 0, sizeof *f);
     if (!(f->rank = calloc((size_t)(nranks > 0 ? nranks : 1), sizeof *f->rank)))
@@ -53,7 +58,7 @@ mc_err extrap_fold(const char *trace, int nranks, xfold *f, mc_error *err)
         return err->code;
     }
     mc_compress_info info;
-    fold_ctx c = {.f = f, .info = &info, .bad_rank = -1};
+    fold_ctx c = {.step = step, .step_ctx = ctx, .f = f, .info = &info, .bad_rank = -1};
     mc_err rc = mc_compress_trace(trace, f->dir, 0, &info, rank_done, &c, err);
     if (rc) {
         mc_error_replace(err, f->dir, trace);
