@@ -1,0 +1,54 @@
+#!/bin/sh
+# Issue 20 item 6: extrapolation checked on a real application. LAMMPS's
+# bench/in.lj (Debian package lammps, `lmp`; the input of
+# bench/accuracy_apps.py) is traced at 27 ranks (3x3x3: every periodic
+# dimension has 3 ranks, so +1 and -1 differ) and extrapolated to 64 (4x4x4),
+# weak (box edge 9 -> 12 lattice cells: 108 atoms per rank) and strong (edge 12
+# at both); the pseudo-traces are compared with a real 64-rank run event by
+# event (operation, peer, tag, request, site; sizes apart, which follow the
+# atoms) and by predict with compute scaled away (cpu.speed=1e6).
+# usage: bench/extrap_lammps.sh BUILD_DIR [STEPS]
+set -e
+B=${1:?usage: extrap_lammps.sh BUILD_DIR [STEPS]}
+STEPS=${2:-40}
+M=$(cd "$B" && pwd)/bin/mpicast
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+python3 -c "import sys; sys.path.insert(0, '$HERE'); import accuracy_apps as a; open('in.lj', 'w').write(a.IN_LJ)"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+run() { # DIR NP EDGE
+    "$M" trace -o "$1" -- mpirun.openmpi --oversubscribe -np "$2" lmp -in in.lj \
+        -var s "$3" -var t "$STEPS" -log none -screen none > /dev/null
+}
+run w27 27 9
+run s27 27 12
+run r64 64 12
+"$M" extrapolate w27 --ranks 64 -o w64 --quiet
+"$M" extrapolate s27 --ranks 64 --scaling strong -o s64 --quiet 2> /dev/null
+for x in w64 s64; do
+    "$M" dump --no-times r64 > real.txt
+    "$M" dump --no-times "$x" > pseudo.txt
+    python3 - "$x" <<'EOF'
+import re, statistics, sys
+a = open("real.txt").read().splitlines()
+b = open("pseudo.txt").read().splitlines()
+strip = lambda l: re.sub(r"(bytes2?|vals)=\S+", "", l)
+same = sum(strip(x) == strip(y) for x, y in zip(a, b))
+rel = []
+for x, y in zip(a, b):
+    mx, my = re.findall(r"bytes=(\d+)", x), re.findall(r"bytes=(\d+)", y)
+    if mx and my and int(mx[0]) > 64:
+        rel.append((int(my[0]) - int(mx[0])) / int(mx[0]))
+mag = sorted(abs(r) for r in rel)
+print("%s: events %d real, %d pseudo; %d equal but sizes; messages > 64 B: %d, size error "
+      "median %.1f %%, p90 %.1f %%, mean signed %+.1f %%"
+      % (sys.argv[1], len(a), len(b), same, len(rel), 100 * statistics.median(mag),
+         100 * mag[int(0.9 * len(mag))], 100 * statistics.mean(rel)))
+EOF
+done
+for t in r64 w64 s64; do
+    printf '%s: ' "$t"
+    "$M" predict "$t" --no-breakdown --set cpu.speed=1e6 | head -1
+done
