@@ -46,6 +46,9 @@ CASES = [
     ("halo2d_nonblocking", "halo2d", ["-s", "16", "-i", "2", "-b", "-p"], [9], 16, []),
     ("halo3d", "halo3d", ["-s", "4", "-i", "2"], [27], 36, []),
     ("halo3d_periodic", "halo3d", ["-s", "4", "-i", "2", "-p"], [27], 36, []),
+    # a 2x2x2 trace, where +1 and -1 are the same rank, with a 3x3x3 one that tells
+    # them apart (issue 20: LAMMPS's smallest 3-d runs)
+    ("halo3d_periodic_8_27", "halo3d", ["-s", "4", "-i", "2", "-p"], [8, 27], 36, []),
     ("cg", "cg", ["-s", "16", "-i", "3"], [4], 8, []),
     ("cg_inferred", "cg", ["-s", "16", "-i", "3"], [3, 5], 8, []),
     ("ring", "ring", ["-s", "64", "-i", "3"], [4], 8, []),
@@ -79,6 +82,8 @@ REFUSED = [
     ("fft_two_counts", "fft", ["-s", "8", "-i", "2"], [4, 8], 16, ["fit both", "Alltoall"]),
     # a periodic dimension of 2 ranks: offsets +1 and -1 are the same rank
     ("halo1d_periodic_2", "halo1d", ["-s", "64", "-i", "2", "-p"], [2], 8, ["ambiguous"]),
+    # 2x2x2 and 4x2x2: no trace tells +1 from -1 along the last two dimensions
+    ("halo3d_periodic_8_16", "halo3d", ["-s", "4", "-i", "2", "-p"], [8, 16], 27, ["ambiguous"]),
     # two counts: log2(npcols) and P/4 both fit 1 and 2 steps, and differ at 16
     ("cg2d_two_counts", "cg2d", ["-s", "16", "-i", "2"], [4, 8], 16,
      ["log2cols(P) and", "x p(P)", "trace one more process count"]),

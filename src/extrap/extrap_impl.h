@@ -79,6 +79,9 @@ typedef struct pdesc {
     int32_t xk;      /* the members' peer is their rank XOR 2^xk (all of them), or -1:
                       * lets a repeated block whose copy c talks to rank XOR 2^(xk+c)
                       * be recognised (NPB-CG's reduction exchange, recursive doubling) */
+    uint32_t amb;    /* REL: dimensions (bit d) where the offset is n/2 of a periodic
+                      * dimension of even n, so -n/2 as well: decided by another trace
+                      * (merge_class), else refused */
 } pdesc;
 
 /* How Comm_split's colour (tag) and key (bytes) follow from the position. */

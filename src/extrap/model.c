@@ -52,6 +52,7 @@ typedef struct pcand {
     int isrank, far, amb;
     int32_t rel[MAXD];
     int32_t xr;         /* rank XOR peer */
+    uint32_t ambd;      /* the dimensions where the offset is ambiguous (amb) */
 } pcand;
 
 /* An event of one rank, abstracted, before the class decides. */
@@ -448,8 +449,10 @@ static pcand peer_cand(const xgrid *g, int r, int32_t q)
             o = ((o % n) + n) % n;
             if (2 * o > n)
                 o -= n;
-            if (n % 2 == 0 && 2 * o == n)
+            if (n % 2 == 0 && 2 * o == n) {
                 p.amb = 1;
+                p.ambd |= 1u << d;
+            }
         }
         p.rel[d] = o;
         if (o > 1 || o < -1)
@@ -677,6 +680,11 @@ static void class_str(const mc_extrap *x, int cls, char *buf, size_t len)
 }
 
 /* Decides peer slot s of event i over the class members. */
+#define AMBIGUOUS                                                                         \
+    "the peer offset is ambiguous on a periodic dimension with an even number of ranks "     \
+    "(+n/2 = -n/2): trace a run with at least 3 (and an odd number of) ranks along each "    \
+    "periodic dimension"
+
 static int decide_peer(build *b, int k, const int *mem, int nm, uint32_t i, uint32_t s,
                        pdesc *out, const char *cname, mc_error *err)
 {
@@ -685,11 +693,13 @@ static int decide_peer(build *b, int k, const int *mem, int nm, uint32_t i, uint
     if (b->abs[k][mem[0]][i].t.peer[s].kind != PD_LIT)
         return 0; /* decided at abstraction (roots, comm sizes) */
     int all_rank = 1, any_rank = 0, rel_eq = 1, lit_eq = 1, amb = 0, xor_eq = 1;
+    uint32_t ambd = 0;
     for (int j = 0; j < nm; j++) {
         const pcand *p = &b->abs[k][mem[j]][i].pc[s];
         all_rank &= p->isrank;
         any_rank |= p->isrank;
         amb |= p->amb;
+        ambd |= p->ambd;
         lit_eq &= p->lit == p0->lit;
         rel_eq &= memcmp(p->rel, p0->rel, sizeof p->rel) == 0;
         xor_eq &= p->xr == p0->xr;
@@ -738,13 +748,12 @@ static int decide_peer(build *b, int k, const int *mem, int nm, uint32_t i, uint
         memset(out->v, 0, sizeof out->v);
         return 0;
     }
-    if (use_rel && amb)
-        FAIL("%s: %s, event %u (%s): the peer offset is ambiguous on a periodic dimension "
-             "with an even number of ranks (+n/2 = -n/2): trace a run with at least 3 (and an "
-             "odd number of) ranks along each periodic dimension", x->paths[k], cname, i, op);
+    if (use_rel && amb && x->ntraces < 2 && !b->inherit)
+        FAIL("%s: %s, event %u (%s): %s", x->paths[k], cname, i, op, AMBIGUOUS);
     if (use_rel) {
         out->kind = PD_REL;
         memcpy(out->v, p0->rel, sizeof out->v);
+        out->amb = amb ? ambd : 0; /* another trace decides (resolve_ambiguous) */
     } else if (lit_eq) {
         int P = x->tP[k];
         out->kind = 2 * p0->lit > P ? PD_ABS_END : PD_ABS;
@@ -924,6 +933,54 @@ static void inherit_xor_steps(const xclass *I, xclass *per, int ntraces)
 }
 
 /* Same class in several traces: same events; fit every size. */
+/* Offsets a and b are the same peers on grid g's dimensions `dims` (mod n). */
+static int same_mod(const xgrid *g, uint32_t dims, const int32_t *a, const int32_t *b)
+{
+    for (int d = 0; d < g->nd; d++) {
+        int n = g->dims[d];
+        if ((dims >> d & 1u) ? (((a[d] - b[d]) % n) + n) % n != 0 : a[d] != b[d])
+            return 0;
+    }
+    return 1;
+}
+
+/* A peer offset that is ambiguous in one trace (n/2 of a periodic dimension
+ * of even n: 2x2x2 runs) is taken from a trace where it is not (or, in a
+ * rebuild, from the model of every trace), if that offset gives the same
+ * peers in the ambiguous trace; refused when no trace decides it. */
+static int resolve_ambiguous(build *b, xclass *per, int rep, const xclass *I, const char *cname,
+                             mc_error *err)
+{
+    mc_extrap *x = b->x;
+    xclass *R = &per[rep];
+    for (uint32_t i = 0; i < R->n; i++)
+        for (uint32_t s = 0; s < R->ev[i].npeer; s++) {
+            const pdesc *good = NULL;
+            for (int k = 0; k < x->ntraces && !good; k++) {
+                const pdesc *q = per[k].present && per[k].n == R->n &&
+                                         s < per[k].ev[i].npeer ? &per[k].ev[i].peer[s] : NULL;
+                if (q && q->kind == PD_REL && !q->amb)
+                    good = q;
+            }
+            if (!good && I && i < I->n && s < I->ev[i].npeer && I->ev[i].peer[s].kind == PD_REL)
+                good = &I->ev[i].peer[s];
+            for (int k = 0; k < x->ntraces; k++) {
+                pdesc *q = per[k].present && per[k].n == R->n && s < per[k].ev[i].npeer
+                               ? &per[k].ev[i].peer[s] : NULL;
+                if (!q || q->kind != PD_REL || !q->amb)
+                    continue;
+                if (!good)
+                    FAIL("%s: %s, event %u (%s): %s", x->paths[k], cname, i,
+                         mc_op_name(per[k].ev[i].e.op), AMBIGUOUS);
+                if (same_mod(&x->tgrid[k], q->amb, q->v, good->v)) {
+                    memcpy(q->v, good->v, sizeof q->v);
+                    q->amb = 0;
+                }
+            }
+        }
+    return 0;
+}
+
 static int merge_class(build *b, int cls, xclass *per, mc_error *err)
 {
     mc_extrap *x = b->x;
@@ -958,6 +1015,8 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
     for (int k = 0; k < x->ntraces; k++)
         differ |= per[k].present && per[k].n != R->n;
     if (differ && !R->rep_on && extrap_find_repetition(x, cls, per, cname, err))
+        return -1;
+    if (resolve_ambiguous(b, per, rep, I, cname, err))
         return -1;
     for (int k = 0; k < x->ntraces; k++) {
         if (!per[k].present || k == rep)
