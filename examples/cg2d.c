@@ -16,9 +16,11 @@
  * arithmetic. Unlike NPB CG (whose two reduction loops are separate code, count their
  * steps down for the sum, and tag each step with its index), both reductions go through
  * one routine: for mpicast's extrapolation they are then one repeated block that recurs
- * twice per iteration (docs/extrapolation.md).
+ * twice per iteration (docs/extrapolation.md). With -N the routine takes NPB's step
+ * order and tags: steps counted down (rank XOR 2^(l2npcols-1) first) and each tagged
+ * with its index i (l2npcols .. 1), so partners and tags move with the step.
  *
- * usage: cg2d [-s SIZE] [-i ITERS]     (defaults 256, 3; P a power of two) */
+ * usage: cg2d [-s SIZE] [-i ITERS] [-N]     (defaults 256, 3; P a power of two) */
 #include <math.h>
 
 #include "ex_common.h"
@@ -26,14 +28,17 @@
 enum { TAG_ROW = 1, TAG_TRANSPOSE = 2 };
 
 /* The row's reduction of buf[0..n) (sum into buf): log2(npcols) steps with rank XOR
- * 2^i, each receiving into tmp. Not inlined: its calls keep one call site each. */
-static __attribute__((noinline)) void row_reduce(double *buf, double *tmp, int n, int rank, int l2npcols)
+ * 2^i, each receiving into tmp; npb: i counted down, tag i + 1. Not inlined: its calls
+ * keep one call site each. */
+static __attribute__((noinline)) void row_reduce(double *buf, double *tmp, int n, int rank,
+                                                 int l2npcols, int npb)
 {
-    for (int i = 0; i < l2npcols; i++) {
+    for (int s = 0; s < l2npcols; s++) {
+        int i = npb ? l2npcols - 1 - s : s, tag = npb ? i + 1 : TAG_ROW;
         int partner = rank ^ (1 << i);
         MPI_Request req;
-        MPI_Irecv(tmp, n, MPI_DOUBLE, partner, TAG_ROW, MPI_COMM_WORLD, &req);
-        MPI_Send(buf, n, MPI_DOUBLE, partner, TAG_ROW, MPI_COMM_WORLD);
+        MPI_Irecv(tmp, n, MPI_DOUBLE, partner, tag, MPI_COMM_WORLD, &req);
+        MPI_Send(buf, n, MPI_DOUBLE, partner, tag, MPI_COMM_WORLD);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         for (int j = 0; j < n; j++)
             buf[j] = 0.5 * (buf[j] + tmp[j]);
@@ -55,7 +60,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = 256, .iters = 3};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS]", 1 << 20, &args) != 0) {
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-N]", 1 << 20, &args) != 0) {
         MPI_Finalize();
         return 2;
     }
@@ -76,14 +81,14 @@ int main(int argc, char **argv)
     double norm = 0.0;
     for (int it = 0; it < args.iters; it++) {
         MPI_Request req;
-        row_reduce(w, in, n, rank, l2npcols); /* the row's sum of w */
+        row_reduce(w, in, n, rank, l2npcols, args.npb_steps); /* the row's sum of w */
         MPI_Irecv(q, n, MPI_DOUBLE, exch, TAG_TRANSPOSE, MPI_COMM_WORLD, &req);
         MPI_Send(w, n, MPI_DOUBLE, exch, TAG_TRANSPOSE, MPI_COMM_WORLD);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         double dot = 0.0, other = 0.0;
         for (int j = 0; j < n; j++)
             dot += w[j] * q[j];
-        row_reduce(&dot, &other, 1, rank, l2npcols); /* the row's dot product */
+        row_reduce(&dot, &other, 1, rank, l2npcols, args.npb_steps); /* the row's dot */
         for (int j = 0; j < n; j++)
             w[j] = q[j] / (1.0 + fabs(dot));
         MPI_Allreduce(&dot, &norm, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);

@@ -74,8 +74,10 @@ static inline int extrap_npb_transpose(int r, int P)
 }
 typedef struct pdesc {
     int kind;
-    int32_t v[MAXD]; /* REL: offsets; ABS/CROOT: index; LIT: value; XOR: k, then 1 when
-                      * k advances with the copy of a repeated block (rank XOR 2^(k+copy)) */
+    int32_t v[MAXD]; /* REL: offsets; ABS/CROOT: index; LIT: value; XOR: k, then the
+                      * direction in which k moves with the copy of a repeated block (0:
+                      * fixed; 1: rank XOR 2^(k + copy); -1: 2^(k + copies-1 - copy),
+                      * extrap_copy_pos) */
     int32_t xk;      /* the members' peer is their rank XOR 2^xk (all of them), or -1:
                       * lets a repeated block whose copy c talks to rank XOR 2^(xk+c)
                       * be recognised (NPB-CG's reduction exchange, recursive doubling) */
@@ -95,6 +97,11 @@ typedef struct tev {
     int cart;           /* vals end with ndims, dims, periods */
     int color, key;     /* SK_* for Comm_split */
     uint32_t copy;      /* copy of a repeated block it belongs to (extrap_expand), else 0 */
+    uint32_t ncopies;   /* copies of that block at the P expanded for */
+    int8_t tdir;        /* tags that move with the copy (NPB CG tags each step with its
+                         * index): 1 up, -1 down (extrap_copy_pos), on e.tag (tmask bit
+                         * 0) and completion entry q's tag (bit q + 1) */
+    uint32_t tmask;
     uint32_t varr;      /* per-rank-count collective: its arrays of counts (0-2), each of
                          * one value for every comm rank, in num[2 ..] (vals regenerated) */
     uint32_t npeer;     /* peer slots: [0] peer, [1] peer2, [2+k] completion k's source */
@@ -110,6 +117,13 @@ typedef struct tev {
     uint8_t loop;       /* folded input: 1, 2 in the main loop's first and second
                          * iteration, else 0 (fold.c) */
 } tev;
+
+/* Position of copy `copy` of `ncopies` in a progression of direction dir:
+ * up from the first copy, or down to the last. */
+static inline int extrap_copy_pos(int dir, uint32_t copy, uint32_t ncopies)
+{
+    return dir > 0 ? (int)copy : dir < 0 ? (int)ncopies - 1 - (int)copy : 0;
+}
 
 /* What number slot s of t is, for messages. */
 static inline const char *extrap_slot_name(const tev *t, uint32_t s)

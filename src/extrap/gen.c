@@ -62,7 +62,7 @@ static int32_t apply_peer(const mc_extrap *x, const xgrid *g, int r, const int *
         return q >= 0 ? q : MC_NONE; /* P not a power of two: refused beforehand */
     }
     case PD_XOR: {
-        int k = p->v[0] + (p->v[1] ? (int)t->copy : 0);
+        int k = p->v[0] + extrap_copy_pos(p->v[1], t->copy, t->ncopies);
         int32_t q = k >= 0 && k < 31 ? r ^ (1 << k) : -1;
         return q >= 0 && q < g->P ? q : MC_NONE; /* out of range: refused beforehand */
     }
@@ -153,9 +153,12 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
         if (grow(vb, t->e.nvals))
             return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         memcpy(vb->v, t->e.vals, t->e.nvals * sizeof *vb->v);
+        int pos = extrap_copy_pos(t->tdir, t->copy, t->ncopies);
         for (uint32_t q = 0; q < t->e.nvals / 4; q++) {
             vb->v[4 * q + 1] = apply_peer(x, g, r, c, t, &t->peer[2 + q]);
             vb->v[4 * q + 3] = scale(t->num[2 + q], t->law[2 + q], t, g, ct, x->nd);
+            if (q < 31 && (t->tmask >> (q + 1) & 1u)) /* the step's tag */
+                vb->v[4 * q + 2] += pos;
         }
         out->vals = vb->v;
     } else if (t->varr) {
@@ -172,6 +175,8 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
         out->vals = vb->v;
         out->nvals = n;
     }
+    if (t->tmask & 1u)
+        out->tag = t->e.tag + extrap_copy_pos(t->tdir, t->copy, t->ncopies);
     if (t->newcomm < 0) {
         out->peer = apply_peer(x, g, r, c, t, &t->peer[0]);
         out->peer2 = apply_peer(x, g, r, c, t, &t->peer[1]);
@@ -862,8 +867,10 @@ static void peer_str(const pdesc *p, int nd, char *buf, size_t len)
         snprintf(buf, len, "transpose on NPB CG's grid (2^ceil(log2 P/2) columns)");
         break;
     case PD_XOR:
-        if (p->v[1])
+        if (p->v[1] > 0)
             snprintf(buf, len, "rank XOR 2^(%d + copy)", p->v[0]);
+        else if (p->v[1] < 0)
+            snprintf(buf, len, "rank XOR 2^(%d + copies-1 - copy)", p->v[0]);
         else
             snprintf(buf, len, "rank XOR %d", 1 << p->v[0]);
         break;
@@ -930,9 +937,15 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
         if (t->e.op == MC_OP_COMM_SPLIT && o < len) {
             static const char *const sk[] = {"constant", "row-major index of the fixed dims",
                                              "row-major index of the kept dims", "world rank"};
-            snprintf(buf + o, len - o, ", colour %s, key %s", sk[t->color], sk[t->key]);
+            o += (size_t)snprintf(buf + o, len - o, ", colour %s, key %s", sk[t->color],
+                                  sk[t->key]);
         }
     }
+    const char *pos = t->tdir > 0 ? "copy" : "copies-1 - copy";
+    if ((t->tmask & 1u) && o < len) /* NPB CG tags each step with its index */
+        snprintf(buf + o, len - o, ", tag %d + %s", t->e.tag, pos);
+    else if (t->tmask && o < len)
+        snprintf(buf + o, len - o, ", tags received moving by %s", pos);
 }
 
 void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)

@@ -925,14 +925,17 @@ static void inherit_xor_steps(const xclass *I, xclass *per, int ntraces)
                     memset(p->v, 0, sizeof p->v);
                     p->kind = PD_XOR;
                     p->v[0] = p->xk;
-                    p->v[1] = 1;
+                    p->v[1] = a->peer[s].v[1];
+                }
+                if (a->tmask && !t->tmask) { /* tags: one copy kept its own */
+                    t->tdir = a->tdir;
+                    t->tmask = a->tmask;
                 }
             }
         }
     }
 }
 
-/* Same class in several traces: same events; fit every size. */
 /* Offsets a and b are the same peers on grid g's dimensions `dims` (mod n). */
 static int same_mod(const xgrid *g, uint32_t dims, const int32_t *a, const int32_t *b)
 {
@@ -981,6 +984,7 @@ static int resolve_ambiguous(build *b, xclass *per, int rep, const xclass *I, co
     return 0;
 }
 
+/* Same class in several traces: same events; fit every size. */
 static int merge_class(build *b, int cls, xclass *per, mc_error *err)
 {
     mc_extrap *x = b->x;
@@ -1031,7 +1035,8 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
                        a->newcomm == c->newcomm && a->e.tag2 == c->e.tag2 &&
                        (a->e.op == MC_OP_COMM_SPLIT || a->e.tag == c->e.tag) &&
                        a->npeer == c->npeer && a->nnum == c->nnum && a->color == c->color &&
-                       a->key == c->key && a->loop == c->loop;
+                       a->key == c->key && a->loop == c->loop && a->tdir == c->tdir &&
+                       a->tmask == c->tmask;
             for (uint32_t s = 0; same && s < a->npeer; s++)
                 same = a->peer[s].kind == c->peer[s].kind &&
                        (a->peer[s].kind == PD_COMMSIZE ||
@@ -1130,7 +1135,8 @@ static int tmpl_equal(const xclass *ca, const xclass *cb)
         const tev *a = &ca->ev[i], *b = &cb->ev[i];
         int split = a->e.op == MC_OP_COMM_SPLIT; /* colour and key per rank */
         if (!same_literal(a, b, split) || a->color != b->color || a->key != b->key ||
-            a->npeer != b->npeer || a->cart != b->cart)
+            a->npeer != b->npeer || a->cart != b->cart || a->tdir != b->tdir ||
+            a->tmask != b->tmask)
             return 0;
         for (uint32_t s = 0; s < a->npeer; s++)
             if (a->peer[s].kind != b->peer[s].kind ||

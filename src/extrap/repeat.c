@@ -27,7 +27,16 @@ static int pdesc_equal(const pdesc *a, const pdesc *b)
  * reduction exchange, or of a recursive doubling, talks to rank XOR 2^k). */
 static int peer_match(const pdesc *a, const pdesc *b, uint32_t d)
 {
-    return pdesc_equal(a, b) || (d > 0 && a->xk >= 0 && b->xk == a->xk + (int32_t)d);
+    return pdesc_equal(a, b) ||
+           (d > 0 && a->xk >= 0 && (b->xk == a->xk + (int32_t)d || b->xk == a->xk - (int32_t)d));
+}
+
+/* Tags of an event and of its copy d copies later: the same, or (d > 0)
+ * moved by d up or down (a step index as tag). */
+static int tag_match(int32_t a, int32_t b, uint32_t d)
+{
+    return a == b || (d > 0 && a != MC_NONE && b != MC_NONE &&
+                      ((int64_t)b - a == (int64_t)d || (int64_t)a - b == (int64_t)d));
 }
 
 /* Structure of two abstract events, sizes and request ids aside; b is d
@@ -39,7 +48,7 @@ static int shape_equal_d(const tev *a, const tev *b, uint32_t d)
         a->color != b->color ||
         a->key != b->key || a->e.tag2 != b->e.tag2 || a->e.nvals != b->e.nvals)
         return 0;
-    if (a->e.op != MC_OP_COMM_SPLIT && a->e.tag != b->e.tag)
+    if (a->e.op != MC_OP_COMM_SPLIT && !tag_match(a->e.tag, b->e.tag, d))
         return 0;
     for (uint32_t s = 0; s < a->npeer; s++)
         if (!peer_match(&a->peer[s], &b->peer[s], d))
@@ -61,52 +70,100 @@ static int same_copy(const tev *a, const tev *b, uint32_t d)
     return a->loop == b->loop && shape_equal_d(a, b, d);
 }
 
-/* Where in the block ev[start .. start+L) of G (two copies or more) the
- * peer is rank XOR 2^k with k advancing from copy to copy: *n pairs (event
- * in the block, peer slot) into slots (malloc'd; NULL when none). */
-static int xor_slots(const xclass *G, uint32_t start, uint32_t L, uint32_t **slots, uint32_t *n)
+/* What moves from copy to copy of the block ev[start .. start+L) of G (two
+ * copies or more), found on its first two copies: XOR partners (peer slot
+ * s), tags (PROG_TAG) and completed receives' tags (PROG_VTAG + entry),
+ * each up or down by one a copy. */
+enum { PROG_TAG = 1u << 16, PROG_VTAG = 1u << 17 };
+typedef struct prog {
+    uint32_t ev, what;
+    int dir;
+} prog;
+
+static int is_completion(int op);
+
+static int add_prog(prog **v, uint32_t *n, uint32_t ev, uint32_t what, int dir)
 {
-    *slots = NULL;
+    prog *p = realloc(*v, (*n + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    p[*n] = (prog){ev, what, dir};
+    *v = p;
+    (*n)++;
+    return 0;
+}
+
+static int step_of(int64_t a, int64_t b)
+{
+    return b - a == 1 ? 1 : a - b == 1 ? -1 : 0;
+}
+
+static int find_progs(const xclass *G, uint32_t start, uint32_t L, prog **out, uint32_t *n)
+{
+    *out = NULL;
     *n = 0;
     if (start + 2 * L > G->n)
         return 0;
     for (uint32_t i = 0; i < L; i++) {
         const tev *a = &G->ev[start + i], *b = &G->ev[start + L + i];
-        for (uint32_t s = 0; s < a->npeer; s++) {
-            if (pdesc_equal(&a->peer[s], &b->peer[s]))
-                continue;
-            uint32_t *p = realloc(*slots, 2 * (*n + 1) * sizeof *p);
-            if (!p)
+        for (uint32_t s = 0; s < a->npeer && s < b->npeer; s++) {
+            int dir = a->peer[s].xk >= 0 && b->peer[s].xk >= 0
+                          ? step_of(a->peer[s].xk, b->peer[s].xk) : 0;
+            if (!pdesc_equal(&a->peer[s], &b->peer[s]) && add_prog(out, n, i, s, dir ? dir : 1))
                 return -1;
-            p[2 * *n] = i;
-            p[2 * *n + 1] = s;
-            *slots = p;
-            (*n)++;
+        }
+        int dt = a->e.op == MC_OP_COMM_SPLIT || a->e.tag == MC_NONE || b->e.tag == MC_NONE
+                     ? 0 : step_of(a->e.tag, b->e.tag);
+        if (dt && add_prog(out, n, i, PROG_TAG, dt))
+            return -1;
+        if (!is_completion(a->e.op) || a->e.nvals != b->e.nvals)
+            continue;
+        for (uint32_t q = 0; q < 31 && 4 * q + 3 < a->e.nvals; q++) {
+            int dv = step_of(a->e.vals[4 * q + 2], b->e.vals[4 * q + 2]);
+            if (dv && add_prog(out, n, i, PROG_VTAG + q, dv))
+                return -1;
         }
     }
     return 0;
 }
 
-/* Gives those slots of every copy c of the run at `at` the one descriptor
- * "rank XOR 2^(k0 + copy)", so the copies are equal and the one kept
- * generates any of them (tev.copy). */
-static void apply_xor(xclass *C, uint32_t at, uint32_t L, uint32_t copies, const uint32_t *slots,
-                      uint32_t n)
+/* Gives every copy c of the run at `at` the same event: XOR partners "rank
+ * XOR 2^(k0 + position)", tags "t0 + position" (extrap_copy_pos), so the
+ * one kept generates any of them (tev.copy, tev.ncopies). */
+static void apply_progs(xclass *C, uint32_t at, uint32_t L, uint32_t copies, const prog *pv,
+                        uint32_t n)
 {
     for (uint32_t c = 0; c < copies; c++)
         for (uint32_t q = 0; q < n; q++) {
-            uint32_t e = at + c * L + slots[2 * q];
-            if (e >= C->n || slots[2 * q + 1] >= C->ev[e].npeer)
+            uint32_t e = at + c * L + pv[q].ev;
+            if (e >= C->n)
                 continue;
-            pdesc *p = &C->ev[e].peer[slots[2 * q + 1]];
-            if (p->xk < 0)
-                continue; /* not a XOR partner in this trace: the traces' check says so */
-            int32_t k0 = p->xk - (int32_t)c;
-            memset(p->v, 0, sizeof p->v);
-            p->kind = PD_XOR;
-            p->v[0] = k0;
-            p->v[1] = 1;
-            p->xk = k0;
+            tev *t = &C->ev[e];
+            int pos = extrap_copy_pos(pv[q].dir, c, copies);
+            if (pv[q].what < PROG_TAG) {
+                if (pv[q].what >= t->npeer)
+                    continue;
+                pdesc *p = &t->peer[pv[q].what];
+                if (p->xk < 0)
+                    continue; /* not a XOR partner in this trace: the traces' check says so */
+                int32_t k0 = p->xk - pos;
+                memset(p->v, 0, sizeof p->v);
+                p->kind = PD_XOR;
+                p->v[0] = k0;
+                p->v[1] = pv[q].dir;
+                p->xk = k0;
+            } else if (pv[q].what == PROG_TAG) {
+                t->e.tag -= pos;
+                t->tdir = (int8_t)pv[q].dir;
+                t->tmask |= 1u;
+            } else {
+                uint32_t k = pv[q].what - PROG_VTAG;
+                if (4 * k + 3 >= t->e.nvals)
+                    continue;
+                t->e.vals[4 * k + 2] -= pos;
+                t->tdir = (int8_t)pv[q].dir;
+                t->tmask |= 1u << (k + 1);
+            }
         }
 }
 
@@ -267,7 +324,12 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
     for (int k = 0; k < x->ntraces; k++)
         if (per[k].present)
             D = gcd(D, per[k].n - S->n);
-    for (uint32_t L = 1; L <= D; L++) {
+    /* Per block length L, two places to look for the copies: ending where the
+     * shortest sequence leaves the longest (they share the first copy), or
+     * starting there (they share the last: steps counted down, as NPB CG's
+     * sum does). */
+    for (uint32_t it = 2; it < 2 * (D + 1); it++) {
+        uint32_t L = it / 2;
         if (D % L)
             continue;
         uint32_t start = 0, counts[64], P[64], nk = 0;
@@ -276,8 +338,7 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
             if (!per[k].present)
                 continue;
             uint32_t a, c;
-            /* the copies end where the shortest sequence leaves the longest */
-            uint32_t pos = p >= L ? p - L : 0;
+            uint32_t pos = it % 2 ? p : p >= L ? p - L : 0;
             periodic_run(per[k].ev, per[k].n, pos, L, &a, &c);
             if (nk == 0)
                 start = a;
@@ -341,8 +402,9 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
             return -1;
         }
         uint32_t first = 0, nreq = count_reqs(G->ev, start, start + L, &first);
-        uint32_t *xs = NULL, nxs = 0;
-        if (xor_slots(G, start, L, &xs, &nxs)) {
+        prog *xs = NULL;
+        uint32_t nxs = 0;
+        if (find_progs(G, start, L, &xs, &nxs)) {
             mc_error_set(err, MC_ERR_NOMEM, "out of memory");
             return -1;
         }
@@ -352,7 +414,7 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
                 uint32_t run[MAX_RUNS], c = 0, nq = 0;
                 uint32_t nr = find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c);
                 for (uint32_t j = 0; j < nr; j++)
-                    apply_xor(&per[k], run[j], L, c, xs, nxs);
+                    apply_progs(&per[k], run[j], L, c, xs, nxs);
                 if (compress_runs(&per[k], run, nr, L, c, &nq)) {
                     free(xs);
                     mc_error_set(err, MC_ERR_NOMEM, "out of memory");
@@ -361,7 +423,7 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
             } else if (per[k].present) {
                 uint32_t f2;
                 count_reqs(per[k].ev, start, start + L, &f2);
-                apply_xor(&per[k], start, L, counts[nk], xs, nxs);
+                apply_progs(&per[k], start, L, counts[nk], xs, nxs);
                 compress(&per[k], start, L, counts[nk++], nreq, f2);
             }
         free(xs);
@@ -416,8 +478,9 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
     int32_t site = start < R->n ? R->ev[start].e.site : 0;
     uint32_t c = start + L <= R->n ? copies_from(R->ev, R->n, start, L) : 0;
     double a = c / law_f(law, x->tP[rep], 1, x->nd);
-    uint32_t *xs = NULL, nxs = 0;
-    if (c >= 2 && xor_slots(R, start, L, &xs, &nxs)) {
+    prog *xs = NULL;
+        uint32_t nxs = 0;
+    if (c >= 2 && find_progs(R, start, L, &xs, &nxs)) {
         mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         return -1;
     }
@@ -436,7 +499,7 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
             uint32_t *run = malloc(MAX_RUNS * sizeof *run), cr = 0;
             uint32_t nr = run ? find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &cr) : 0;
             for (uint32_t j = 0; j < nr; j++)
-                apply_xor(&per[k], run[j], L, cr, xs, nxs);
+                apply_progs(&per[k], run[j], L, cr, xs, nxs);
             int bad = !nr || compress_runs(&per[k], run, nr, L, cr, &nreq);
             free(run);
             if (bad) {
@@ -446,7 +509,7 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
                 return -1;
             }
         } else {
-            apply_xor(&per[k], start, L, ck, xs, nxs);
+            apply_progs(&per[k], start, L, ck, xs, nxs);
             compress(&per[k], start, L, ck, nreq, first);
         }
         per[k].rep_on = 1;
@@ -558,6 +621,7 @@ mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint3
                     where[2 * o] = (int32_t)j;
                     where[2 * o + 1] = (int32_t)c;
                     out[o] = C->ev[i + t];
+                    out[o].ncopies = copies;
                     out[o++].copy = c;
                 }
             i += L;
