@@ -16,9 +16,10 @@
  * arithmetic. Unlike NPB CG (whose two reduction loops are separate code, count their
  * steps down for the sum, and tag each step with its index), both reductions go through
  * one routine: for mpicast's extrapolation they are then one repeated block that recurs
- * twice per iteration (docs/extrapolation.md). With -N the routine takes NPB's step
- * order and tags: steps counted down (rank XOR 2^(l2npcols-1) first) and each tagged
- * with its index i (l2npcols .. 1), so partners and tags move with the step.
+ * twice per iteration (docs/extrapolation.md). With -N the sum is NPB's own loop
+ * instead: steps counted down (rank XOR 2^(l2npcols-1) first), step i tagged with its
+ * index i (l2npcols .. 1), and the dot product's steps are tagged 1 .. l2npcols: two
+ * different repeated blocks per iteration, whose partners and tags move with the step.
  *
  * usage: cg2d [-s SIZE] [-i ITERS] [-N]     (defaults 256, 3; P a power of two) */
 #include <math.h>
@@ -28,13 +29,13 @@
 enum { TAG_ROW = 1, TAG_TRANSPOSE = 2 };
 
 /* The row's reduction of buf[0..n) (sum into buf): log2(npcols) steps with rank XOR
- * 2^i, each receiving into tmp; npb: i counted down, tag i + 1. Not inlined: its calls
- * keep one call site each. */
+ * 2^i, each receiving into tmp; npb: tag i + 1. Not inlined: its calls keep one call
+ * site each. */
 static __attribute__((noinline)) void row_reduce(double *buf, double *tmp, int n, int rank,
                                                  int l2npcols, int npb)
 {
-    for (int s = 0; s < l2npcols; s++) {
-        int i = npb ? l2npcols - 1 - s : s, tag = npb ? i + 1 : TAG_ROW;
+    for (int i = 0; i < l2npcols; i++) {
+        int tag = npb ? i + 1 : TAG_ROW;
         int partner = rank ^ (1 << i);
         MPI_Request req;
         MPI_Irecv(tmp, n, MPI_DOUBLE, partner, tag, MPI_COMM_WORLD, &req);
@@ -42,6 +43,22 @@ static __attribute__((noinline)) void row_reduce(double *buf, double *tmp, int n
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         for (int j = 0; j < n; j++)
             buf[j] = 0.5 * (buf[j] + tmp[j]);
+    }
+}
+
+/* NPB's sum across the row (-N): its own loop, steps counted down, step i tagged
+ * i + 1 (NPB's conj_grad: do i = l2npcols, 1, -1). */
+static __attribute__((noinline)) void row_sum_npb(double *buf, double *tmp, int n, int rank,
+                                                  int l2npcols)
+{
+    for (int i = l2npcols - 1; i >= 0; i--) {
+        int partner = rank ^ (1 << i);
+        MPI_Request req;
+        MPI_Irecv(tmp, n, MPI_DOUBLE, partner, i + 1, MPI_COMM_WORLD, &req);
+        MPI_Send(buf, n, MPI_DOUBLE, partner, i + 1, MPI_COMM_WORLD);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        for (int j = 0; j < n; j++)
+            buf[j] += tmp[j];
     }
 }
 
@@ -81,7 +98,10 @@ int main(int argc, char **argv)
     double norm = 0.0;
     for (int it = 0; it < args.iters; it++) {
         MPI_Request req;
-        row_reduce(w, in, n, rank, l2npcols, args.npb_steps); /* the row's sum of w */
+        if (args.npb_steps) /* the row's sum of w */
+            row_sum_npb(w, in, n, rank, l2npcols);
+        else
+            row_reduce(w, in, n, rank, l2npcols, 0);
         MPI_Irecv(q, n, MPI_DOUBLE, exch, TAG_TRANSPOSE, MPI_COMM_WORLD, &req);
         MPI_Send(w, n, MPI_DOUBLE, exch, TAG_TRANSPOSE, MPI_COMM_WORLD);
         MPI_Wait(&req, MPI_STATUS_IGNORE);

@@ -64,8 +64,9 @@ CASES = [
     # NPB CG's shape (issue 20): 2:1 grid when P is not a square, transpose partners,
     # rank XOR 2^k row reductions repeated log2(npcols) times, twice per iteration
     ("cg2d", "cg2d", ["-s", "16", "-i", "2"], [4, 8, 16], 32, []),
-    # with NPB's step order and tags (-N): steps counted down, each tagged with its index
-    ("cg2d_npb_steps", "cg2d", ["-s", "16", "-i", "2", "-N"], [4, 8, 16], 32, []),
+    # NPB's own loops (-N): the sum's steps counted down and tagged with their index, the
+    # dot product's tagged 1 .. log2(npcols): two repeated blocks per iteration
+    ("cg2d_npb", "cg2d", ["-s", "16", "-i", "2", "-N"], [4, 8, 16], 32, []),
     # an LU-like pipelined wavefront: border ranks skip the calls for missing
     # neighbours (issue 20); 3x3 -> 4x3
     ("wavefront", "wavefront", ["-s", "16", "-i", "2"], [9], 12, []),

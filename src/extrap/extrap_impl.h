@@ -131,6 +131,29 @@ static inline const char *extrap_slot_name(const tev *t, uint32_t s)
     return s == 0 ? "size" : s == 1 || !t->varr ? "received size" : "per-rank count";
 }
 
+/* A block of events repeated a number of times that depends on P:
+ * ev[start .. start + len) is one copy; copies = a * f(P) (law); each copy's
+ * request ids advance by nreq. */
+#define MAXREP 8
+typedef struct xrep {
+    uint32_t start, len, nreq;
+    uint32_t first_req;  /* lowest request id created in the block */
+    uint32_t found_at;   /* start when found, before later blocks were compressed:
+                          * a rebuild applies the blocks in that order */
+    int law;
+    double a;
+    /* Other laws that fit the traced counts as well (-1: none): a target
+     * P where one gives another count is refused (gen.c). */
+    int alt_law[2];
+    double alt_a[2];
+    /* Runs of the block (log2 P exchanges inside an outer loop): nruns >=
+     * 2: every run j, ev[run[j] .. + len) one copy whose lowest created
+     * request id is run[nruns + j], repeats the same number of times
+     * (malloc'd, 2 * nruns entries); 0: the one run at start. */
+    uint32_t nruns;
+    uint32_t *run;
+} xrep;
+
 typedef struct xclass {
     int present;
     int trace;          /* representative's trace */
@@ -139,25 +162,10 @@ typedef struct xclass {
     uint32_t n;
     tev *ev;
     int burst_law;      /* mc_extrap_law of the compute bursts */
-    /* A block of events repeated a number of times that depends on P:
-     * ev[rep_start .. rep_start + rep_len) is one copy; copies = rep_a *
-     * f(P) (law rep_law); each copy's request ids advance by rep_nreq. */
-    int rep_on;
-    uint32_t rep_start, rep_len, rep_nreq;
-    uint32_t rep_first_req;  /* lowest request id created in the block */
-    int rep_law;
-    double rep_a;
-    /* Other laws that fit the traced counts as well (-1: none): a target
-     * P where one gives another count is refused (gen.c). */
-    int rep_alt_law[2];
-    double rep_alt_a[2];
-    /* Runs of the block (issue 20: log2 P exchanges inside an outer loop):
-     * rep_nruns >= 2: every run j, ev[rep_run[j] .. + rep_len) one copy
-     * whose lowest created request id is rep_run[rep_nruns + j], repeats
-     * the same number of times (malloc'd, 2 * rep_nruns entries); 0: the
-     * one run at rep_start. */
-    uint32_t rep_nruns;
-    uint32_t *rep_run;
+    /* Blocks of events repeated a number of times that depends on P (issue
+     * 20), in the order they were found (MAXREP at most). */
+    int nrep;
+    xrep rep[MAXREP];
     /* Measured only (bursts are timings, not applied): the class's total
      * compute per rank ~ P^burst_alpha over the traces (burst_npts of them). */
     double burst_alpha;
@@ -166,6 +174,9 @@ typedef struct xclass {
      * of which the template holds two (ev[].loop); 0: not folded. */
     uint64_t loop_n;
 } xclass;
+
+/* The block of C one of whose runs holds position i, or -1. */
+int extrap_rep_of(const xclass *C, uint32_t i);
 
 struct mc_extrap {
     mc_extrap_rules rules;

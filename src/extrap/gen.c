@@ -350,24 +350,26 @@ static mc_err check_repeat_laws(const mc_extrap *x, const xgrid *g, mc_error *er
 {
     for (int c = 0; c < NCLASSES; c++) {
         const xclass *C = &x->cls[c];
-        for (int q = 0; C->rep_on && q < 2; q++) {
-            if (C->rep_alt_law[q] < 0)
-                continue;
-            double a = C->rep_a * law_f(C->rep_law, g->P, 1, x->nd);
-            double b = C->rep_alt_a[q] * law_f(C->rep_alt_law[q], g->P, 1, x->nd);
-            if (fabs(a - b) <= 1e-9)
-                continue;
-            char name[64];
-            class_label(x, c, name, sizeof name);
-            return mc_error_set(err, MC_ERR_USAGE, "class (%s): a block of %u events "
-                                "(event %u on) repeats as often as both %g x %s(P) and "
-                                "%g x %s(P) in the traces, which give %g and %g copies at "
-                                "P=%d: trace one more process count or state the law "
-                                "(--rule repeat=%x:LAW)", name, C->rep_len, C->rep_start,
-                                C->rep_a, mc_extrap_law_name(C->rep_law), C->rep_alt_a[q],
-                                mc_extrap_law_name(C->rep_alt_law[q]), a, b, g->P,
-                                (unsigned)C->ev[C->rep_start].e.site);
-        }
+        for (int j = 0; j < C->nrep; j++)
+            for (int q = 0; q < 2; q++) {
+                const xrep *B = &C->rep[j];
+                if (B->alt_law[q] < 0)
+                    continue;
+                double a = B->a * law_f(B->law, g->P, 1, x->nd);
+                double b = B->alt_a[q] * law_f(B->alt_law[q], g->P, 1, x->nd);
+                if (fabs(a - b) <= 1e-9)
+                    continue;
+                char name[64];
+                class_label(x, c, name, sizeof name);
+                return mc_error_set(err, MC_ERR_USAGE, "class (%s): a block of %u events "
+                                    "(event %u on) repeats as often as both %g x %s(P) and "
+                                    "%g x %s(P) in the traces, which give %g and %g copies at "
+                                    "P=%d: trace one more process count or state the law "
+                                    "(--rule repeat=%x:LAW)", name, B->len, B->start, B->a,
+                                    mc_extrap_law_name(B->law), B->alt_a[q],
+                                    mc_extrap_law_name(B->alt_law[q]), a, b, g->P,
+                                    (unsigned)C->ev[B->start].e.site);
+            }
     }
     return MC_OK;
 }
@@ -379,12 +381,13 @@ static mc_err check_partners(const mc_extrap *x, const xgrid *g, mc_error *err)
 {
     for (int c = 0; c < NCLASSES; c++) {
         const xclass *C = &x->cls[c];
-        double cf = C->rep_on ? C->rep_a * law_f(C->rep_law, g->P, 1, x->nd) : 1;
-        double copies = floor(cf + 0.5);
-        if (fabs(cf - copies) > 1e-9)
-            continue; /* refused when expanded: not a whole number of copies */
         for (uint32_t i = 0; i < C->n; i++) {
             const tev *t = &C->ev[i];
+            int j = extrap_rep_of(C, i);
+            double cf = j >= 0 ? C->rep[j].a * law_f(C->rep[j].law, g->P, 1, x->nd) : 1;
+            double copies = floor(cf + 0.5);
+            if (fabs(cf - copies) > 1e-9)
+                continue; /* refused when expanded: not a whole number of copies */
             for (uint32_t s = 0; s < t->npeer; s++) {
                 const pdesc *p = &t->peer[s];
                 char name[64];
@@ -971,13 +974,15 @@ void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
         if (C->burst_npts >= 2)
             fprintf(out, "  compute per rank measured ~ P^%.2f over %d traces (not applied: "
                     "bursts follow the compute rule)\n", C->burst_alpha, C->burst_npts);
-        if (C->rep_on)
+        for (int j = 0; j < C->nrep; j++) {
+            const xrep *B = &C->rep[j];
             fprintf(out, "  events %u..%u repeat %g x %s(P) times (request ids +%u per "
-                    "copy)\n", C->rep_start, C->rep_start + C->rep_len - 1, C->rep_a,
-                    mc_extrap_law_name(C->rep_law), C->rep_nreq);
-        if (C->rep_on && C->rep_nruns >= 2)
-            fprintf(out, "  the block recurs in %u runs (one per outer iteration), each "
-                    "repeated as often\n", C->rep_nruns);
+                    "copy)\n", B->start, B->start + B->len - 1, B->a,
+                    mc_extrap_law_name(B->law), B->nreq);
+            if (B->nruns >= 2)
+                fprintf(out, "  the block recurs in %u runs (one per outer iteration), each "
+                        "repeated as often\n", B->nruns);
+        }
         /* Distinct rules in order of appearance, with their counts. */
         char (*seen)[256] = calloc(C->n ? C->n : 1, sizeof *seen);
         unsigned *cnt = calloc(C->n ? C->n : 1, sizeof *cnt);

@@ -900,6 +900,34 @@ static int inherited_law(const xclass *I, const xclass *R, uint32_t i, uint32_t 
     return a->e.op == c->e.op && a->e.site == c->e.site && a->nnum == c->nnum && s < a->nnum;
 }
 
+/* One block of a rebuilt class C (BC), its model's (BI of I). */
+static void inherit_block_steps(const xrep *BI, const xclass *I, const xrep *BC, xclass *C)
+{
+    if (!C->present || BC->len != BI->len)
+        return;
+    uint32_t nr = BC->nruns >= 2 ? BC->nruns : 1;
+    for (uint32_t j = 0; j < nr; j++) {
+        uint32_t at = BC->nruns >= 2 ? BC->run[j] : BC->start;
+        for (uint32_t i = 0; i < BC->len && at + i < C->n && BI->start + i < I->n; i++) {
+            const tev *a = &I->ev[BI->start + i];
+            tev *t = &C->ev[at + i];
+            for (uint32_t s = 0; s < t->npeer && s < a->npeer; s++) {
+                pdesc *p = &t->peer[s];
+                if (a->peer[s].kind != PD_XOR || !a->peer[s].v[1] || p->xk < 0)
+                    continue;
+                memset(p->v, 0, sizeof p->v);
+                p->kind = PD_XOR;
+                p->v[0] = p->xk;
+                p->v[1] = a->peer[s].v[1];
+            }
+            if (a->tmask && !t->tmask) { /* tags: one copy kept its own */
+                t->tdir = a->tdir;
+                t->tmask = a->tmask;
+            }
+        }
+    }
+}
+
 /* A rebuild whose traces hold one copy of a repeated block cannot see a
  * partner rank XOR 2^(k0 + copy) advance from copy to copy; the model of
  * every trace saw it, and like the block itself it is taken as stated: the
@@ -907,33 +935,9 @@ static int inherited_law(const xclass *I, const xclass *R, uint32_t i, uint32_t 
  * run's copy. A partner that is not XOR 2^k0 stays, and the check reports it. */
 static void inherit_xor_steps(const xclass *I, xclass *per, int ntraces)
 {
-    for (int k = 0; k < ntraces; k++) {
-        xclass *C = &per[k];
-        if (!C->present || !C->rep_on || C->rep_len != I->rep_len)
-            continue;
-        uint32_t nr = C->rep_nruns >= 2 ? C->rep_nruns : 1;
-        for (uint32_t j = 0; j < nr; j++) {
-            uint32_t at = C->rep_nruns >= 2 ? C->rep_run[j] : C->rep_start;
-            for (uint32_t i = 0; i < C->rep_len && at + i < C->n && I->rep_start + i < I->n;
-                 i++) {
-                const tev *a = &I->ev[I->rep_start + i];
-                tev *t = &C->ev[at + i];
-                for (uint32_t s = 0; s < t->npeer && s < a->npeer; s++) {
-                    pdesc *p = &t->peer[s];
-                    if (a->peer[s].kind != PD_XOR || !a->peer[s].v[1] || p->xk < 0)
-                        continue;
-                    memset(p->v, 0, sizeof p->v);
-                    p->kind = PD_XOR;
-                    p->v[0] = p->xk;
-                    p->v[1] = a->peer[s].v[1];
-                }
-                if (a->tmask && !t->tmask) { /* tags: one copy kept its own */
-                    t->tdir = a->tdir;
-                    t->tmask = a->tmask;
-                }
-            }
-        }
-    }
+    for (int k = 0; k < ntraces; k++)
+        for (int b = 0; b < per[k].nrep && b < I->nrep; b++)
+            inherit_block_steps(&I->rep[b], I, &per[k].rep[b], &per[k]);
 }
 
 /* Offsets a and b are the same peers on grid g's dimensions `dims` (mod n). */
@@ -1009,17 +1013,25 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
     if (x->rules.nrepeat && extrap_stated_repetition(x, per, cname, err))
         return -1;
     const xclass *I = b->inherit && b->inherit->cls[cls].present ? &b->inherit->cls[cls] : NULL;
-    if (I && I->rep_on && !R->rep_on &&
-        extrap_apply_repetition(x, per, I->rep_start, I->rep_len, I->rep_law, I->rep_nruns > 1,
-                                cname, err))
-        return -1;
-    if (I && I->rep_on && R->rep_on)
+    int inherit = I && !R->nrep; /* the model's blocks, in the order they were found */
+    for (int j = 0; inherit && j < I->nrep; j++)
+        if (extrap_apply_repetition(x, per, I->rep[j].found_at, I->rep[j].len, I->rep[j].law,
+                                    I->rep[j].nruns > 1, cname, err))
+            return -1;
+    if (I && I->nrep && R->nrep)
         inherit_xor_steps(I, per, x->ntraces);
-    int differ = 0;
-    for (int k = 0; k < x->ntraces; k++)
-        differ |= per[k].present && per[k].n != R->n;
-    if (differ && !R->rep_on && extrap_find_repetition(x, cls, per, cname, err))
-        return -1;
+    /* Blocks repeated as often as P says, one after the other, until the
+     * traces' templates are alike (NPB CG: the sum's steps, then the dot
+     * product's), unless stated or inherited. */
+    for (int found = !R->nrep; found;) {
+        int differ = 0;
+        for (int k = 0; k < x->ntraces; k++)
+            differ |= per[k].present && per[k].n != R->n;
+        if (!differ)
+            break;
+        if (extrap_find_repetition(x, cls, per, cname, err))
+            return -1;
+    }
     if (resolve_ambiguous(b, per, rep, I, cname, err))
         return -1;
     for (int k = 0; k < x->ntraces; k++) {
@@ -1270,7 +1282,8 @@ static void free_per(const mc_extrap *x, xclass (*per)[NCLASSES])
             for (uint32_t i = 0; i < per[k][c].n; i++)
                 tev_free(&per[k][c].ev[i]);
             free(per[k][c].ev);
-            free(per[k][c].rep_run);
+            for (int j = 0; j < per[k][c].nrep; j++)
+                free(per[k][c].rep[j].run);
             memset(&per[k][c], 0, sizeof per[k][c]);
         }
 }
@@ -1446,7 +1459,8 @@ mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
                 for (uint32_t i = 0; i < tmp[k].n; i++)
                     tev_free(&tmp[k].ev[i]);
                 free(tmp[k].ev);
-                free(tmp[k].rep_run);
+                for (int j = 0; j < tmp[k].nrep; j++)
+                    free(tmp[k].rep[j].run);
             }
             memset(&per[k][cls], 0, sizeof per[k][cls]);
         }
@@ -1491,7 +1505,8 @@ void mc_extrap_destroy(mc_extrap *x)
         for (uint32_t i = 0; i < x->cls[c].n; i++)
             tev_free(&x->cls[c].ev[i]);
         free(x->cls[c].ev);
-        free(x->cls[c].rep_run);
+        for (int j = 0; j < x->cls[c].nrep; j++)
+            free(x->cls[c].rep[j].run);
     }
     for (int k = 0; x->paths && k < x->ntraces; k++)
         free(x->paths[k]);

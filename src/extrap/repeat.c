@@ -233,7 +233,19 @@ static void free_tevs(tev *ev, uint32_t from, uint32_t to)
     }
 }
 
-/* Keeps prefix, the first copy and the suffix; renumbers the suffix's ids. */
+/* A position and a request id of an earlier block once the events [cut,
+ * resume) are removed and the ids from `from` on move down by `gone`. */
+static void moved(uint32_t *pos, uint32_t *id, uint32_t cut, uint32_t resume, uint32_t from,
+                  uint32_t gone)
+{
+    if (*pos >= resume)
+        *pos -= resume - cut;
+    if (gone && *id >= from)
+        *id -= gone;
+}
+
+/* Keeps prefix, the first copy and the suffix; renumbers the suffix's ids,
+ * and moves the blocks found before this one (C->rep) with them. */
 static void compress(xclass *C, uint32_t a, uint32_t L, uint32_t copies, uint32_t nreq,
                      uint32_t first_req)
 {
@@ -241,9 +253,16 @@ static void compress(xclass *C, uint32_t a, uint32_t L, uint32_t copies, uint32_
     free_tevs(C->ev, cut, resume);
     memmove(&C->ev[cut], &C->ev[resume], (C->n - resume) * sizeof *C->ev);
     C->n -= resume - cut;
-    if (nreq && copies > 1)
+    uint32_t gone = copies > 1 ? (copies - 1) * nreq : 0;
+    if (gone)
         for (uint32_t i = cut; i < C->n; i++)
-            shift_reqs(&C->ev[i], first_req + nreq, -(int64_t)(copies - 1) * nreq);
+            shift_reqs(&C->ev[i], first_req + nreq, -(int64_t)gone);
+    for (int j = 0; j < C->nrep; j++) {
+        xrep *R = &C->rep[j];
+        moved(&R->start, &R->first_req, cut, resume, first_req + nreq, gone);
+        for (uint32_t r = 0; r < R->nruns; r++)
+            moved(&R->run[r], &R->run[R->nruns + r], cut, resume, first_req + nreq, gone);
+    }
 }
 
 /* ev[j .. j+L) has the shape of ev[start .. start+L). */
@@ -281,9 +300,9 @@ static uint32_t find_runs(const tev *ev, uint32_t n, uint32_t start, uint32_t L,
 }
 
 /* Compresses every run (starts run[0 .. nr), of c copies each, in the
- * uncompressed C) to one copy; records the runs in C (rep_nruns, rep_run). */
-static int compress_runs(xclass *C, const uint32_t *run, uint32_t nr, uint32_t L, uint32_t c,
-                         uint32_t *nreq_out)
+ * uncompressed C) to one copy; records the runs in B (nruns, run). */
+static int compress_runs(xclass *C, xrep *B, const uint32_t *run, uint32_t nr, uint32_t L,
+                         uint32_t c, uint32_t *nreq_out)
 {
     uint32_t *rr = malloc(2 * (size_t)nr * sizeof *rr);
     if (!rr)
@@ -296,10 +315,24 @@ static int compress_runs(xclass *C, const uint32_t *run, uint32_t nr, uint32_t L
         rr[j] = at;
         rr[nr + j] = first;
     }
-    free(C->rep_run);
-    C->rep_run = rr;
-    C->rep_nruns = nr;
+    free(B->run);
+    B->run = rr;
+    B->nruns = nr;
     *nreq_out = nreq;
+    return 0;
+}
+
+/* A block more fits in every trace's class (MAXREP); the new one's record
+ * is cleared. */
+static int room_for_block(const mc_extrap *x, xclass *per, const char *cname, mc_error *err)
+{
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present && per[k].nrep >= MAXREP)
+            return mc_error_set(err, MC_ERR_USAGE, "%s: more than %d blocks repeated as "
+                                "often as P says: not explained", cname, MAXREP), -1;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present)
+            memset(&per[k].rep[per[k].nrep], 0, sizeof per[k].rep[0]);
     return 0;
 }
 
@@ -328,8 +361,14 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
      * shortest sequence leaves the longest (they share the first copy), or
      * starting there (they share the last: steps counted down, as NPB CG's
      * sum does). */
-    for (uint32_t it = 2; it < 2 * (D + 1); it++) {
-        uint32_t L = it / 2;
+    /* First a block that explains the whole difference; else (relaxed) one
+     * that explains part of it, the rest left to the next block found (NPB
+     * CG: two loops of log2 P steps per iteration). */
+    for (uint32_t it = 2; it < 4 * (D + 1); it++) {
+        int relaxed = it >= 2 * (D + 1);
+        uint32_t L = (it % (2 * (D + 1))) / 2;
+        if (!L)
+            continue;
         if (D % L)
             continue;
         uint32_t start = 0, counts[64], P[64], nk = 0;
@@ -346,7 +385,10 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
             counts[nk] = c;
             P[nk++] = (uint32_t)x->tP[k];
         }
-        if (!ok)
+        uint32_t ntr = nk, vary = 0;
+        for (uint32_t i = 1; i < ntr; i++)
+            vary |= counts[i] != counts[0];
+        if (!ok || (relaxed && !vary)) /* relaxed: it must explain some difference */
             continue;
         /* the rest (prefix + suffix) must have the same length everywhere */
         uint32_t rest = 0;
@@ -360,25 +402,31 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
             ok = r == rest;
         }
         /* else: the block inside an outer loop, one run per iteration, the
-         * same number of runs and of other events in every trace */
+         * same number of runs and (unless relaxed) of other events in every
+         * trace; relaxed, one run when there are no runs */
         uint32_t nruns = 0;
-        if (!ok) {
-            ok = 1;
+        if (!ok || relaxed) {
+            int rok = 1;
             nk = 0;
-            for (int k = 0; k < x->ntraces && ok; k++) {
+            for (int k = 0; k < x->ntraces && rok; k++) {
                 if (!per[k].present)
                     continue;
                 uint32_t run[MAX_RUNS], c = 0;
                 uint32_t nr = find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c);
                 uint32_t r = per[k].n - nr * c * L;
-                ok = nr >= 2 && c == counts[nk] && (nk == 0 || (nr == nruns && r == rest));
+                rok = nr >= 2 && c == counts[nk] &&
+                      (nk == 0 || (nr == nruns && (relaxed || r == rest)));
                 nruns = nr;
                 rest = r;
                 nk++;
             }
+            ok = rok || relaxed;
+            if (!rok)
+                nruns = 0;
         }
         if (!ok)
             continue;
+        nk = ntr;
         static const int laws[] = {MC_LAW_LOG2P, MC_LAW_LOG2COLS, MC_LAW_P};
         int law = -1, alt[2] = {-1, -1}, nalt = 0;
         double coef = 0, alt_coef[2] = {0, 0};
@@ -395,6 +443,8 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
                 alt_coef[nalt++] = A;
             }
         }
+        if (law < 0 && relaxed)
+            continue;
         if (law < 0) {
             mc_error_set(err, MC_ERR_USAGE, "%s: a block of %u events repeats %u times at P=%u "
                          "and %u times at P=%u: no law (log2p, log2cols, p) fits the counts: not "
@@ -402,6 +452,8 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
             return -1;
         }
         uint32_t first = 0, nreq = count_reqs(G->ev, start, start + L, &first);
+        if (room_for_block(x, per, cname, err))
+            return -1;
         prog *xs = NULL;
         uint32_t nxs = 0;
         if (find_progs(G, start, L, &xs, &nxs)) {
@@ -415,7 +467,7 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
                 uint32_t nr = find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c);
                 for (uint32_t j = 0; j < nr; j++)
                     apply_progs(&per[k], run[j], L, c, xs, nxs);
-                if (compress_runs(&per[k], run, nr, L, c, &nq)) {
+                if (compress_runs(&per[k], &per[k].rep[per[k].nrep], run, nr, L, c, &nq)) {
                     free(xs);
                     mc_error_set(err, MC_ERR_NOMEM, "out of memory");
                     return -1;
@@ -429,16 +481,16 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
         free(xs);
         for (int k = 0; k < x->ntraces; k++)
             if (per[k].present) {
-                per[k].rep_on = 1;
-                per[k].rep_start = start;
-                per[k].rep_len = L;
-                per[k].rep_nreq = nreq;
-                count_reqs(per[k].ev, start, start + L, &per[k].rep_first_req);
-                per[k].rep_law = law;
-                per[k].rep_a = coef;
+                xrep *B = &per[k].rep[per[k].nrep++];
+                B->start = B->found_at = start;
+                B->len = L;
+                B->nreq = nreq;
+                count_reqs(per[k].ev, start, start + L, &B->first_req);
+                B->law = law;
+                B->a = coef;
                 for (int q = 0; q < 2; q++) {
-                    per[k].rep_alt_law[q] = alt[q];
-                    per[k].rep_alt_a[q] = alt_coef[q];
+                    B->alt_law[q] = alt[q];
+                    B->alt_a[q] = alt_coef[q];
                 }
             }
         (void)first;
@@ -478,6 +530,8 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
     int32_t site = start < R->n ? R->ev[start].e.site : 0;
     uint32_t c = start + L <= R->n ? copies_from(R->ev, R->n, start, L) : 0;
     double a = c / law_f(law, x->tP[rep], 1, x->nd);
+    if (room_for_block(x, per, cname, err))
+        return -1;
     prog *xs = NULL;
         uint32_t nxs = 0;
     if (c >= 2 && find_progs(R, start, L, &xs, &nxs)) {
@@ -500,7 +554,8 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
             uint32_t nr = run ? find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &cr) : 0;
             for (uint32_t j = 0; j < nr; j++)
                 apply_progs(&per[k], run[j], L, cr, xs, nxs);
-            int bad = !nr || compress_runs(&per[k], run, nr, L, cr, &nreq);
+            int bad = !nr || compress_runs(&per[k], &per[k].rep[per[k].nrep], run, nr, L, cr,
+                                           &nreq);
             free(run);
             if (bad) {
                 free(xs);
@@ -512,14 +567,14 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
             apply_progs(&per[k], start, L, ck, xs, nxs);
             compress(&per[k], start, L, ck, nreq, first);
         }
-        per[k].rep_on = 1;
-        per[k].rep_start = start;
-        per[k].rep_len = L;
-        per[k].rep_nreq = nreq;
-        per[k].rep_first_req = first;
-        per[k].rep_law = law;
-        per[k].rep_a = a;
-        per[k].rep_alt_law[0] = per[k].rep_alt_law[1] = -1; /* stated or inherited */
+        xrep *B = &per[k].rep[per[k].nrep++];
+        B->start = B->found_at = start;
+        B->len = L;
+        B->nreq = nreq;
+        B->first_req = first;
+        B->law = law;
+        B->a = a;
+        B->alt_law[0] = B->alt_law[1] = -1; /* stated or inherited */
     }
     free(xs);
     return 0;
@@ -566,65 +621,123 @@ void extrap_expanded_free(tev *ev, uint32_t n)
     free(ev);
 }
 
+/* One run of a block in a class's template: where, the lowest id its copy
+ * creates, and the block's copies at P, length and ids per copy. */
+typedef struct xrun {
+    uint32_t pos, first, copies, len, nreq;
+} xrun;
+
 /* How far request id v (template numbering) moves at a position after
  * `before` whole runs, inside copy `copy` of the next one (-1: outside). */
-static int64_t req_delta(int64_t v, uint32_t before, int32_t copy, const uint32_t *first,
-                         uint32_t copies, uint32_t nreq)
+static int64_t req_delta(int64_t v, uint32_t before, int32_t copy, const xrun *run)
 {
     int64_t d = 0;
     for (uint32_t r = 0; r < before; r++)
-        if (v >= (int64_t)first[r])
-            d += ((int64_t)copies - 1) * nreq;
-    if (copy > 0 && v >= (int64_t)first[before])
-        d += (int64_t)copy * nreq;
+        if (v >= (int64_t)run[r].first)
+            d += ((int64_t)run[r].copies - 1) * run[r].nreq;
+    if (copy > 0 && v >= (int64_t)run[before].first)
+        d += (int64_t)copy * run[before].nreq;
     return d;
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+    const xrun *x = a, *y = b;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The runs of every block of C at P, in template order; NULL with err. */
+static xrun *class_runs(const mc_extrap *x, const xclass *C, int P, uint32_t *nrun,
+                        mc_error *err)
+{
+    uint32_t total = 0;
+    for (int j = 0; j < C->nrep; j++)
+        total += C->rep[j].nruns >= 2 ? C->rep[j].nruns : 1;
+    xrun *run = calloc(total ? total : 1, sizeof *run);
+    if (!run) {
+        mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    uint32_t k = 0;
+    for (int j = 0; j < C->nrep; j++) {
+        const xrep *B = &C->rep[j];
+        double cf = B->a * law_f(B->law, P, 1, x->nd);
+        double copies = floor(cf + 0.5);
+        if (fabs(cf - copies) > 1e-9 || copies < 0 || copies > 1e7) {
+            free(run);
+            mc_error_set(err, MC_ERR_USAGE, "a block of %u events repeats %g x %s(P) times: "
+                         "%.3f at P=%d is not a whole number", B->len, B->a,
+                         mc_extrap_law_name(B->law), cf, P);
+            return NULL;
+        }
+        uint32_t nr = B->nruns >= 2 ? B->nruns : 1;
+        for (uint32_t r = 0; r < nr; r++)
+            run[k++] = (xrun){B->nruns >= 2 ? B->run[r] : B->start,
+                              B->nruns >= 2 ? B->run[B->nruns + r] : B->first_req,
+                              (uint32_t)copies, B->len, B->nreq};
+    }
+    qsort(run, k, sizeof *run, run_cmp);
+    *nrun = k;
+    return run;
+}
+
+int extrap_rep_of(const xclass *C, uint32_t i)
+{
+    for (int j = 0; j < C->nrep; j++) {
+        const xrep *B = &C->rep[j];
+        uint32_t nr = B->nruns >= 2 ? B->nruns : 1;
+        for (uint32_t r = 0; r < nr; r++) {
+            uint32_t at = B->nruns >= 2 ? B->run[r] : B->start;
+            if (i >= at && i < at + B->len)
+                return j;
+        }
+    }
+    return -1;
 }
 
 mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint32_t *n,
                      int *owned, mc_error *err)
 {
     *owned = 0;
-    if (!C->rep_on) {
+    if (!C->nrep) {
         *ev = C->ev;
         *n = C->n;
         return MC_OK;
     }
-    double cf = C->rep_a * law_f(C->rep_law, P, 1, x->nd);
-    double copies_d = floor(cf + 0.5);
-    if (fabs(cf - copies_d) > 1e-9 || copies_d < 0 || copies_d > 1e7)
-        return mc_error_set(err, MC_ERR_USAGE, "a block of %u events repeats %g x %s(P) "
-                            "times: %.3f at P=%d is not a whole number", C->rep_len, C->rep_a,
-                            mc_extrap_law_name(C->rep_law), cf, P);
-    uint32_t copies = (uint32_t)copies_d, L = C->rep_len;
-    /* the runs: rep_run, or the one at rep_start */
-    uint32_t one[2] = {C->rep_start, C->rep_first_req};
-    uint32_t nr = C->rep_nruns >= 2 ? C->rep_nruns : 1;
-    const uint32_t *run = C->rep_nruns >= 2 ? C->rep_run : one, *rfirst = run + nr;
-    uint64_t total = (uint64_t)C->n + (uint64_t)nr * ((uint64_t)copies * L) - (uint64_t)nr * L;
-    if (total > (1u << 28))
+    uint32_t nr = 0;
+    xrun *run = class_runs(x, C, P, &nr, err);
+    if (!run)
+        return err->code;
+    uint64_t total = C->n;
+    for (uint32_t r = 0; r < nr; r++)
+        total = total + (uint64_t)run[r].copies * run[r].len - run[r].len;
+    if (total > (1u << 28)) {
+        free(run);
         return mc_error_set(err, MC_ERR_USAGE, "%llu events per rank at P=%d: too many",
                             (unsigned long long)total, P);
+    }
     tev *out = calloc(total ? total : 1, sizeof *out);
     int32_t *where = calloc(total ? total : 1, 2 * sizeof *where); /* run index, copy */
     if (!out || !where) {
         free(out);
         free(where);
+        free(run);
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     }
     /* where[2o] = runs wholly before (outside a run) or the run's index
      * (inside); where[2o+1] = -1 outside, else the copy */
     uint32_t o = 0, j = 0;
     for (uint32_t i = 0; i < C->n;) {
-        if (j < nr && i == run[j]) {
-            for (uint32_t c = 0; c < copies; c++)
-                for (uint32_t t = 0; t < L; t++) {
+        if (j < nr && i == run[j].pos) {
+            for (uint32_t c = 0; c < run[j].copies; c++)
+                for (uint32_t t = 0; t < run[j].len; t++) {
                     where[2 * o] = (int32_t)j;
                     where[2 * o + 1] = (int32_t)c;
                     out[o] = C->ev[i + t];
-                    out[o].ncopies = copies;
+                    out[o].ncopies = run[j].copies;
                     out[o++].copy = c;
                 }
-            i += L;
+            i += run[j].len;
             j++;
             continue;
         }
@@ -642,6 +755,7 @@ mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint3
                         out[q].e.vals = NULL;
                 extrap_expanded_free(out, o);
                 free(where);
+                free(run);
                 return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
             }
             memcpy(v, out[k].e.vals, out[k].e.nvals * sizeof *v);
@@ -649,20 +763,19 @@ mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint3
         }
     /* Request ids: copy c of run j moves the ids its block creates by c
      * blocks; after run j, the ids from its block on move by copies - 1. */
-    for (uint32_t k = 0; k < o && C->rep_nreq; k++) {
+    for (uint32_t k = 0; k < o; k++) {
         uint32_t before = (uint32_t)where[2 * k];
         int32_t copy = where[2 * k + 1];
         if (out[k].e.req)
             out[k].e.req = (uint32_t)((int64_t)out[k].e.req +
-                                      req_delta(out[k].e.req, before, copy, rfirst, copies,
-                                                C->rep_nreq));
+                                      req_delta(out[k].e.req, before, copy, run));
         if (is_completion(out[k].e.op))
             for (uint32_t v = 0; v + 3 < out[k].e.nvals; v += 4)
                 if (out[k].e.vals[v] > 0)
-                    out[k].e.vals[v] += req_delta(out[k].e.vals[v], before, copy, rfirst,
-                                                  copies, C->rep_nreq);
+                    out[k].e.vals[v] += req_delta(out[k].e.vals[v], before, copy, run);
     }
     free(where);
+    free(run);
     *ev = out;
     *n = o;
     *owned = 1;
