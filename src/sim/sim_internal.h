@@ -67,8 +67,8 @@ typedef struct heap {
 /* 0, or -1 out of memory. Times are expected at or after the last popped
  * one (the engine never goes back in time); an earlier one pops next, its
  * time raised to `base` if below it. */
-int heap_push_slow(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx);
-static inline int heap_push(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx)
+int sim_heap_push_slow(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx);
+static inline int sim_heap_push(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx)
 {
     /* the common case inline: a time past the run, into a bucket with room */
     if (h->ready && t >= h->run_end) {
@@ -86,15 +86,15 @@ static inline int heap_push(heap *h, int64_t t, uint64_t seq, uint32_t type, int
             return 0;
         }
     }
-    return heap_push_slow(h, t, seq, type, idx);
+    return sim_heap_push_slow(h, t, seq, type, idx);
 }
-int heap_refill(heap *h); /* the run is used up: 0, or -1 out of memory */
-void heap_free(heap *h);
-static inline int heap_empty(const heap *h) { return h->n == 0; }
+int sim_heap_refill(heap *h); /* the run is used up: 0, or -1 out of memory */
+void sim_heap_free(heap *h);
+static inline int sim_heap_empty(const heap *h) { return h->n == 0; }
 /* The earliest entry (the queue must not be empty); -1 out of memory. */
-static inline int heap_pop(heap *h, hentry *out)
+static inline int sim_heap_pop(heap *h, hentry *out)
 {
-    if (h->head0 >= h->b[0].n && heap_refill(h))
+    if (h->head0 >= h->b[0].n && sim_heap_refill(h))
         return -1;
     h->n--;
     *out = h->b[0].a[h->head0++];
@@ -102,7 +102,7 @@ static inline int heap_pop(heap *h, hentry *out)
     return 0;
 }
 /* The earliest time (the queue must not be empty). */
-static inline int64_t heap_min(const heap *h)
+static inline int64_t sim_heap_min(const heap *h)
 {
     return h->head0 < h->b[0].n ? h->b[0].a[h->head0].t
                                 : h->min[1 + __builtin_ctzll(h->used)];
@@ -118,21 +118,21 @@ void sim_hint_huge(void *p, size_t bytes);
 
 /* Open addressing, linear probing, backward-shift deletion. Key UINT64_MAX
  * is reserved (empty slot). */
-typedef struct u64slot {
+typedef struct sim_map_slot {
     uint64_t key;
     int64_t val;
-} u64slot;
-typedef struct u64map {
-    u64slot *s;    /* key and value side by side: one cache line per probe */
+} sim_map_slot;
+typedef struct sim_map {
+    sim_map_slot *s;    /* key and value side by side: one cache line per probe */
     size_t cap, n; /* cap: power of two */
-} u64map;
+} sim_map;
 
-int u64map_put(u64map *m, uint64_t key, int64_t val); /* 0 or -1 (no memory) */
-int u64map_get(const u64map *m, uint64_t key, int64_t *val); /* 1 found, 0 not */
-int64_t *u64map_ref(u64map *m, uint64_t key); /* slot of key, created as 0; NULL on OOM */
-int64_t *u64map_insert(u64map *m, uint64_t key, int *created); /* same, says if new */
-void u64map_del(u64map *m, uint64_t key);
-void u64map_free(u64map *m);
+int sim_map_put(sim_map *m, uint64_t key, int64_t val); /* 0 or -1 (no memory) */
+int sim_map_get(const sim_map *m, uint64_t key, int64_t *val); /* 1 found, 0 not */
+int64_t *sim_map_ref(sim_map *m, uint64_t key); /* slot of key, created as 0; NULL on OOM */
+int64_t *sim_map_insert(sim_map *m, uint64_t key, int *created); /* same, says if new */
+void sim_map_del(sim_map *m, uint64_t key);
+void sim_map_free(sim_map *m);
 
 /* ------------------------------------------------------------ free lists */
 
@@ -199,7 +199,7 @@ enum { MSG_PLAIN, MSG_RTS, MSG_CTS, MSG_DATA };
 /* Matching bucket: one (receiver, communicator, source, tag) key with its
  * FIFO of posted receives and FIFO of unexpected messages. The buckets are
  * the slots of an open-addressing table (tables.c): an index is valid until
- * the next bucket_get or bucket_maybe_drop. */
+ * the next sim_match_get or sim_match_maybe_drop. */
 typedef struct bucket {
     uint64_t comm;
     int64_t tag;
@@ -247,7 +247,7 @@ typedef struct sim_exec {
 
 /* Whether the executor's current round is in its schedule buffer (the
  * prefetches ahead look only there). */
-static inline int exec_has_round(const sim_exec *x)
+static inline int sim_exec_has_round(const sim_exec *x)
 {
     return x->sched.round_start && x->round >= x->r0 && x->round - x->r0 < x->sched.nrounds;
 }
@@ -325,10 +325,10 @@ typedef struct sim {
     int32_t nexecs, capexecs;
     idstack free_execs;
 
-    u64map reqmap;   /* (rank << 32 | id) -> req index */
-    u64map commmap;  /* comm id -> index in comms */
-    u64map rankmap;  /* (comm index << 32 | world rank) -> comm rank */
-    u64map collseq;  /* measured collectives waiting: (1 << 63 | comm << 40 | seq) -> head */
+    sim_map reqmap;   /* (rank << 32 | id) -> req index */
+    sim_map commmap;  /* comm id -> index in comms */
+    sim_map rankmap;  /* (comm index << 32 | world rank) -> comm rank */
+    sim_map collseq;  /* measured collectives waiting: (1 << 63 | comm << 40 | seq) -> head */
     sim_comm *comms;
     int32_t ncomms, capcomms;
 
@@ -341,7 +341,7 @@ typedef struct sim {
     int64_t poll_gap;        /* cpu.poll_gap, ps */
     uint8_t sync_free;       /* collectives cost nothing: see exec.c's synchronizing() */
     uint8_t prefetch;        /* ranks enough for their state to leave the caches:
-                                fetch ahead (sim_prefetch_ahead, POOL_TAKE) */
+                                fetch ahead (sim_prefetch_ahead, SIM_POOL_TAKE) */
     const char *coll_alg[MC_OP_COUNT];
     coll_memo alg_memo[MC_OP_COUNT];
 
@@ -368,7 +368,8 @@ typedef struct sim {
 /* Home slot of a matching key in a table of mask + 1 slots: each field
  * spread by its own multiply, then Fibonacci hashing (the top bits of the
  * last product depend on every bit of every field). */
-static inline uint32_t bk_home(uint64_t comm, int64_t tag, int32_t dst, int32_t src, uint32_t mask)
+static inline uint32_t sim_match_home(uint64_t comm, int64_t tag, int32_t dst, int32_t src,
+                                      uint32_t mask)
 {
     uint64_t x = ((uint64_t)(uint32_t)dst << 32 | (uint32_t)src) ^
                  (uint64_t)tag * 0xc2b2ae3d27d4eb4full ^ comm * 0x165667b19e3779f9ull;
@@ -443,7 +444,7 @@ static inline void sim_pf_named(const sim *S, hentry e)
                 sim_prefetch_range(&S->r[m->dst], offsetof(sim_rank, ev));
                 if (S->bks) /* and the slot after it, which a drop reads */
                     sim_prefetch_range(
-                        &S->bks[bk_home(m->comm, m->tag, m->dst, m->src, S->bmask)],
+                        &S->bks[sim_match_home(m->comm, m->tag, m->dst, m->src, S->bmask)],
                         2 * sizeof(bucket));
             }
         }
@@ -453,7 +454,7 @@ static inline void sim_pf_named(const sim *S, hentry e)
             const sim_exec *x = &S->execs[idx];
             if (x->owner >= 0 && x->owner < S->n)
                 sim_prefetch_range(&S->r[x->owner], offsetof(sim_rank, ev));
-            if (exec_has_round(x))
+            if (sim_exec_has_round(x))
                 __builtin_prefetch(&x->sched.round_start[x->round - x->r0]);
         }
         break;
@@ -474,7 +475,7 @@ static inline void sim_pf_named(const sim *S, hentry e)
             int32_t src = sr ? ev->peer2 : ev->op == MC_OP_RECV || ev->op == MC_OP_IRECV ? ev->peer : -1;
             if (src >= 0 && S->bks)
                 __builtin_prefetch(
-                    &S->bks[bk_home(ev->comm, sr ? ev->tag2 : ev->tag, idx, src, S->bmask)]);
+                    &S->bks[sim_match_home(ev->comm, sr ? ev->tag2 : ev->tag, idx, src, S->bmask)]);
         }
     }
 }
@@ -493,14 +494,14 @@ static inline void sim_pf_after(const sim *S, hentry e)
         int32_t x = S->r[m->dst].exec; /* a collective's message goes to it */
         if (x >= 0 && x < S->nexecs)
             sim_prefetch_range(&S->execs[x], sizeof(sim_exec));
-        uint32_t h = bk_home(m->comm, m->tag, m->dst, m->src, S->bmask);
+        uint32_t h = sim_match_home(m->comm, m->tag, m->dst, m->src, S->bmask);
         const bucket *k = &S->bks[h];
         if (k->dst == m->dst && k->src == m->src && k->tag == m->tag && k->comm == m->comm &&
             k->rq_head >= 0 && k->rq_head < S->nreqs)
             sim_prefetch_range(&S->reqs[k->rq_head], sizeof(sim_req));
     } else if (type == EV_ROUND && idx < S->nexecs) {
         const sim_exec *x = &S->execs[idx];
-        if (exec_has_round(x))
+        if (sim_exec_has_round(x))
             __builtin_prefetch(&x->sched.ops[x->sched.round_start[x->round - x->r0]]);
     }
 }
@@ -515,7 +516,7 @@ static inline void sim_pf_round_slots(const sim *S, hentry e)
         return;
     const sim_exec *x = &S->execs[idx];
     const mc_coll_sched *s = &x->sched;
-    if (!exec_has_round(x) || x->comm < 0 || x->comm >= S->ncomms)
+    if (!sim_exec_has_round(x) || x->comm < 0 || x->comm >= S->ncomms)
         return;
     const sim_comm *c = &S->comms[x->comm];
     int lo = s->round_start[x->round - x->r0], hi = s->round_start[x->round - x->r0 + 1];
@@ -524,7 +525,7 @@ static inline void sim_pf_round_slots(const sim *S, hentry e)
         if (op->kind != MC_COLL_RECV || op->peer < 0 || op->peer >= c->size)
             continue;
         int32_t peer = c->members ? c->members[op->peer] : op->peer;
-        __builtin_prefetch(&S->bks[bk_home(c->id, x->tag, x->owner, peer, S->bmask)]);
+        __builtin_prefetch(&S->bks[sim_match_home(c->id, x->tag, x->owner, peer, S->bmask)]);
     }
 }
 
@@ -550,7 +551,7 @@ static inline void sim_prefetch_ahead(const sim *S)
 /* Takes a free entry of pool `arr` (`used` in use, `room` allocated, free
  * stack fs) into `out`, or -1 (out of memory, S failed). The entries the
  * next takes will get are fetched ahead: deep in the stack they are cold. */
-#define POOL_TAKE(S, arr, used, room, fs, out)                              \
+#define SIM_POOL_TAKE(S, arr, used, room, fs, out)                              \
     do {                                                                    \
         idstack *fs_ = &(S)->fs;                                            \
         if (fs_->n > 0) {                                                   \
@@ -580,7 +581,7 @@ static inline void sim_prefetch_ahead(const sim *S)
 
 /* Gives entry i back to free stack fs (room: its array grows with the
  * pool's). */
-static inline void pool_give(idstack *fs, int32_t i)
+static inline void sim_pool_give(idstack *fs, int32_t i)
 {
     fs->a[fs->n++] = i;
 }
@@ -588,37 +589,38 @@ static inline void pool_give(idstack *fs, int32_t i)
 /* tables.c: matching buckets. find: index or -1; get: found or created
  * (-1 out of memory, S failed); maybe_drop: frees the bucket if both its
  * queues are empty. */
-int32_t bucket_find(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src);
-int32_t bucket_get(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src);
-void bucket_maybe_drop(sim *S, int32_t bi);
+int32_t sim_match_find(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src);
+int32_t sim_match_get(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src);
+void sim_match_maybe_drop(sim *S, int32_t bi);
 
 /* engine.c */
 void sim_fail(sim *S, mc_err code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int32_t req_new(sim *S, int owner, int kind, int op);
-void req_complete(sim *S, int32_t qi, int64_t t);
-int post_send(sim *S, int r, int32_t qi);   /* 1 issued now, 0 queued */
-void post_recv(sim *S, int r, int32_t qi);
-void rank_notify(sim *S, int r, int64_t t);
-void cpu_work(sim *S, int r, int64_t start, int64_t len, const char *what);
-void push_event(sim *S, int64_t t, uint32_t type, int32_t idx);
-const char *comm_name(uint64_t comm, char *buf, size_t len);
+int32_t sim_req_new(sim *S, int owner, int kind, int op);
+void sim_req_complete(sim *S, int32_t qi, int64_t t);
+int sim_post_send(sim *S, int r, int32_t qi);   /* 1 issued now, 0 queued */
+void sim_post_recv(sim *S, int r, int32_t qi);
+void sim_rank_notify(sim *S, int r, int64_t t);
+void sim_cpu_work(sim *S, int r, int64_t start, int64_t len, const char *what);
+void sim_push_event(sim *S, int64_t t, uint32_t type, int32_t idx);
+const char *sim_comm_name(uint64_t comm, char *buf, size_t len);
 
 /* exec.c */
-int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req); /* 0 or -1 (failed) */
-void exec_op_done(sim *S, int32_t xi, int64_t t);
-void exec_round_event(sim *S, int32_t xi);
-int comm_rank_of(sim *S, const sim_comm *c, int world);
-const sim_comm *comm_find(sim *S, uint64_t id);
-int comm_add(sim *S, uint64_t id, const int32_t *members, int32_t size, int inter);
-void exec_release_all(sim *S);
+/* 0 or -1 (failed) */
+int sim_exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req);
+void sim_exec_op_done(sim *S, int32_t xi, int64_t t);
+void sim_exec_round_event(sim *S, int32_t xi);
+int sim_comm_rank_of(sim *S, const sim_comm *c, int world);
+const sim_comm *sim_comm_find(sim *S, uint64_t id);
+int sim_comm_add(sim *S, uint64_t id, const int32_t *members, int32_t size, int inter);
+void sim_exec_release_all(sim *S);
 
 /* stuck.c */
 void sim_report_stuck(sim *S, mc_sim_result *out);
 int sim_check_leftovers(sim *S, mc_sim_result *out);
 
 /* timeline.c */
-void tl_begin(sim *S);
-void tl_slice(sim *S, int r, const char *name, const char *cat, int64_t t0, int64_t t1);
-void tl_end(sim *S);
+void sim_tl_begin(sim *S);
+void sim_tl_slice(sim *S, int r, const char *name, const char *cat, int64_t t0, int64_t t1);
+void sim_tl_end(sim *S);
 
 #endif

@@ -141,7 +141,7 @@ static int run_spill(heap *h)
     return 0;
 }
 
-int heap_push_slow(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx)
+int sim_heap_push_slow(heap *h, int64_t t, uint64_t seq, uint32_t type, int32_t idx)
 {
     if (!h->ready) {
         for (int k = 0; k < HEAP_BUCKETS; k++)
@@ -196,7 +196,7 @@ static int refill_sorted(heap *h, unsigned k, int64_t m)
 /* The run is used up: the lowest bucket becomes the run, sorted if small,
  * else spread over the buckets below it around its minimum, in order.
  * Returns -1 if a bucket cannot grow (the queue is then unusable). */
-int heap_refill(heap *h)
+int sim_heap_refill(heap *h)
 {
     h->b[0].n = h->head0 = 0;
     release_if_big(&h->b[0]);
@@ -221,7 +221,7 @@ int heap_refill(heap *h)
     return 0;
 }
 
-void heap_free(heap *h)
+void sim_heap_free(heap *h)
 {
     for (int k = 0; k < HEAP_BUCKETS; k++)
         free(h->b[k].a);
@@ -244,10 +244,10 @@ static inline size_t slot_of(uint64_t k, size_t cap)
     return (g + (size_t)(k & 15)) & (cap - 1);
 }
 
-static int grow(u64map *m)
+static int grow(sim_map *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 64;
-    u64slot *s = malloc(cap * sizeof *s);
+    sim_map_slot *s = malloc(cap * sizeof *s);
     if (!s)
         return -1;
     sim_hint_huge(s, cap * sizeof *s);
@@ -267,7 +267,7 @@ static int grow(u64map *m)
     return 0;
 }
 
-int64_t *u64map_insert(u64map *m, uint64_t key, int *created)
+int64_t *sim_map_insert(sim_map *m, uint64_t key, int *created)
 {
     if ((m->n + 1) * 2 > m->cap && grow(m))
         return NULL;
@@ -286,22 +286,22 @@ int64_t *u64map_insert(u64map *m, uint64_t key, int *created)
     return &m->s[i].val;
 }
 
-int64_t *u64map_ref(u64map *m, uint64_t key)
+int64_t *sim_map_ref(sim_map *m, uint64_t key)
 {
     int created;
-    return u64map_insert(m, key, &created);
+    return sim_map_insert(m, key, &created);
 }
 
-int u64map_put(u64map *m, uint64_t key, int64_t val)
+int sim_map_put(sim_map *m, uint64_t key, int64_t val)
 {
-    int64_t *v = u64map_ref(m, key);
+    int64_t *v = sim_map_ref(m, key);
     if (!v)
         return -1;
     *v = val;
     return 0;
 }
 
-int u64map_get(const u64map *m, uint64_t key, int64_t *val)
+int sim_map_get(const sim_map *m, uint64_t key, int64_t *val)
 {
     if (!m->cap)
         return 0;
@@ -316,7 +316,7 @@ int u64map_get(const u64map *m, uint64_t key, int64_t *val)
     return 0;
 }
 
-void u64map_del(u64map *m, uint64_t key)
+void sim_map_del(sim_map *m, uint64_t key)
 {
     if (!m->cap)
         return;
@@ -343,7 +343,7 @@ void u64map_del(u64map *m, uint64_t key)
     m->n--;
 }
 
-void u64map_free(u64map *m)
+void sim_map_free(sim_map *m)
 {
     free(m->s);
     m->s = NULL;
@@ -379,7 +379,7 @@ static int bk_grow(sim *S)
         const bucket *k = &S->bks[i];
         if (k->dst < 0)
             continue;
-        uint32_t j = bk_home(k->comm, k->tag, k->dst, k->src, cap - 1);
+        uint32_t j = sim_match_home(k->comm, k->tag, k->dst, k->src, cap - 1);
         while (s[j].dst >= 0)
             j = (j + 1) & (cap - 1);
         s[j] = *k;
@@ -390,11 +390,11 @@ static int bk_grow(sim *S)
     return 0;
 }
 
-int32_t bucket_find(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
+int32_t sim_match_find(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
 {
     if (!S->bks)
         return -1;
-    uint32_t i = bk_home(comm, tag, dst, src, S->bmask);
+    uint32_t i = sim_match_home(comm, tag, dst, src, S->bmask);
     for (;;) {
         const bucket *k = &S->bks[i];
         if (k->dst < 0)
@@ -417,7 +417,7 @@ static void bk_nomem(sim *S)
                      S->src && S->src->name ? S->src->name : "trace");
 }
 
-int32_t bucket_get(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
+int32_t sim_match_get(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
 {
     if (!S->bks || (uint32_t)S->bused + 1 > (S->bmask + 1) / 2) {
         if (bk_grow(S)) {
@@ -425,7 +425,7 @@ int32_t bucket_get(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
             return -1;
         }
     }
-    uint32_t i = bk_home(comm, tag, dst, src, S->bmask);
+    uint32_t i = sim_match_home(comm, tag, dst, src, S->bmask);
     for (;;) {
         bucket *k = &S->bks[i];
         if (k->dst < 0)
@@ -444,7 +444,7 @@ int32_t bucket_get(sim *S, uint64_t comm, int64_t tag, int32_t dst, int32_t src)
     return (int32_t)i;
 }
 
-void bucket_maybe_drop(sim *S, int32_t bi)
+void sim_match_maybe_drop(sim *S, int32_t bi)
 {
     bucket *k = &S->bks[bi];
     if (k->rq_head >= 0 || k->uq_head >= 0)
@@ -458,7 +458,7 @@ void bucket_maybe_drop(sim *S, int32_t bi)
         const bucket *x = &S->bks[j];
         if (x->dst < 0)
             break;
-        uint32_t home = bk_home(x->comm, x->tag, x->dst, x->src, mask);
+        uint32_t home = sim_match_home(x->comm, x->tag, x->dst, x->src, mask);
         /* x stays if its home lies cyclically in (i, j] */
         if ((i <= j) ? (i < home && home <= j) : (i < home || home <= j))
             continue;
