@@ -1,5 +1,5 @@
-/* The simulator's matching table (src/sim/tables.c: open addressing with
- * backward-shift deletion) against a brute-force reference: random creates,
+/* The simulator's matching table (src/sim/match.c, map.c: open addressing
+ * with backward-shift deletion) against a brute-force reference: random creates,
  * lookups and drops of (comm, tag, receiver, source) keys, including keys
  * that differ in one field only (neighbours, collective tags, sub-
  * communicators) and long runs of drops that shift probe chains, through
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "sim/sim_internal.h"
+#include "sim/sim_objects.h"
 
 typedef struct ref_key {
     uint64_t comm;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "check.h"
-#include "sim/sim_internal.h"
+#include "sim/sim_queue.h"
 
 enum { LIVE = 16, CYCLES = 2000000 };
 

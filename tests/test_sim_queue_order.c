@@ -1,4 +1,4 @@
-/* The engine's event queue (src/sim/tables.c) pops in exactly (time,
+/* The engine's event queue (src/sim/queue.c) pops in exactly (time,
  * insertion order), like a binary heap with a sequence tie-break: checked
  * against a brute-force reference on random push/pop mixes whose times are
  * spread the ways the replay spreads them — many equal times (ranks in
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "check.h"
-#include "sim/sim_internal.h"
+#include "sim/sim_queue.h"
 
 typedef struct ref_entry {
     int64_t t;

@@ -59,18 +59,6 @@ void sim_fail(sim *S, mc_err code, const char *fmt, ...)
     }
 }
 
-const char *sim_comm_name(uint64_t comm, char *buf, size_t len)
-{
-    if (comm == MC_COMM_WORLD)
-        snprintf(buf, len, "world");
-    else if ((comm >> 32) == 0xffffffffull)
-        snprintf(buf, len, "self");
-    else
-        snprintf(buf, len, "%llu.%llu", (unsigned long long)(comm >> 32),
-                 (unsigned long long)(comm & 0xffffffffull));
-    return buf;
-}
-
 /* ------------------------------------------------------------ pools */
 
 int32_t sim_req_new(sim *S, int owner, int kind, int op)
@@ -116,7 +104,7 @@ static void msg_release(sim *S, int32_t mi)
     sim_pool_give(&S->free_msgs, mi);
 }
 
-/* Matching buckets: sim_match_find, sim_match_get, sim_match_maybe_drop (tables.c). */
+/* Matching buckets: sim_match_find, sim_match_get, sim_match_maybe_drop (match.c). */
 
 /* ------------------------------------------------------------ scheduling */
 
@@ -982,35 +970,6 @@ static void op_comm_setup_cost(sim *S, int r, const mc_event *e)
         comm_setup_model(S, r, e);
 }
 
-static void op_comm_create(sim *S, int r, const mc_event *e)
-{
-    if (e->newcomm == MC_COMM_NULL || e->nvals == 0)
-        return;
-    uint32_t n = e->nvals;
-    int inter = e->op == MC_OP_INTERCOMM_CREATE;
-    if (!inter && e->peer2 > 0 && (uint32_t)e->peer2 <= n)
-        n = (uint32_t)e->peer2;
-    if (sim_comm_find(S, e->newcomm))
-        return;
-    int32_t *m = malloc(n * sizeof *m);
-    if (!m) {
-        sim_fail(S, MC_ERR_NOMEM, "out of memory");
-        return;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        if (e->vals[i] < 0 || e->vals[i] >= S->n) {
-            free(m);
-            sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: %s member %lld is not a rank", r,
-                     (unsigned long long)S->r[r].events, mc_op_name(e->op),
-                     (long long)e->vals[i]);
-            return;
-        }
-        m[i] = (int32_t)e->vals[i];
-    }
-    sim_comm_add(S, e->newcomm, m, (int32_t)n, inter);
-    free(m);
-}
-
 /* Executes the current call at S->now. Returns 1 if the rank blocks. */
 static int exec_op(sim *S, int r)
 {
@@ -1077,7 +1036,7 @@ static int exec_op(sim *S, int r)
     case MC_OP_CART_CREATE: case MC_OP_CART_SUB: case MC_OP_GRAPH_CREATE:
     case MC_OP_DIST_GRAPH_CREATE_ADJACENT: case MC_OP_INTERCOMM_CREATE:
         /* membership, and the cost cpu.comm_setup says */
-        op_comm_create(S, r, e);
+        sim_comm_create(S, r, e);
         op_comm_setup_cost(S, r, e);
         break;
     case MC_OP_COMM_FREE:
@@ -1371,23 +1330,7 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
         R->inbox_head = R->inbox_tail = R->outbox_head = R->outbox_tail = -1;
         R->exec = -1;
     }
-    if (sim_comm_add(S, MC_COMM_WORLD, NULL, S->n, 0))
-        return -1;
-    for (size_t i = 0; opt && i < opt->ncomms; i++) {
-        const mc_sim_comm *c = &opt->comms[i];
-        if (c->id == MC_COMM_WORLD || sim_comm_find(S, c->id))
-            continue;
-        for (int32_t k = 0; k < c->size; k++)
-            if (c->members[k] < 0 || c->members[k] >= S->n) {
-                mc_error_set(err, MC_ERR_FORMAT, "%s: communicator %llx: member %d is not a rank",
-                             src->name ? src->name : "trace", (unsigned long long)c->id,
-                             c->members[k]);
-                return -1;
-            }
-        if (sim_comm_add(S, c->id, c->members, c->size, 0))
-            return -1;
-    }
-    return 0;
+    return sim_comm_init(S, opt, err);
 }
 
 static void sim_free(sim *S)
@@ -1402,14 +1345,8 @@ static void sim_free(sim *S)
     free(S->bks);
     free(S->execs);
     sim_map_free(&S->reqmap);
-    sim_map_free(&S->commmap);
-    sim_map_free(&S->rankmap);
     sim_map_free(&S->collseq);
-    for (int32_t i = 0; i < S->ncomms; i++) {
-        free(S->comms[i].members);
-        free(S->comms[i].coll_seq);
-    }
-    free(S->comms);
+    sim_comm_free_all(S);
     free(S->r);
     free(S->poll);
     mc_net_destroy(S->net);
