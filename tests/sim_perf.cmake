@@ -3,7 +3,8 @@
 mc_add_test(test_sim_queue_order mc_sim)
 # The same with emptied buckets released at 64 entries instead of 65536, so
 # that the release path runs on small queues too.
-add_executable(test_sim_queue_release test_sim_queue_order.c ${PROJECT_SOURCE_DIR}/src/sim/tables.c)
+add_executable(test_sim_queue_release test_sim_queue_order.c ${PROJECT_SOURCE_DIR}/src/sim/queue.c
+               ${PROJECT_SOURCE_DIR}/src/sim/mem.c)
 target_compile_definitions(test_sim_queue_release PRIVATE BUCKET_KEEP=64)
 target_include_directories(test_sim_queue_release PRIVATE ${PROJECT_SOURCE_DIR}/src
                            ${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR})

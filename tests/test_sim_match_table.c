@@ -1,5 +1,5 @@
-/* The simulator's matching table (src/sim/tables.c: open addressing with
- * backward-shift deletion) against a brute-force reference: random creates,
+/* The simulator's matching table (src/sim/match.c, map.c: open addressing
+ * with backward-shift deletion) against a brute-force reference: random creates,
  * lookups and drops of (comm, tag, receiver, source) keys, including keys
  * that differ in one field only (neighbours, collective tags, sub-
  * communicators) and long runs of drops that shift probe chains, through
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "sim/sim_internal.h"
+#include "sim/sim_objects.h"
 
 typedef struct ref_key {
     uint64_t comm;
@@ -44,7 +44,7 @@ static void check_all(sim *S, const ref_key *ref, int n)
 {
     int live = 0;
     for (int i = 0; i < n; i++) {
-        int32_t b = bucket_find(S, ref[i].comm, ref[i].tag, ref[i].dst, ref[i].src);
+        int32_t b = sim_match_find(S, ref[i].comm, ref[i].tag, ref[i].dst, ref[i].src);
         if (!ref[i].live) {
             CHECK(b < 0);
             continue;
@@ -73,7 +73,7 @@ static void test_buckets(void)
                 if (ref[i].comm == k.comm && ref[i].tag == k.tag && ref[i].dst == k.dst &&
                     ref[i].src == k.src)
                     dup = i;
-            int32_t b = bucket_get(&S, k.comm, k.tag, k.dst, k.src);
+            int32_t b = sim_match_get(&S, k.comm, k.tag, k.dst, k.src);
             CHECK(b >= 0);
             if (dup >= 0 && ref[dup].live) {
                 CHECK_EQ_INT(S.bks[b].rq_head, ref[dup].val);
@@ -93,13 +93,13 @@ static void test_buckets(void)
             int i = (int)(next_rand() % (uint64_t)n);
             if (!ref[i].live)
                 continue;
-            int32_t b = bucket_find(&S, ref[i].comm, ref[i].tag, ref[i].dst, ref[i].src);
+            int32_t b = sim_match_find(&S, ref[i].comm, ref[i].tag, ref[i].dst, ref[i].src);
             CHECK(b >= 0);
             S.bks[b].uq_head = 7; /* a non-empty queue keeps the bucket */
-            bucket_maybe_drop(&S, b);
-            CHECK(bucket_find(&S, ref[i].comm, ref[i].tag, ref[i].dst, ref[i].src) == b);
+            sim_match_maybe_drop(&S, b);
+            CHECK(sim_match_find(&S, ref[i].comm, ref[i].tag, ref[i].dst, ref[i].src) == b);
             S.bks[b].rq_head = S.bks[b].uq_head = -1;
-            bucket_maybe_drop(&S, b);
+            sim_match_maybe_drop(&S, b);
             ref[i].live = 0;
         }
         if (round % 2000 == 0)
@@ -113,30 +113,30 @@ static void test_buckets(void)
 
 static void test_u64map_groups(void)
 {
-    u64map m = {0};
+    sim_map m = {0};
     /* consecutive request ids of many ranks, then holes punched in them */
     for (uint64_t r = 0; r < 500; r++)
         for (uint64_t id = 1; id <= 40; id++)
-            CHECK(u64map_put(&m, r << 32 | id, (int64_t)(r * 100 + id)) == 0);
+            CHECK(sim_map_put(&m, r << 32 | id, (int64_t)(r * 100 + id)) == 0);
     for (uint64_t r = 0; r < 500; r += 3)
         for (uint64_t id = 1; id <= 40; id += 2)
-            u64map_del(&m, r << 32 | id);
+            sim_map_del(&m, r << 32 | id);
     for (uint64_t r = 0; r < 500; r++)
         for (uint64_t id = 1; id <= 40; id++) {
             int64_t v = -1;
             int gone = r % 3 == 0 && id % 2 == 1;
-            CHECK_EQ_INT(u64map_get(&m, r << 32 | id, &v), !gone);
+            CHECK_EQ_INT(sim_map_get(&m, r << 32 | id, &v), !gone);
             if (!gone)
                 CHECK_EQ_INT(v, (int64_t)(r * 100 + id));
         }
     /* keys equal but for their low 4 bits, and multiples of 16 */
     for (uint64_t k = 0; k < 4096; k += 16)
-        CHECK(u64map_put(&m, (7ull << 40) | k, (int64_t)k) == 0);
+        CHECK(sim_map_put(&m, (7ull << 40) | k, (int64_t)k) == 0);
     for (uint64_t k = 0; k < 4096; k += 16) {
         int64_t v;
-        CHECK(u64map_get(&m, (7ull << 40) | k, &v) && v == (int64_t)k);
+        CHECK(sim_map_get(&m, (7ull << 40) | k, &v) && v == (int64_t)k);
     }
-    u64map_free(&m);
+    sim_map_free(&m);
 }
 
 int main(void)

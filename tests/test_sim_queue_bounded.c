@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "check.h"
-#include "sim/sim_internal.h"
+#include "sim/sim_queue.h"
 
 enum { LIVE = 16, CYCLES = 2000000 };
 
@@ -25,17 +25,17 @@ int main(void)
         heap h = {0};
         uint64_t seq = 0;
         for (int i = 0; i < LIVE; i++)
-            CHECK(heap_push(&h, i * step, seq++, EV_STEP, i) == 0);
+            CHECK(sim_heap_push(&h, i * step, seq++, EV_STEP, i) == 0);
         int64_t last = -1;
         size_t most = 0;
         for (int c = 0; c < CYCLES; c++) {
             hentry e;
-            CHECK(heap_pop(&h, &e) == 0);
+            CHECK(sim_heap_pop(&h, &e) == 0);
             CHECK(e.t >= last);
             last = e.t;
             /* the successor: within the next LIVE steps, often the same time */
             int64_t t = e.t + (int64_t)(c % 3) * step * (c % LIVE) / 2;
-            CHECK(heap_push(&h, t, seq++, EV_STEP, HE_IDX(e)) == 0);
+            CHECK(sim_heap_push(&h, t, seq++, EV_STEP, HE_IDX(e)) == 0);
             size_t r = room(&h);
             most = r > most ? r : most;
         }
@@ -44,7 +44,7 @@ int main(void)
             fprintf(stderr, "step %lld: queue room grew to %zu entries for %d live\n",
                     (long long)step, most, LIVE);
         CHECK(most <= 4096);
-        heap_free(&h);
+        sim_heap_free(&h);
     }
     return 0;
 }

@@ -1,4 +1,4 @@
-/* The engine's event queue (src/sim/tables.c) pops in exactly (time,
+/* The engine's event queue (src/sim/queue.c) pops in exactly (time,
  * insertion order), like a binary heap with a sequence tie-break: checked
  * against a brute-force reference on random push/pop mixes whose times are
  * spread the ways the replay spreads them — many equal times (ranks in
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "check.h"
-#include "sim/sim_internal.h"
+#include "sim/sim_queue.h"
 
 typedef struct ref_entry {
     int64_t t;
@@ -58,7 +58,7 @@ static int run_mix(int shape_mask, int pushes_per_pop, int total, uint64_t seed)
                 shape = (int)(next_rand() % 6);
             while (!(shape_mask & (1 << shape)));
             int64_t t = draw_time(now, shape);
-            CHECK(heap_push(&h, t, seq, (uint32_t)(seq & 3), (int32_t)(seq & 0x3fffffff)) == 0);
+            CHECK(sim_heap_push(&h, t, seq, (uint32_t)(seq & 3), (int32_t)(seq & 0x3fffffff)) == 0);
             ref[nref].t = t;
             ref[nref].seq = seq++;
             nref++;
@@ -69,13 +69,14 @@ static int run_mix(int shape_mask, int pushes_per_pop, int total, uint64_t seed)
         for (size_t i = 1; i < nref; i++)
             if (ref[i].t < ref[best].t || (ref[i].t == ref[best].t && ref[i].seq < ref[best].seq))
                 best = i;
-        CHECK(!heap_empty(&h));
-        if (heap_min(&h) != ref[best].t) {
-            fprintf(stderr, "min %lld, expected %lld\n", (long long)heap_min(&h), (long long)ref[best].t);
+        CHECK(!sim_heap_empty(&h));
+        if (sim_heap_min(&h) != ref[best].t) {
+            fprintf(stderr, "min %lld, expected %lld\n", (long long)sim_heap_min(&h),
+                    (long long)ref[best].t);
             bad = 1;
         }
         hentry e;
-        CHECK(heap_pop(&h, &e) == 0);
+        CHECK(sim_heap_pop(&h, &e) == 0);
         if (e.t != ref[best].t || (e.s >> 32) != (ref[best].seq & 0xffffffffu) ||
             HE_IDX(e) != (int32_t)(ref[best].seq & 0x3fffffff) ||
             HE_TYPE(e) != (uint32_t)(ref[best].seq & 3)) {
@@ -87,8 +88,8 @@ static int run_mix(int shape_mask, int pushes_per_pop, int total, uint64_t seed)
         now = e.t;
         ref[best] = ref[--nref];
     }
-    CHECK(bad || heap_empty(&h));
-    heap_free(&h);
+    CHECK(bad || sim_heap_empty(&h));
+    sim_heap_free(&h);
     free(ref);
     return bad;
 }

@@ -4,8 +4,8 @@
  *   and counts them ("what: N"), for replays;
  * - progress_ticker: "what: done/total" for items other threads finish
  *   (sweep points, extrapolated ranks). */
-#ifndef MPICAST_PROGRESS_SOURCE_H
-#define MPICAST_PROGRESS_SOURCE_H
+#ifndef MPICAST_CLI_PROGRESS_SOURCE_H
+#define MPICAST_CLI_PROGRESS_SOURCE_H
 
 #include <stdint.h>
 #include <stdio.h>

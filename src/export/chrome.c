@@ -13,7 +13,7 @@
  * same envelope and order (MPI's non-overtaking rule; receives in posting
  * order, wildcards as the trace resolved them).
  * The simulated run has its own writer (src/sim/timeline.c). */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "export_internal.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * converted and written before the next rank is opened, so memory is one
  * rank's communicator table whatever the number of ranks (pseudo-traces of
  * 10^6 ranks). Layout: dumpi_format.h; mapping and losses: docs/formats.md. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "dumpi_format.h"
 #include "export_internal.h"
 

@@ -21,12 +21,12 @@
  *   datatype sizes (u32 n, then n u32), function addresses (u32 0),
  *   index: DP_MAGIC, then the offsets (u64) of the sizes, addresses, perf
  *           labels, header, body, footer and keyval (0) records. */
-#ifndef MC_DUMPI_FORMAT_H
-#define MC_DUMPI_FORMAT_H
+#ifndef MPICAST_EXPORT_DUMPI_FORMAT_H
+#define MPICAST_EXPORT_DUMPI_FORMAT_H
 
 #include <stdint.h>
 
-#ifndef MC_EXPORT_INTERNAL
+#ifndef MPICAST_EXPORT_INTERNAL
 #error "dumpi_format.h is internal to src/export"
 #endif
 

@@ -3,7 +3,7 @@
  * communicator creations of every rank and the time origin, the second
  * converts and writes each rank's calls (one rank in memory at a time, only
  * its outstanding requests). Mapping and losses: docs/formats.md, DUMPI. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "dumpi_read.h"
 
 #include <stdint.h>

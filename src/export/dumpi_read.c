@@ -1,6 +1,6 @@
 /* DUMPI rank files: locating a trace (PREFIX.meta) and reading one rank's
  * records (dumpi_format.h has the layout). */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "dumpi_read.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /* Internal to src/export: reading DUMPI traces record by record. */
-#ifndef MC_DUMPI_READ_H
-#define MC_DUMPI_READ_H
+#ifndef MPICAST_EXPORT_DUMPI_READ_H
+#define MPICAST_EXPORT_DUMPI_READ_H
 
 #include <stdint.h>
 #include <stdio.h>

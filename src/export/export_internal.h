@@ -1,7 +1,7 @@
 /* Internal to src/export: a trace streamed rank by rank, live requests,
  * and small helpers shared by the exporters. */
-#ifndef MC_EXPORT_INTERNAL_H
-#define MC_EXPORT_INTERNAL_H
+#ifndef MPICAST_EXPORT_INTERNAL_H
+#define MPICAST_EXPORT_INTERNAL_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "mpicast/export.h"
 #include "mpicast/format.h"
 
-#ifndef MC_EXPORT_INTERNAL
+#ifndef MPICAST_EXPORT_INTERNAL
 #error "export_internal.h is internal to src/export"
 #endif
 

@@ -1,5 +1,5 @@
 /* Progress lines, directories and small helpers shared by the exporters. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "export_internal.h"
 
 #include <errno.h>

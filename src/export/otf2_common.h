@@ -1,7 +1,7 @@
 /* Internal to src/export: the OTF2 pieces shared by the exporter, the
  * simulated-timeline converter and the importer. */
-#ifndef MC_OTF2_COMMON_H
-#define MC_OTF2_COMMON_H
+#ifndef MPICAST_EXPORT_OTF2_COMMON_H
+#define MPICAST_EXPORT_OTF2_COMMON_H
 
 #include <otf2/otf2.h>
 

@@ -1,6 +1,6 @@
 /* mpicast export otf2: a trace directory as an OTF2 archive, with the
  * records Score-P writes for the same calls (docs/formats.md). */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "otf2_common.h"
 
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * two MPI calls is the compute burst. A rank's events are buffered until
  * its location is read, because a nonblocking receive learns its source
  * only at its completion. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "otf2_common.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Writing OTF2 archives: the archive lifecycle and the definitions. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "otf2_common.h"
 
 #include <stdarg.h>

@@ -2,7 +2,7 @@
  * and a script body; the terminal comes from the output's extension:
  * .svg → svg, .png → pngcairo. gnuplot runs as a child process with the
  * script in a temporary file, so nothing is quoted through a shell. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "export_internal.h"
 
 #include <errno.h>

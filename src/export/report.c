@@ -8,7 +8,7 @@
  * inputs' predictions), scaling --json (strong / weak curves), sweep --json
  * (its points). Plots are gnuplot SVG inlined; the timeline is SVG drawn
  * from the simulator's own Chrome timeline (src/sim/timeline.c). */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "export_internal.h"
 
 #include <jansson.h>

@@ -1,7 +1,7 @@
 /* A trace streamed rank by rank for the exporters that write per rank
  * (OTF2, TIT): memory bounded by the live requests of one rank, where
  * loading the trace (lt_load) took 2.4 GB for 20 M events. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "export_internal.h"
 
 #include <stdlib.h>

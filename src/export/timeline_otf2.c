@@ -3,7 +3,7 @@
  * back) become an OTF2 archive. Slices nest by time on each rank's location:
  * MPI calls (region MPI_<op>), and inside them or alone compute, comm and
  * wait regions. Times: ps rounded to ns. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "otf2_common.h"
 
 #include <math.h>

@@ -11,7 +11,7 @@
  * that duration with cpu.comm_setup = recorded (both divided by cpu.speed),
  * so the export then predicts the same time (counted as compute); the
  * default, model, prices the calls' collectives instead. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "export_internal.h"
 #include "mpicast/outfile.h"
 

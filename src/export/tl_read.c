@@ -2,7 +2,7 @@
  * without holding the whole JSON document: src/sim/timeline.c writes one
  * event object per line, so each line is parsed on its own; a file in any
  * other layout is parsed whole. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "export_internal.h"
 
 #include <jansson.h>

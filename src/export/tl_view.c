@@ -4,7 +4,7 @@
  * shows, per rank and per column of the drawing, the share of the column's
  * time spent computing, in MPI work and waiting — aggregated, and said so,
  * never cut. Memory: the exact slices (bounded) and rows x TL_BINS bins. */
-#define MC_EXPORT_INTERNAL
+#define MPICAST_EXPORT_INTERNAL
 #include "export_internal.h"
 
 #include <stdlib.h>

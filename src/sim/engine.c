@@ -59,24 +59,12 @@ void sim_fail(sim *S, mc_err code, const char *fmt, ...)
     }
 }
 
-const char *comm_name(uint64_t comm, char *buf, size_t len)
-{
-    if (comm == MC_COMM_WORLD)
-        snprintf(buf, len, "world");
-    else if ((comm >> 32) == 0xffffffffull)
-        snprintf(buf, len, "self");
-    else
-        snprintf(buf, len, "%llu.%llu", (unsigned long long)(comm >> 32),
-                 (unsigned long long)(comm & 0xffffffffull));
-    return buf;
-}
-
 /* ------------------------------------------------------------ pools */
 
-int32_t req_new(sim *S, int owner, int kind, int op)
+int32_t sim_req_new(sim *S, int owner, int kind, int op)
 {
     int32_t qi;
-    POOL_TAKE(S, reqs, nreqs, capreqs, free_reqs, qi);
+    SIM_POOL_TAKE(S, reqs, nreqs, capreqs, free_reqs, qi);
     if (qi < 0)
         return -1;
     sim_req *q = &S->reqs[qi];
@@ -94,16 +82,16 @@ static void req_release(sim *S, int32_t qi)
 {
     sim_req *q = &S->reqs[qi];
     if (q->id)
-        u64map_del(&S->reqmap, ((uint64_t)(uint32_t)q->owner << 32) | q->id);
+        sim_map_del(&S->reqmap, ((uint64_t)(uint32_t)q->owner << 32) | q->id);
     q->state = RQ_INACTIVE;
     q->id = 0;
-    pool_give(&S->free_reqs, qi);
+    sim_pool_give(&S->free_reqs, qi);
 }
 
 static int32_t msg_new(sim *S)
 {
     int32_t mi;
-    POOL_TAKE(S, msgs, nmsgs, capmsgs, free_msgs, mi);
+    SIM_POOL_TAKE(S, msgs, nmsgs, capmsgs, free_msgs, mi);
     if (mi >= NET_WAKE) {
         sim_fail(S, MC_ERR_NOMEM, "more than %d messages in flight", MAX_INDEX);
         return -1;
@@ -113,41 +101,41 @@ static int32_t msg_new(sim *S)
 
 static void msg_release(sim *S, int32_t mi)
 {
-    pool_give(&S->free_msgs, mi);
+    sim_pool_give(&S->free_msgs, mi);
 }
 
-/* Matching buckets: bucket_find, bucket_get, bucket_maybe_drop (tables.c). */
+/* Matching buckets: sim_match_find, sim_match_get, sim_match_maybe_drop (match.c). */
 
 /* ------------------------------------------------------------ scheduling */
 
-void push_event(sim *S, int64_t t, uint32_t type, int32_t idx)
+void sim_push_event(sim *S, int64_t t, uint32_t type, int32_t idx)
 {
-    if (heap_push(&S->h, t, S->seq++, type, idx))
+    if (sim_heap_push(&S->h, t, S->seq++, type, idx))
         sim_fail(S, MC_ERR_NOMEM, "out of memory");
 }
 
 static void push_step(sim *S, int r, int64_t t)
 {
     S->r[r].step_at = t;
-    push_event(S, t, EV_STEP, r);
+    sim_push_event(S, t, EV_STEP, r);
 }
 
-void cpu_work(sim *S, int r, int64_t start, int64_t len, const char *what)
+void sim_cpu_work(sim *S, int r, int64_t start, int64_t len, const char *what)
 {
     sim_rank *R = &S->r[r];
     R->cpu = start + len;
     R->work += len;
     if (S->tl_on && len > 0) {
         if (R->in_call && start > R->tl_mark)
-            tl_slice(S, r, "wait", "wait", R->tl_mark, start);
-        tl_slice(S, r, what, "comm", start, start + len);
+            sim_tl_slice(S, r, "wait", "wait", R->tl_mark, start);
+        sim_tl_slice(S, r, what, "comm", start, start + len);
         if (R->in_call)
             R->tl_mark = start + len;
     }
 }
 
 /* One of the things a blocked rank waits for completed at t. */
-void rank_notify(sim *S, int r, int64_t t)
+void sim_rank_notify(sim *S, int r, int64_t t)
 {
     sim_rank *R = &S->r[r];
     if (t > R->wake)
@@ -166,7 +154,7 @@ void rank_notify(sim *S, int r, int64_t t)
 
 static void kick_progress(sim *S, int r);
 
-void req_complete(sim *S, int32_t qi, int64_t t)
+void sim_req_complete(sim *S, int32_t qi, int64_t t)
 {
     sim_req *q = &S->reqs[qi];
     q->state = RQ_DONE;
@@ -174,7 +162,7 @@ void req_complete(sim *S, int32_t qi, int64_t t)
     if (q->exec >= 0) {
         int32_t x = q->exec;
         req_release(S, qi);
-        exec_op_done(S, x, t);
+        sim_exec_op_done(S, x, t);
         return;
     }
     if (q->flags & F_WAITED) {
@@ -184,7 +172,7 @@ void req_complete(sim *S, int32_t qi, int64_t t)
             q->state = RQ_INACTIVE;
         else
             req_release(S, qi);
-        rank_notify(S, owner, t);
+        sim_rank_notify(S, owner, t);
     } else if (q->flags & F_FREED) {
         req_release(S, qi);
     }
@@ -201,7 +189,7 @@ static void issue_send(sim *S, int r, int32_t qi, int64_t T)
     mc_net_cost c;
     mc_net_transfer(S->net, T, r, q->peer, rts ? 0 : q->bytes, &c);
     R->nic_s = T + c.send_nic;
-    cpu_work(S, r, T, c.send_cpu, "send");
+    sim_cpu_work(S, r, T, c.send_cpu, "send");
     int32_t mi = msg_new(S);
     if (mi < 0)
         return;
@@ -227,23 +215,23 @@ static void issue_send(sim *S, int r, int32_t qi, int64_t T)
     /* a flow model (topo) may only know the arrival later: net_arrive */
     const mc_net_flow_ops *fo = S->net->ops->flow;
     if (!fo || fo->start_flow(S->net, T, r, m->dst, rts ? 0 : m->bytes, mi, &m->t_arrive))
-        push_event(S, m->t_arrive, EV_ARRIVE, mi);
+        sim_push_event(S, m->t_arrive, EV_ARRIVE, mi);
     int notify = q->flags & F_NOTIFY;
     q->flags &= (uint8_t)~F_NOTIFY;
     if (q->bytes > S->eager_limit || (q->flags & F_SYNC)) {
         m->send_req = qi; /* released at the match */
     } else {
         m->send_req = -1;
-        req_complete(S, qi, T + c.send_cpu);
+        sim_req_complete(S, qi, T + c.send_cpu);
     }
     if (notify)
-        rank_notify(S, r, T + c.send_cpu);
+        sim_rank_notify(S, r, T + c.send_cpu);
 }
 
 /* Issues now if the rank's CPU and NIC are free and nothing is queued before
  * it, else queues it for the progress engine (F_NOTIFY set by the caller
  * decides whether the rank hears about the issue). */
-int post_send(sim *S, int r, int32_t qi)
+int sim_post_send(sim *S, int r, int32_t qi)
 {
     sim_rank *R = &S->r[r];
     sim_req *q = &S->reqs[qi];
@@ -303,7 +291,7 @@ static int64_t send_leg(sim *S, int32_t mi, int from, int to, int64_t bytes, uin
     if (F->nic_s > t)
         t = F->nic_s;
     mc_net_transfer(S->net, t, from, to, bytes, c);
-    cpu_work(S, from, t, c->send_cpu, what);
+    sim_cpu_work(S, from, t, c->send_cpu, what);
     F->nic_s = t + c->send_nic;
     sim_msg *m = &S->msgs[mi];
     m->src = from;
@@ -315,7 +303,7 @@ static int64_t send_leg(sim *S, int32_t mi, int from, int to, int64_t bytes, uin
     m->t_arrive = t + c->arrive;
     const mc_net_flow_ops *fo = S->net->ops->flow;
     if (!fo || fo->start_flow(S->net, t, from, to, bytes, mi, &m->t_arrive))
-        push_event(S, m->t_arrive, EV_ARRIVE, mi);
+        sim_push_event(S, m->t_arrive, EV_ARRIVE, mi);
     return t;
 }
 
@@ -329,17 +317,17 @@ static void leg_arrived(sim *S, int r, int32_t mi, int64_t T)
         m->send_req = -1;
         mc_net_cost c;
         int64_t t = send_leg(S, mi, r, m->src, m->bytes, MSG_DATA, "send", &c);
-        req_complete(S, sq, t + (c.send_nic > c.send_cpu ? c.send_nic : c.send_cpu));
+        sim_req_complete(S, sq, t + (c.send_nic > c.send_cpu ? c.send_nic : c.send_cpu));
         return;
     }
     sim_rank *R = &S->r[r];
     R->nic_r = T + m->recv_nic;
     m->t_proc_end = T + m->recv_cpu;
-    cpu_work(S, r, T, m->recv_cpu, "recv");
+    sim_cpu_work(S, r, T, m->recv_cpu, "recv");
     int32_t qi = m->recv_req;
     int64_t done = m->t_proc_end;
     msg_release(S, mi);
-    req_complete(S, qi, done);
+    sim_req_complete(S, qi, done);
 }
 
 /* ------------------------------------------------------------ receives */
@@ -357,17 +345,17 @@ static void match(sim *S, int32_t qi, int32_t mi, int64_t t_match)
     if (S->reqs[qi].t_post > done)
         done = S->reqs[qi].t_post;
     if (m->send_req >= 0)
-        req_complete(S, m->send_req, t_match);
+        sim_req_complete(S, m->send_req, t_match);
     msg_release(S, mi);
-    req_complete(S, qi, done);
+    sim_req_complete(S, qi, done);
 }
 
-void post_recv(sim *S, int r, int32_t qi)
+void sim_post_recv(sim *S, int r, int32_t qi)
 {
     sim_req *q = &S->reqs[qi];
     q->state = RQ_ACTIVE;
     q->t_post = S->now;
-    int32_t bi = bucket_get(S, q->comm, q->tag, r, q->peer);
+    int32_t bi = sim_match_get(S, q->comm, q->tag, r, q->peer);
     if (bi < 0)
         return;
     bucket *k = &S->bks[bi];
@@ -376,7 +364,7 @@ void post_recv(sim *S, int r, int32_t qi)
         k->uq_head = S->msgs[mi].next;
         if (k->uq_head < 0)
             k->uq_tail = -1;
-        bucket_maybe_drop(S, bi);
+        sim_match_maybe_drop(S, bi);
         match(S, qi, mi, S->now);
         return;
     }
@@ -399,8 +387,8 @@ static void process_msg(sim *S, int r, int32_t mi, int64_t T)
     sim_msg *m = &S->msgs[mi];
     R->nic_r = T + m->recv_nic;
     m->t_proc_end = T + m->recv_cpu;
-    cpu_work(S, r, T, m->recv_cpu, "recv");
-    int32_t bi = bucket_get(S, m->comm, m->tag, r, m->src);
+    sim_cpu_work(S, r, T, m->recv_cpu, "recv");
+    int32_t bi = sim_match_get(S, m->comm, m->tag, r, m->src);
     if (bi < 0)
         return;
     bucket *k = &S->bks[bi];
@@ -410,7 +398,7 @@ static void process_msg(sim *S, int r, int32_t mi, int64_t T)
         k->rq_head = S->reqs[qi].next;
         if (k->rq_head < 0)
             k->rq_tail = -1;
-        bucket_maybe_drop(S, bi);
+        sim_match_maybe_drop(S, bi);
         match(S, qi, mi, T);
         return;
     }
@@ -422,7 +410,7 @@ static void process_msg(sim *S, int r, int32_t mi, int64_t T)
     k->uq_tail = mi;
     if (R->probing && R->ev.comm == m->comm && R->ev.peer == m->src && R->ev.tag == m->tag) {
         R->probing = 0;
-        rank_notify(S, r, m->t_proc_end);
+        sim_rank_notify(S, r, m->t_proc_end);
     }
 }
 
@@ -458,7 +446,7 @@ static void kick_progress(sim *S, int r)
         return;
     if (R->progress_at < 0 || t < R->progress_at) {
         R->progress_at = t;
-        push_event(S, t, EV_PROGRESS, r);
+        sim_push_event(S, t, EV_PROGRESS, r);
     }
 }
 
@@ -530,7 +518,7 @@ static void arrive(sim *S, int32_t mi)
 static int32_t find_req(sim *S, int r, uint32_t id)
 {
     int64_t v;
-    if (id != MC_NO_REQ && u64map_get(&S->reqmap, ((uint64_t)(uint32_t)r << 32) | id, &v))
+    if (id != MC_NO_REQ && sim_map_get(&S->reqmap, ((uint64_t)(uint32_t)r << 32) | id, &v))
         return (int32_t)v;
     return -1;
 }
@@ -544,7 +532,7 @@ static int32_t app_req(sim *S, int r, const mc_event *e, int kind)
         return -1;
     }
     int created;
-    int64_t *slot = u64map_insert(&S->reqmap, ((uint64_t)(uint32_t)r << 32) | e->req, &created);
+    int64_t *slot = sim_map_insert(&S->reqmap, ((uint64_t)(uint32_t)r << 32) | e->req, &created);
     if (!slot) {
         sim_fail(S, MC_ERR_NOMEM, "out of memory");
         return -1;
@@ -554,9 +542,9 @@ static int32_t app_req(sim *S, int r, const mc_event *e, int kind)
                  (unsigned long long)S->r[r].events, mc_op_name(e->op), e->req);
         return -1;
     }
-    int32_t qi = req_new(S, r, kind, e->op); /* may move S->reqs, not the map */
+    int32_t qi = sim_req_new(S, r, kind, e->op); /* may move S->reqs, not the map */
     if (qi < 0) {
-        u64map_del(&S->reqmap, ((uint64_t)(uint32_t)r << 32) | e->req);
+        sim_map_del(&S->reqmap, ((uint64_t)(uint32_t)r << 32) | e->req);
         return -1;
     }
     *slot = qi;
@@ -623,12 +611,12 @@ static int valid_tag(sim *S, int r, int tag)
 static void start_send(sim *S, int r, int32_t qi, int blocking)
 {
     if (blocking) {
-        post_send(S, r, qi);
+        sim_post_send(S, r, qi);
         wait_on(S, r, qi);
         return;
     }
     S->reqs[qi].flags |= F_NOTIFY;
-    if (!post_send(S, r, qi))
+    if (!sim_post_send(S, r, qi))
         S->r[r].nwait++;
 }
 
@@ -641,7 +629,7 @@ static void op_send(sim *S, int r, const mc_event *e, int blocking)
 {
     if (!valid_peer(S, r, e->peer, "destination") || !valid_tag(S, r, e->tag))
         return;
-    int32_t qi = blocking ? req_new(S, r, RK_SEND, e->op) : app_req(S, r, e, RK_SEND);
+    int32_t qi = blocking ? sim_req_new(S, r, RK_SEND, e->op) : app_req(S, r, e, RK_SEND);
     if (qi < 0)
         return;
     set_p2p(&S->reqs[qi], e->comm, e->peer, e->tag, e->bytes);
@@ -663,11 +651,11 @@ static void op_recv(sim *S, int r, const mc_event *e, int blocking)
     }
     if (!valid_peer(S, r, e->peer, "source") || !valid_tag(S, r, e->tag))
         return;
-    int32_t qi = blocking ? req_new(S, r, RK_RECV, e->op) : app_req(S, r, e, RK_RECV);
+    int32_t qi = blocking ? sim_req_new(S, r, RK_RECV, e->op) : app_req(S, r, e, RK_RECV);
     if (qi < 0)
         return;
     set_p2p(&S->reqs[qi], e->comm, e->peer, e->tag, e->bytes);
-    post_recv(S, r, qi);
+    sim_post_recv(S, r, qi);
     if (blocking)
         wait_on(S, r, qi);
 }
@@ -678,20 +666,20 @@ static void op_sendrecv(sim *S, int r, const mc_event *e)
     if (e->peer2 != MC_NONE) {
         if (!valid_peer(S, r, e->peer2, "source") || !valid_tag(S, r, e->tag2))
             return;
-        rq = req_new(S, r, RK_RECV, e->op);
+        rq = sim_req_new(S, r, RK_RECV, e->op);
         if (rq < 0)
             return;
         set_p2p(&S->reqs[rq], e->comm, e->peer2, e->tag2, e->bytes2);
-        post_recv(S, r, rq);
+        sim_post_recv(S, r, rq);
     }
     if (e->peer != MC_NONE) {
         if (!valid_peer(S, r, e->peer, "destination") || !valid_tag(S, r, e->tag))
             return;
-        sq = req_new(S, r, RK_SEND, e->op);
+        sq = sim_req_new(S, r, RK_SEND, e->op);
         if (sq < 0)
             return;
         set_p2p(&S->reqs[sq], e->comm, e->peer, e->tag, e->bytes);
-        post_send(S, r, sq);
+        sim_post_send(S, r, sq);
     }
     if (rq >= 0)
         wait_on(S, r, rq);
@@ -706,7 +694,7 @@ static void op_probe(sim *S, int r, const mc_event *e)
     if (!valid_peer(S, r, e->peer, "source") || !valid_tag(S, r, e->tag))
         return;
     sim_rank *R = &S->r[r];
-    int32_t bi = bucket_find(S, e->comm, e->tag, r, e->peer);
+    int32_t bi = sim_match_find(S, e->comm, e->tag, r, e->peer);
     if (bi >= 0 && S->bks[bi].uq_head >= 0) {
         int64_t t = S->msgs[S->bks[bi].uq_head].t_proc_end;
         if (t > R->wake)
@@ -760,7 +748,7 @@ static void op_start(sim *S, int r, const mc_event *e)
         } else if (q->kind == RK_SEND) {
             start_send(S, r, qi, 0);
         } else {
-            post_recv(S, r, qi);
+            sim_post_recv(S, r, qi);
         }
     }
 }
@@ -802,7 +790,7 @@ static void op_local_cost(sim *S, int r, const mc_event *e)
 {
     int64_t ps = recorded_ps(S, e);
     if (ps > 0)
-        cpu_work(S, r, S->now, ps, mc_op_name(e->op));
+        sim_cpu_work(S, r, S->now, ps, mc_op_name(e->op));
 }
 
 /* ------------------------------------------------------------ polling */
@@ -951,11 +939,11 @@ static void op_wait(sim *S, int r, const mc_event *e)
 static void comm_setup_model(sim *S, int r, const mc_event *e)
 {
     if (S->comm_local > 0)
-        cpu_work(S, r, S->now, S->comm_local, mc_op_name(e->op));
+        sim_cpu_work(S, r, S->now, S->comm_local, mc_op_name(e->op));
     if (e->op == MC_OP_COMM_FREE)
         return;
-    const sim_comm *c = comm_find(S, e->comm);
-    if (!c || c->inter || comm_rank_of(S, c, r) < 0)
+    const sim_comm *c = sim_comm_find(S, e->comm);
+    if (!c || c->inter || sim_comm_rank_of(S, c, r) < 0)
         return;
     int split = e->op == MC_OP_COMM_SPLIT || e->op == MC_OP_CART_SUB;
     mc_event x;
@@ -967,7 +955,7 @@ static void comm_setup_model(sim *S, int r, const mc_event *e)
     x.bytes = x.bytes2 = 8; /* (colour, key) as two ints per member (the block an
                                allgather's receive count names); a 64-bit context id */
     S->r[r].nwait++;
-    exec_start(S, r, &x, x.op, -1);
+    sim_exec_start(S, r, &x, x.op, -1);
 }
 
 /* The cost of a communicator management call: cpu.comm_setup = model (the
@@ -980,35 +968,6 @@ static void op_comm_setup_cost(sim *S, int r, const mc_event *e)
         op_local_cost(S, r, e);
     else if (S->comm_setup == CS_MODEL)
         comm_setup_model(S, r, e);
-}
-
-static void op_comm_create(sim *S, int r, const mc_event *e)
-{
-    if (e->newcomm == MC_COMM_NULL || e->nvals == 0)
-        return;
-    uint32_t n = e->nvals;
-    int inter = e->op == MC_OP_INTERCOMM_CREATE;
-    if (!inter && e->peer2 > 0 && (uint32_t)e->peer2 <= n)
-        n = (uint32_t)e->peer2;
-    if (comm_find(S, e->newcomm))
-        return;
-    int32_t *m = malloc(n * sizeof *m);
-    if (!m) {
-        sim_fail(S, MC_ERR_NOMEM, "out of memory");
-        return;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        if (e->vals[i] < 0 || e->vals[i] >= S->n) {
-            free(m);
-            sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: %s member %lld is not a rank", r,
-                     (unsigned long long)S->r[r].events, mc_op_name(e->op),
-                     (long long)e->vals[i]);
-            return;
-        }
-        m[i] = (int32_t)e->vals[i];
-    }
-    comm_add(S, e->newcomm, m, (int32_t)n, inter);
-    free(m);
 }
 
 /* Executes the current call at S->now. Returns 1 if the rank blocks. */
@@ -1077,7 +1036,7 @@ static int exec_op(sim *S, int r)
     case MC_OP_CART_CREATE: case MC_OP_CART_SUB: case MC_OP_GRAPH_CREATE:
     case MC_OP_DIST_GRAPH_CREATE_ADJACENT: case MC_OP_INTERCOMM_CREATE:
         /* membership, and the cost cpu.comm_setup says */
-        op_comm_create(S, r, e);
+        sim_comm_create(S, r, e);
         op_comm_setup_cost(S, r, e);
         break;
     case MC_OP_COMM_FREE:
@@ -1086,13 +1045,13 @@ static int exec_op(sim *S, int r)
     default:
         if (mc_op_has(e->op, MC_OPF_COLL)) {
             R->nwait++;
-            exec_start(S, r, e, e->op, -1);
+            sim_exec_start(S, r, e, e->op, -1);
         } else if (mc_op_is_nonblocking_coll(e->op)) {
             int32_t qi = app_req(S, r, e, RK_COLL);
             if (qi >= 0) {
                 S->reqs[qi].state = RQ_ACTIVE;
                 S->reqs[qi].comm = e->comm;
-                exec_start(S, r, e, e->op - (MC_OP_IBARRIER - MC_OP_BARRIER), qi);
+                sim_exec_start(S, r, e, e->op - (MC_OP_IBARRIER - MC_OP_BARRIER), qi);
             }
         } else if (e->op < 0 || e->op >= MC_OP_COUNT) {
             sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: unknown operation %d", r,
@@ -1118,8 +1077,8 @@ static void end_call(sim *S, int r)
     R->in_call = 0;
     if (S->tl_on) {
         if (S->now > R->tl_mark)
-            tl_slice(S, r, "wait", "wait", R->tl_mark, S->now);
-        tl_slice(S, r, mc_op_name(R->ev.op), "mpi", R->call_start, S->now);
+            sim_tl_slice(S, r, "wait", "wait", R->tl_mark, S->now);
+        sim_tl_slice(S, r, mc_op_name(R->ev.op), "mpi", R->call_start, S->now);
     }
 }
 
@@ -1156,7 +1115,7 @@ static void poll_charge_rest(sim *S, int r)
         R->cpu = t;
     }
     if (p->held_mpi > 0 && p->held_mpi <= TIME_LIMIT - t)
-        cpu_work(S, r, t, p->held_mpi, "polls");
+        sim_cpu_work(S, r, t, p->held_mpi, "polls");
     memset(p, 0, sizeof *p);
     R->polling = 0;
     R->end = R->cpu > R->end ? R->cpu : R->end;
@@ -1206,10 +1165,10 @@ static int fetch(sim *S, int r)
         R->compute += b;
         R->cpu = S->now + b;
         if (S->tl_on)
-            tl_slice(S, r, "compute", "compute", S->now, S->now + b);
+            sim_tl_slice(S, r, "compute", "compute", S->now, S->now + b);
     }
     if (held_mpi > 0) /* a polling run that did not end in its success */
-        cpu_work(S, r, S->now + b, held_mpi, "polls");
+        sim_cpu_work(S, r, S->now + b, held_mpi, "polls");
     R->phase = PH_EXEC;
     return 1;
 }
@@ -1230,8 +1189,8 @@ static void rank_step(sim *S, int r)
              * A rank this handler woke (npend, not queued yet) counts: the
              * last member of a grouped collective wakes the others at the
              * time it goes on from. */
-            if ((heap_empty(&S->h) || t < heap_min(&S->h)) && !(S->npend && S->pend_t <= t) &&
-                !S->flush) {
+            if ((sim_heap_empty(&S->h) || t < sim_heap_min(&S->h)) &&
+                !(S->npend && S->pend_t <= t) && !S->flush) {
                 S->now = t;
                 S->sim_events++;
             } else {
@@ -1261,7 +1220,7 @@ static void rank_step(sim *S, int r)
  * reserved index, so the queue's four event types stay as they are. */
 static void net_wake(void *ctx, int64_t t)
 {
-    push_event((sim *)ctx, t, EV_ARRIVE, NET_WAKE);
+    sim_push_event((sim *)ctx, t, EV_ARRIVE, NET_WAKE);
 }
 
 static void net_flush(void *ctx)
@@ -1273,7 +1232,7 @@ static void net_arrive(void *ctx, int64_t cookie, int64_t t)
 {
     sim *S = ctx;
     S->msgs[cookie].t_arrive = t;
-    push_event(S, t, EV_ARRIVE, (int32_t)cookie);
+    sim_push_event(S, t, EV_ARRIVE, (int32_t)cookie);
 }
 
 static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_options *opt,
@@ -1371,29 +1330,13 @@ static int sim_init(sim *S, mc_source *src, const mc_platform *p, const mc_sim_o
         R->inbox_head = R->inbox_tail = R->outbox_head = R->outbox_tail = -1;
         R->exec = -1;
     }
-    if (comm_add(S, MC_COMM_WORLD, NULL, S->n, 0))
-        return -1;
-    for (size_t i = 0; opt && i < opt->ncomms; i++) {
-        const mc_sim_comm *c = &opt->comms[i];
-        if (c->id == MC_COMM_WORLD || comm_find(S, c->id))
-            continue;
-        for (int32_t k = 0; k < c->size; k++)
-            if (c->members[k] < 0 || c->members[k] >= S->n) {
-                mc_error_set(err, MC_ERR_FORMAT, "%s: communicator %llx: member %d is not a rank",
-                             src->name ? src->name : "trace", (unsigned long long)c->id,
-                             c->members[k]);
-                return -1;
-            }
-        if (comm_add(S, c->id, c->members, c->size, 0))
-            return -1;
-    }
-    return 0;
+    return sim_comm_init(S, opt, err);
 }
 
 static void sim_free(sim *S)
 {
-    exec_release_all(S);
-    heap_free(&S->h);
+    sim_exec_release_all(S);
+    sim_heap_free(&S->h);
     free(S->reqs);
     free(S->free_reqs.a);
     free(S->free_msgs.a);
@@ -1401,15 +1344,9 @@ static void sim_free(sim *S)
     free(S->msgs);
     free(S->bks);
     free(S->execs);
-    u64map_free(&S->reqmap);
-    u64map_free(&S->commmap);
-    u64map_free(&S->rankmap);
-    u64map_free(&S->collseq);
-    for (int32_t i = 0; i < S->ncomms; i++) {
-        free(S->comms[i].members);
-        free(S->comms[i].coll_seq);
-    }
-    free(S->comms);
+    sim_map_free(&S->reqmap);
+    sim_map_free(&S->collseq);
+    sim_comm_free_all(S);
     free(S->r);
     free(S->poll);
     mc_net_destroy(S->net);
@@ -1427,16 +1364,16 @@ static int run_loop(sim *S, uint64_t stall, const volatile sig_atomic_t *stop)
     for (int i = 0; i < S->n; i++)
         push_step(S, i, 0);
     while (!S->rc) {
-        if (S->flush && (heap_empty(&S->h) || heap_min(&S->h) > S->now)) {
+        if (S->flush && (sim_heap_empty(&S->h) || sim_heap_min(&S->h) > S->now)) {
             /* the instant is done: the flow model rates what started in it */
             S->flush = 0;
             S->net->ops->flow->advance(S->net, S->now);
             continue;
         }
-        if (heap_empty(&S->h))
+        if (sim_heap_empty(&S->h))
             break;
         hentry e;
-        if (heap_pop(&S->h, &e)) {
+        if (sim_heap_pop(&S->h, &e)) {
             sim_fail(S, MC_ERR_NOMEM, "out of memory");
             break;
         }
@@ -1465,12 +1402,12 @@ static int run_loop(sim *S, uint64_t stall, const volatile sig_atomic_t *stop)
             progress(S, idx);
             break;
         case EV_ROUND:
-            exec_round_event(S, idx);
+            sim_exec_round_event(S, idx);
             break;
         }
         while (S->npend && !S->rc) {
             S->npend = 0;
-            if ((heap_empty(&S->h) || S->pend_t < heap_min(&S->h)) &&
+            if ((sim_heap_empty(&S->h) || S->pend_t < sim_heap_min(&S->h)) &&
                 !(S->flush && S->pend_t > S->now)) {
                 if (S->pend_t > S->now)
                     S->now = S->pend_t;
@@ -1540,7 +1477,7 @@ mc_err mc_sim_run(mc_source *src, const mc_platform *p, const mc_sim_options *op
         return rc;
     }
     if (S->tl)
-        tl_begin(S);
+        sim_tl_begin(S);
     uint64_t stall = opt && opt->stall_events ? opt->stall_events
                                               : 100000000u + 4u * (uint64_t)S->n * (uint64_t)S->n;
     int how = run_loop(S, stall, opt ? opt->interrupt : NULL);
@@ -1559,7 +1496,7 @@ mc_err mc_sim_run(mc_source *src, const mc_platform *p, const mc_sim_options *op
     else if (!S->rc)
         sim_check_leftovers(S, out);
     if (S->tl)
-        tl_end(S);
+        sim_tl_end(S);
     fill_result(S, out);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     out->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

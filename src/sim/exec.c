@@ -18,79 +18,12 @@
 #include <string.h>
 #include "sim_internal.h"
 
-/* ------------------------------------------------------------ communicators */
-
-int comm_add(sim *S, uint64_t id, const int32_t *members, int32_t size, int inter)
-{
-    if (S->ncomms == S->capcomms) {
-        int32_t cap = S->capcomms ? S->capcomms * 2 : 16;
-        sim_comm *c = realloc(S->comms, (size_t)cap * sizeof *c);
-        if (!c)
-            goto nomem;
-        S->comms = c;
-        S->capcomms = cap;
-    }
-    sim_comm *c = &S->comms[S->ncomms];
-    memset(c, 0, sizeof *c);
-    c->id = id;
-    c->size = size;
-    c->index = S->ncomms;
-    c->inter = inter;
-    /* A communicator whose members are 0..size-1 in order (a Cart_create
-     * without reordering, a Dup of world) is kept as the identity: no member
-     * array to load per schedule operation and no rank-map entries — at 10^6
-     * ranks a cache miss per collective message and 32 MB. */
-    int identity = members && !inter;
-    for (int32_t i = 0; identity && i < size; i++)
-        identity = members[i] == i;
-    if (members && !identity) {
-        c->members = malloc((size_t)size * sizeof *c->members);
-        if (!c->members)
-            goto nomem;
-        memcpy(c->members, members, (size_t)size * sizeof *c->members);
-        for (int32_t i = 0; i < size && !inter; i++)
-            if (u64map_put(&S->rankmap, ((uint64_t)c->index << 32) | (uint32_t)members[i], i))
-                goto nomem;
-    }
-    if (u64map_put(&S->commmap, id, S->ncomms))
-        goto nomem;
-    S->ncomms++;
-    return 0;
-nomem:
-    sim_fail(S, MC_ERR_NOMEM, "out of memory");
-    return -1;
-}
-
-const sim_comm *comm_find(sim *S, uint64_t id)
-{
-    int64_t v;
-    if (u64map_get(&S->commmap, id, &v))
-        return &S->comms[v];
-    if ((id >> 32) == 0xffffffffull && (id & 0xffffffffull) < (uint64_t)S->n) {
-        int32_t self = (int32_t)(id & 0xffffffffull);
-        if (comm_add(S, id, &self, 1, 0))
-            return NULL;
-        return &S->comms[S->ncomms - 1];
-    }
-    return NULL;
-}
-
-int comm_rank_of(sim *S, const sim_comm *c, int world)
-{
-    if (!c->members)
-        return world >= 0 && world < c->size ? world : -1;
-    int64_t v;
-    if (u64map_get(&S->rankmap, ((uint64_t)c->index << 32) | (uint32_t)world, &v))
-        return (int)v;
-    return -1;
-}
-
 /* ------------------------------------------------------------ executors */
 
 static int32_t exec_new(sim *S)
 {
     int32_t xi, fresh = S->nexecs;
-    POOL_TAKE(S, execs, nexecs, capexecs, free_execs, xi);
+    SIM_POOL_TAKE(S, execs, nexecs, capexecs, free_execs, xi);
     if (xi < 0)
         return -1;
     if (xi >= MAX_INDEX) {
@@ -110,16 +43,16 @@ static void exec_done(sim *S, int32_t xi, int64_t t)
     int owner = x->owner;
     int32_t req = x->req;
     x->live = 0;
-    pool_give(&S->free_execs, xi);
+    sim_pool_give(&S->free_execs, xi);
     /* A recycled executor keeps its arrays; a large one (a tree's root) is
      * freed instead, or every executor would end up the largest size. */
     if (x->sched.cap_ops > 16)
         mc_coll_sched_free(&x->sched);
     if (req < 0) {
         S->r[owner].exec = -1;
-        rank_notify(S, owner, t);
+        sim_rank_notify(S, owner, t);
     } else {
-        req_complete(S, req, t);
+        sim_req_complete(S, req, t);
     }
 }
 
@@ -141,7 +74,7 @@ static int exec_window(sim *S, sim_exec *x)
 static int exec_post_round(sim *S, int32_t xi)
 {
     sim_exec *x = &S->execs[xi];
-    if (!exec_has_round(x) && exec_window(S, x)) /* (a whole schedule always has it) */
+    if (!sim_exec_has_round(x) && exec_window(S, x)) /* (a whole schedule always has it) */
         return 0;
     const mc_coll_sched *s = &x->sched;
     int k = x->round - x->r0;
@@ -174,7 +107,7 @@ static int exec_post_round(sim *S, int32_t xi)
         }
         int peer = c->members ? c->members[op->peer] : op->peer;
         int owner = S->execs[xi].owner;
-        int32_t qi = req_new(S, owner, op->kind == MC_COLL_SEND ? RK_SEND : RK_RECV,
+        int32_t qi = sim_req_new(S, owner, op->kind == MC_COLL_SEND ? RK_SEND : RK_RECV,
                              S->execs[xi].op);
         if (qi < 0)
             return 0;
@@ -185,9 +118,9 @@ static int exec_post_round(sim *S, int32_t xi)
         q->peer = peer;
         q->exec = xi;
         if (op->kind == MC_COLL_SEND)
-            post_send(S, owner, qi);
+            sim_post_send(S, owner, qi);
         else
-            post_recv(S, owner, qi);
+            sim_post_recv(S, owner, qi);
     }
     x = &S->execs[xi];
     x->posting = 0;
@@ -205,7 +138,7 @@ static void exec_advance(sim *S, int32_t xi)
             double c = red * S->reduce_ps_per_byte;
             int64_t cost = c < (double)((int64_t)1 << 50) ? llround(c) : (int64_t)1 << 50;
             int64_t start = T > S->r[x->owner].cpu ? T : S->r[x->owner].cpu;
-            cpu_work(S, x->owner, start, cost, "reduce");
+            sim_cpu_work(S, x->owner, start, cost, "reduce");
             T = start + cost;
         }
         x->round++;
@@ -215,7 +148,7 @@ static void exec_advance(sim *S, int32_t xi)
         }
         if (T > S->now) {
             x->t_round = T;
-            push_event(S, T, EV_ROUND, xi);
+            sim_push_event(S, T, EV_ROUND, xi);
             return;
         }
         if (!exec_post_round(S, xi))
@@ -223,7 +156,7 @@ static void exec_advance(sim *S, int32_t xi)
     }
 }
 
-void exec_round_event(sim *S, int32_t xi)
+void sim_exec_round_event(sim *S, int32_t xi)
 {
     if (!S->execs[xi].live)
         return;
@@ -231,7 +164,7 @@ void exec_round_event(sim *S, int32_t xi)
         exec_advance(S, xi);
 }
 
-void exec_op_done(sim *S, int32_t xi, int64_t t)
+void sim_exec_op_done(sim *S, int32_t xi, int64_t t)
 {
     sim_exec *x = &S->execs[xi];
     if (t > x->t_round)
@@ -275,7 +208,7 @@ static void coll_fail(sim *S, int r, const mc_event *e, const char *what)
     char cb[48];
     sim_fail(S, MC_ERR_FORMAT, "rank %d event %llu: %s on comm %s: %s", r,
              (unsigned long long)S->r[r].events, mc_op_name(e->op),
-             comm_name(e->comm, cb, sizeof cb), what);
+             sim_comm_name(e->comm, cb, sizeof cb), what);
 }
 
 /* A collective priced by a measured table (mc_net_coll_time): no schedule;
@@ -307,7 +240,7 @@ static int exec_start_measured(sim *S, int r, int32_t cidx, int32_t size, int op
         S->r[r].exec = xi;
     uint64_t key = (1ull << 63) | ((uint64_t)cidx << 40) | ((uint64_t)seq & ((1ull << 40) - 1));
     int created;
-    int64_t *slot = u64map_insert(&S->collseq, key, &created);
+    int64_t *slot = sim_map_insert(&S->collseq, key, &created);
     if (!slot) {
         sim_fail(S, MC_ERR_NOMEM, "out of memory");
         return -1;
@@ -325,7 +258,7 @@ static int exec_start_measured(sim *S, int r, int32_t cidx, int32_t size, int op
     if (++h->outstanding < size)
         return 0;
     int64_t T = h->t_round + t_coll;
-    u64map_del(&S->collseq, key);
+    sim_map_del(&S->collseq, key);
     for (int32_t i = head; i >= 0;) {
         int32_t next = S->execs[i].next;
         exec_done(S, i, T);
@@ -403,9 +336,9 @@ static const mc_coll_alg *select_alg(sim *S, int op, int size, int64_t bytes, mc
     return alg;
 }
 
-int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
+int sim_exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
 {
-    const sim_comm *c = comm_find(S, e->comm);
+    const sim_comm *c = sim_comm_find(S, e->comm);
     if (!c) {
         coll_fail(S, r, e, "unknown communicator (not in meta.json nor created by an event)");
         return -1;
@@ -414,14 +347,14 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
         coll_fail(S, r, e, "collectives on intercommunicators are not supported");
         return -1;
     }
-    int me = comm_rank_of(S, c, r);
+    int me = sim_comm_rank_of(S, c, r);
     if (me < 0) {
         coll_fail(S, r, e, "this rank is not a member");
         return -1;
     }
     int root = -1;
     if (is_rooted(op)) {
-        root = e->peer >= 0 ? comm_rank_of(S, c, e->peer) : -1;
+        root = e->peer >= 0 ? sim_comm_rank_of(S, c, e->peer) : -1;
         if (root < 0) {
             coll_fail(S, r, e, "the root is not a member");
             return -1;
@@ -433,9 +366,9 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
         return -1;
     if (size <= 1) {
         if (app_req < 0)
-            rank_notify(S, r, S->now);
+            sim_rank_notify(S, r, S->now);
         else
-            req_complete(S, app_req, S->now);
+            sim_req_complete(S, app_req, S->now);
         return 0;
     }
     /* Sizes whose totals over the communicator could overflow int64 are
@@ -484,7 +417,7 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
     if (x->alg ? mc_coll_build_rounds(alg, &a, 0, EXEC_WINDOW, &x->sched, &cerr)
                : mc_coll_build(alg, &a, &x->sched, &cerr)) {
         x->live = 0;
-        pool_give(&S->free_execs, xi);
+        sim_pool_give(&S->free_execs, xi);
         coll_fail(S, r, e, cerr.msg[0] ? cerr.msg : "cannot build the schedule");
         return -1;
     }
@@ -509,7 +442,7 @@ int exec_start(sim *S, int r, const mc_event *e, int op, int32_t app_req)
     return 0;
 }
 
-void exec_release_all(sim *S)
+void sim_exec_release_all(sim *S)
 {
     for (int32_t i = 0; i < S->nexecs; i++)
         mc_coll_sched_free(&S->execs[i].sched);

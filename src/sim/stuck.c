@@ -100,7 +100,7 @@ static void describe_req(sim *S, sbuf *b, int32_t qi)
 {
     const sim_req *q = &S->reqs[qi];
     char cb[48], tb[64];
-    comm_name(q->comm, cb, sizeof cb);
+    sim_comm_name(q->comm, cb, sizeof cb);
     tag_text(q->tag, tb, sizeof tb);
     if (q->kind == RK_RECV)
         sb_printf(b, "%s from rank %d %s comm %s, %lld bytes: no matching message", mc_op_name(q->op),
@@ -119,7 +119,7 @@ static void describe_exec(sim *S, const stuck_index *ix, sbuf *b, int32_t xi)
     const sim_exec *x = &S->execs[xi];
     char cb[48];
     sb_printf(b, "%s on comm %s (collective #%d, round %d of %d): ", mc_op_name(x->op),
-              comm_name(S->comms[x->comm].id, cb, sizeof cb), x->seq, x->round + 1,
+              sim_comm_name(S->comms[x->comm].id, cb, sizeof cb), x->seq, x->round + 1,
               x->nrounds);
     int32_t i = ix->exec_req ? ix->exec_req[xi] : -1;
     if (i < 0) {
@@ -145,13 +145,13 @@ static void describe_rank(sim *S, const stuck_index *ix, sbuf *b, int r)
     switch (e->op) {
     case MC_OP_RECV: case MC_OP_PROBE: case MC_OP_IPROBE: /* a successful one waits */
         sb_printf(b, "%s from rank %d tag %d comm %s: no matching message", mc_op_name(e->op),
-                  e->peer, e->tag, comm_name(e->comm, cb, sizeof cb));
+                  e->peer, e->tag, sim_comm_name(e->comm, cb, sizeof cb));
         peer_note(S, b, e->peer);
         return;
     case MC_OP_SENDRECV: case MC_OP_SENDRECV_REPLACE:
         sb_printf(b, "%s to rank %d tag %d, from rank %d tag %d, comm %s: not matched",
                   mc_op_name(e->op), e->peer, e->tag, e->peer2, e->tag2,
-                  comm_name(e->comm, cb, sizeof cb));
+                  sim_comm_name(e->comm, cb, sizeof cb));
         return;
     default:
         break;
@@ -170,7 +170,7 @@ static void describe_rank(sim *S, const stuck_index *ix, sbuf *b, int r)
         return;
     }
     sb_printf(b, "%s (comm %s, peer %d, tag %d) cannot complete", mc_op_name(e->op),
-              comm_name(e->comm, cb, sizeof cb), e->peer, e->tag);
+              sim_comm_name(e->comm, cb, sizeof cb), e->peer, e->tag);
 }
 
 static void finish(sim *S, mc_sim_result *out, sbuf *b, int count, const char *what)
@@ -216,7 +216,7 @@ int sim_check_leftovers(sim *S, mc_sim_result *out)
         const bucket *bk = &S->bks[h];
         if (bk->dst < 0)
             continue; /* free slot of the matching table */
-        comm_name(bk->comm, cb, sizeof cb);
+        sim_comm_name(bk->comm, cb, sizeof cb);
         tag_text(bk->tag, tb, sizeof tb);
         for (int32_t m = bk->uq_head; m >= 0; m = S->msgs[m].next, count++)
             sb_printf(&b, "message from rank %d to rank %d %s comm %s, %lld bytes: never "

@@ -7,7 +7,7 @@
  * wait (the parts of a call not covered by comm slices). Times in us. */
 #include "sim_internal.h"
 
-void tl_begin(sim *S)
+void sim_tl_begin(sim *S)
 {
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", S->tl);
     fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"mpicast predict\"}}",
@@ -20,7 +20,7 @@ void tl_begin(sim *S)
     S->tl_first = 0;
 }
 
-void tl_slice(sim *S, int r, const char *name, const char *cat, int64_t t0, int64_t t1)
+void sim_tl_slice(sim *S, int r, const char *name, const char *cat, int64_t t0, int64_t t1)
 {
     if (t1 < t0)
         return;
@@ -34,7 +34,7 @@ void tl_slice(sim *S, int r, const char *name, const char *cat, int64_t t0, int6
             name, cat, r, (double)t0 * 1e-6, (double)(t1 - t0) * 1e-6);
 }
 
-void tl_end(sim *S)
+void sim_tl_end(sim *S)
 {
     fputs("\n]}\n", S->tl);
 }
