@@ -16,7 +16,11 @@
  * transposes are MPI_Alltoallv, and the checksum goes through MPI_Reduce_scatter (row),
  * MPI_Allgatherv (column) and MPI_Gatherv (to rank 0).
  *
- * usage: fft [-s SIZE] [-i ITERS] [-S] [-V]     (defaults 256, 10) */
+ * With -G the row and column communicators come from MPI_Comm_create with each
+ * rank's row and column group (disjoint groups, MPI 2.2) instead of MPI_Comm_split,
+ * and the first row alone (the other ranks get MPI_COMM_NULL) broadcasts the sum.
+ *
+ * usage: fft [-s SIZE] [-i ITERS] [-S] [-V] [-G]     (defaults 256, 10) */
 #include <math.h>
 
 #include "ex_common.h"
@@ -59,6 +63,20 @@ static void transpose(double *a, double *b, int block, int n, MPI_Comm comm, int
  * reduces a vector of one value per member and scatters it (Reduce_scatter), each
  * column gathers its members' values (Allgatherv), and rank 0 gathers every rank's
  * row-and-column partial (Gatherv). */
+/* MPI_Comm_create over the world of the group {first + k * stride : k < n}. */
+static MPI_Comm comm_of_stride(int first, int n, int stride)
+{
+    MPI_Group world, g;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int range[1][3] = {{first, first + (n - 1) * stride, stride}};
+    MPI_Group_range_incl(world, 1, range, &g);
+    MPI_Comm c;
+    MPI_Comm_create(MPI_COMM_WORLD, g, &c);
+    MPI_Group_free(&g);
+    MPI_Group_free(&world);
+    return c;
+}
+
 static double vector_sum(double local, int nranks, int nrows, int ncols, MPI_Comm row_comm,
                          MPI_Comm col_comm, int *cnt, int *displ)
 {
@@ -90,7 +108,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = 256, .iters = 10};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S] [-V]", 1 << 20, &args) != 0) {
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S] [-V] [-G]", 1 << 20, &args) != 0) {
         MPI_Finalize();
         return 2;
     }
@@ -99,8 +117,13 @@ int main(int argc, char **argv)
     int nrows = dims[0], ncols = dims[1];
     int row = rank / ncols, col = rank % ncols;
     MPI_Comm row_comm, col_comm;
-    MPI_Comm_split(MPI_COMM_WORLD, row, col, &row_comm);
-    MPI_Comm_split(MPI_COMM_WORLD, col, row, &col_comm);
+    if (args.groups) { /* the same communicators, from groups (disjoint, MPI 2.2) */
+        row_comm = comm_of_stride(row * ncols, ncols, 1);
+        col_comm = comm_of_stride(col, nrows, ncols);
+    } else {
+        MPI_Comm_split(MPI_COMM_WORLD, row, col, &row_comm);
+        MPI_Comm_split(MPI_COMM_WORLD, col, row, &col_comm);
+    }
 
     int m = args.size;
     size_t len = (size_t)m * nranks;
@@ -152,6 +175,13 @@ int main(int argc, char **argv)
         sum = vector_sum(local, nranks, nrows, ncols, row_comm, col_comm, cnt, displ);
     else
         MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (args.groups) { /* row 0 alone (the others get MPI_COMM_NULL) agrees on the sum */
+        MPI_Comm first_row = comm_of_stride(0, ncols, 1);
+        if (first_row != MPI_COMM_NULL) {
+            MPI_Bcast(&sum, 1, MPI_DOUBLE, 0, first_row);
+            MPI_Comm_free(&first_row);
+        }
+    }
     free(cnt);
     free(displ);
     if (rank == 0)

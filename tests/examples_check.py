@@ -40,13 +40,13 @@ D = 8       # bytes of one MPI_DOUBLE
 # Ops whose `bytes` count in `mpicast stats` (point-to-point and collectives); the
 # others (completion, communicator management, Init/Finalize) count 0 bytes.
 P2P = {"Send", "Recv", "Sendrecv", "Isend", "Irecv"}
-COLL = {"Allreduce", "Reduce", "Alltoall"}
+COLL = {"Allreduce", "Reduce", "Alltoall", "Bcast"}
 # Collectives with per-rank counts: their vals (the counts) are compared, and stats
 # counts their bytes from the counts (docs/json.md, `bytes`)
 VCOLL = {"Scatterv", "Alltoallv", "Reduce_scatter", "Allgatherv", "Gatherv"}
 SENDS = {"Send", "Isend", "Sendrecv"}
 COMPLETION = {"Wait", "Waitall"}
-MANAGEMENT = {"Cart_create", "Comm_split", "Comm_free"}
+MANAGEMENT = {"Cart_create", "Comm_split", "Comm_create", "Comm_free"}
 
 
 class CheckError(Exception):
@@ -124,7 +124,7 @@ def cart_shift(rank, dims, periodic, d):
 
 def opts(args):
     """The example options as a dict (defaults of the C programs applied by caller)."""
-    o = {"s": None, "i": None, "p": False, "b": False, "V": False}
+    o = {"s": None, "i": None, "p": False, "b": False, "V": False, "N": False, "G": False}
     it = iter(args)
     for a in it:
         if a in ("-s", "-i"):
@@ -133,8 +133,8 @@ def opts(args):
             o["p"] = True
         elif a == "-b":
             o["b"] = True
-        elif a == "-V":
-            o["V"] = True
+        elif a in ("-V", "-N", "-G"):
+            o[a[1]] = True
         else:
             raise CheckError("unknown example option %r" % a)
     return o
@@ -260,10 +260,12 @@ def model_fft(P, o, _trace):
     events = []
     for r in range(P):
         row, col = r // C, r % C
-        e = [ev("Comm_split", tag=row, nbytes=col, peer2=C,
-                vals=[row * C + j for j in range(C)]),
-             ev("Comm_split", tag=col, nbytes=row, peer2=R,
-                vals=[i * C + col for i in range(R)])]
+        rows, cols = [row * C + j for j in range(C)], [i * C + col for i in range(R)]
+        if o["G"]:  # the same communicators from groups (-G)
+            e = [ev("Comm_create", peer2=C, vals=rows), ev("Comm_create", peer2=R, vals=cols)]
+        else:
+            e = [ev("Comm_split", tag=row, nbytes=col, peer2=C, vals=rows),
+                 ev("Comm_split", tag=col, nbytes=row, peer2=R, vals=cols)]
         if V:  # the seed of each rank from rank 0, one double each
             e.append(ev("Scatterv", 0, NONE, 0, P, NONE, D, vals=[D] * P if r == 0 else []))
         for _ in range(T):
@@ -279,9 +281,19 @@ def model_fft(P, o, _trace):
                   ev("Gatherv", 0, NONE, D, P, NONE, 0, vals=[D] * P if r == 0 else [])]
         else:
             e.append(reduce_to_0(r, P))
+        if o["G"]:  # the first row alone broadcasts the sum; the others get COMM_NULL
+            if row == 0:
+                e += [ev("Comm_create", peer2=C, vals=list(range(C))),
+                      ev("Bcast", 0, NONE, D, C, NONE, D), ev("Comm_free")]
+            else:
+                e.append(ev("Comm_create", peer2=0))
         e += [ev("Comm_free"), ev("Comm_free")]
         events.append(e)
-    formulas = {"MPI_Comm_split": (2 * P, 0), "MPI_Comm_free": (2 * P, 0), "messages": (0, 0)}
+    create = "MPI_Comm_create" if o["G"] else "MPI_Comm_split"
+    formulas = {create: (3 * P if o["G"] else 2 * P, 0),
+                "MPI_Comm_free": (2 * P + (C if o["G"] else 0), 0), "messages": (0, 0)}
+    if o["G"]:
+        formulas["MPI_Bcast"] = (C, C * D)
     if V:  # README (-V): Alltoallv 2T per rank of s*R*C doubles; one double elsewhere
         formulas.update({"MPI_Alltoallv": (2 * T * P, 2 * D * s * T * P * P),
                          "MPI_Scatterv": (P, D * (2 * P - 1)),
@@ -307,11 +319,12 @@ def model_cg2d(P, o, _trace):
         else:
             exch = 2 * (((r // 2) % nr) * nr + (r // 2) // nr) + r % 2
         e = []
+        up = [(r ^ (1 << i), i + 1 if o["N"] else 1) for i in range(l2)]
+        # -N: NPB's sum counts its steps down, step i tagged i + 1; the dot's tagged up
+        down = [(r ^ (1 << i), i + 1) for i in reversed(range(l2))] if o["N"] else up
         for _ in range(T):
-            for nbytes, tag, partners in ((b, 1, [r ^ (1 << i) for i in range(l2)]),
-                                          (b, 2, [exch]),
-                                          (D, 1, [r ^ (1 << i) for i in range(l2)])):
-                for q in partners:
+            for nbytes, steps in ((b, down), (b, [(exch, 2)]), (D, up)):
+                for q, tag in steps:
                     e += [ev("Irecv", q, tag, nbytes), ev("Send", q, tag, nbytes),
                           ev("Wait", vals=("n", 4))]
             e.append(ev("Allreduce", nbytes=D, peer2=P, bytes2=D))
@@ -409,9 +422,11 @@ EXAMPLES = {
     "halo3d": (model_halo(3), (16, 20),
                lambda P: [["-s", "4", "-i", "3"] + v for v in HALO_RUNS.get(P, [[]])]),
     "cg": (model_cg, (64, 30), lambda P: [["-s", "8", "-i", "4"]]),
-    "fft": (model_fft, (256, 10), lambda P: [["-s", "4", "-i", "3"], ["-s", "4", "-i", "3", "-V"]]),
+    "fft": (model_fft, (256, 10), lambda P: [["-s", "4", "-i", "3"], ["-s", "4", "-i", "3", "-V"],
+                                             ["-s", "4", "-i", "3", "-G"]]),
     "wavefront": (model_wavefront, (64, 3), lambda P: [["-s", "16", "-i", "2"]]),
-    "cg2d": (model_cg2d, (256, 3), lambda P: [["-s", "16", "-i", "2"]]),
+    "cg2d": (model_cg2d, (256, 3), lambda P: [["-s", "16", "-i", "2"],
+                                               ["-s", "16", "-i", "2", "-N"]]),
     # 5 tasks at 8 ranks leaves two workers without a task (they only get the stop).
     "master_worker": (model_master_worker, (1024, 40),
                       lambda P: [["-s", "32", "-i", "5" if P == 8 else "11"]]),

@@ -59,6 +59,11 @@ CASES = [
     # Comm_split row/column communicators, Reduce_scatter, Allgatherv, Gatherv
     ("fft_vector_inferred", "fft", ["-s", "8", "-i", "2", "-V"], [4, 8, 16], 32, []),
     ("fft_vector_strong", "fft", ["-s", "8", "-i", "2", "-V", "-S"], [4, 16], 32, []),
+    # MPI_Comm_create with row and column groups, and a first-row communicator the other
+    # ranks get as MPI_COMM_NULL (issue 20); row 0 is then a class of its own, so the
+    # block law is stated (two counts per class fit both const and p/comm)
+    ("fft_groups", "fft", ["-s", "8", "-i", "2", "-G"], [4, 8, 16], 32,
+     ["--rule", "size.block=p/comm"]),
     # partners rank XOR 2^k, k advancing over log2 P steps in each iteration (issue 20)
     ("cg_log2_xor", "cg_log2", ["-s", "16", "-i", "2", "-x"], [4, 8, 16], 32, []),
     # NPB CG's shape (issue 20): 2:1 grid when P is not a square, transpose partners,

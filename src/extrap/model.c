@@ -298,7 +298,7 @@ static int has_split(const build *b)
         for (int r = 0; r < b->x->tP[k]; r++)
             for (uint32_t i = 0; i < b->raw[k][r].n; i++) {
                 int op = b->raw[k][r].ev[i].op;
-                if (op == MC_OP_COMM_SPLIT || op == MC_OP_CART_SUB)
+                if (op == MC_OP_COMM_SPLIT || op == MC_OP_CART_SUB || op == MC_OP_COMM_CREATE)
                     return 1;
             }
     return 0;
@@ -378,7 +378,7 @@ static mc_err find_grid(build *b, mc_error *err)
                                 "MPI_Dims_create grid: their pattern is not explained",
                                 x->paths[big]);
         snprintf(x->grid_source, sizeof x->grid_source,
-                 "MPI_Dims_create(P, %d) (Comm_split rows/columns)", nd);
+                 "MPI_Dims_create(P, %d) (rows/columns of the created communicators)", nd);
     } else {
         snprintf(x->grid_source, sizeof x->grid_source, "1-D ring of the ranks");
     }
@@ -565,9 +565,9 @@ static int abstract_event(build *b, int k, int r, uint32_t i, const mc_event *e,
     if (e->op < 0 || e->op >= MC_OP_COUNT)
         FAIL("%s: rank %d event %u: unknown operation %d", path, r, i, e->op);
     if (e->op == MC_OP_GRAPH_CREATE || e->op == MC_OP_DIST_GRAPH_CREATE_ADJACENT ||
-        e->op == MC_OP_INTERCOMM_CREATE || e->op == MC_OP_COMM_CREATE)
-        FAIL("%s: rank %d event %u: %s: only Cartesian and split communicators are "
-             "extrapolated", path, r, i, mc_op_name(e->op));
+        e->op == MC_OP_INTERCOMM_CREATE)
+        FAIL("%s: rank %d event %u: %s: only Cartesian, split and created sub-grid "
+             "communicators are extrapolated", path, r, i, mc_op_name(e->op));
     if (e->nvals && !is_vcoll(e->op)) {
         t->e.vals = malloc(e->nvals * sizeof *e->vals);
         if (!t->e.vals)
