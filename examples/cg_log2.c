@@ -14,7 +14,10 @@
  * exchange (and a hand-written recursive doubling): step k receives from and
  * sends to that rank, so the partner changes from step to step.
  *
- * usage: cg_log2 [-s SIZE] [-i ITERS] [-x]     (defaults 64, 2) */
+ * With -H step k exchanges SIZE / 2^(k+1) doubles instead of one (recursive
+ * halving: the sizes halve from step to step; SIZE a multiple of P).
+ *
+ * usage: cg_log2 [-s SIZE] [-i ITERS] [-x] [-H]     (defaults 64, 2) */
 #include "ex_common.h"
 
 enum { TAG_STEP = 7 };
@@ -36,7 +39,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = 64, .iters = 2};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-x]", 1 << 20, &args) != 0) {
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-x] [-H]", 1 << 20, &args) != 0) {
         MPI_Finalize();
         return 2;
     }
@@ -50,20 +53,21 @@ int main(int argc, char **argv)
         return 2;
     }
     int left = (rank + nranks - 1) % nranks, right = (rank + 1) % nranks;
-    double *v = ex_alloc((size_t)args.size);
+    double *v = ex_alloc((size_t)args.size), *in = ex_alloc((size_t)args.size);
     double local = sweep(v, args.size, 1.0), dot = 0.0;
     MPI_Allreduce(&local, &dot, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     for (int it = 0; it < args.iters; it++) {
         local = sweep(v, args.size, dot / nranks);
         for (int k = 0; k < steps; k++) { /* log2(P) exchange steps */
-            double in = 0.0;
             MPI_Request req;
             int from = args.xor_partners ? rank ^ (1 << k) : left;
             int to = args.xor_partners ? rank ^ (1 << k) : right;
-            MPI_Irecv(&in, 1, MPI_DOUBLE, from, TAG_STEP, MPI_COMM_WORLD, &req);
-            MPI_Send(&local, 1, MPI_DOUBLE, to, TAG_STEP, MPI_COMM_WORLD);
+            int n = args.halving ? args.size >> (k + 1) : 1;
+            double *out = args.halving ? v : &local;
+            MPI_Irecv(in, n, MPI_DOUBLE, from, TAG_STEP, MPI_COMM_WORLD, &req);
+            MPI_Send(out, n, MPI_DOUBLE, to, TAG_STEP, MPI_COMM_WORLD);
             MPI_Wait(&req, MPI_STATUS_IGNORE);
-            local = 0.5 * (local + in);
+            local = 0.5 * (local + in[0]);
         }
         MPI_Allreduce(&local, &dot, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
@@ -71,6 +75,7 @@ int main(int argc, char **argv)
         printf("cg_log2 ranks=%d size=%d iters=%d steps=%d dot=%.6E\n", nranks, args.size,
                args.iters, steps, dot);
     free(v);
+    free(in);
     MPI_Finalize();
     return 0;
 }

@@ -28,6 +28,7 @@ typedef struct {
     int xor_partners;
     int npb_steps; /* -N: NPB CG's step order and tags (cg2d) */
     int groups;    /* -G: communicators from MPI_Comm_create with groups (fft) */
+    int halving;   /* -H: step k exchanges SIZE / 2^(k+1) doubles (cg_log2) */
 } ex_args;
 
 /* Parses a positive int no larger than max; returns 0 on success. */
@@ -71,6 +72,9 @@ static int ex_parse_args(int argc, char **argv, const char *usage, int max_size,
             ok = 1;
         } else if (strcmp(opt, "-G") == 0) {
             args->groups = 1;
+            ok = 1;
+        } else if (strcmp(opt, "-H") == 0) {
+            args->halving = 1;
             ok = 1;
         } else if (strcmp(opt, "-s") == 0 && i + 1 < argc) {
             ok = ex_parse_positive(argv[++i], max_size, &args->size) == 0;

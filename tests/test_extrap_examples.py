@@ -66,6 +66,8 @@ CASES = [
      ["--rule", "size.block=p/comm"]),
     # partners rank XOR 2^k, k advancing over log2 P steps in each iteration (issue 20)
     ("cg_log2_xor", "cg_log2", ["-s", "16", "-i", "2", "-x"], [4, 8, 16], 32, []),
+    # recursive halving: step k exchanges SIZE / 2^(k+1) doubles with rank XOR 2^k
+    ("cg_log2_halving", "cg_log2", ["-s", "64", "-i", "2", "-x", "-H"], [4, 8, 16], 32, []),
     # NPB CG's shape (issue 20): 2:1 grid when P is not a square, transpose partners,
     # rank XOR 2^k row reductions repeated log2(npcols) times, twice per iteration
     ("cg2d", "cg2d", ["-s", "16", "-i", "2"], [4, 8, 16], 32, []),

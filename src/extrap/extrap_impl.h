@@ -102,6 +102,10 @@ typedef struct tev {
                          * index): 1 up, -1 down (extrap_copy_pos), on e.tag (tmask bit
                          * 0) and completion entry q's tag (bit q + 1) */
     uint32_t tmask;
+    int8_t sdir;        /* sizes that double (1) or halve (-1) from copy to copy (recursive
+                         * halving, multigrid levels): number slot s (bit s of smask) is
+                         * num[s] * 2^(sdir * copy) */
+    uint32_t smask;
     uint32_t varr;      /* per-rank-count collective: its arrays of counts (0-2), each of
                          * one value for every comm rank, in num[2 ..] (vals regenerated) */
     uint32_t npeer;     /* peer slots: [0] peer, [1] peer2, [2+k] completion k's source */

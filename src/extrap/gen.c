@@ -27,6 +27,22 @@ static int64_t scale(int64_t v, int law, const tev *t, const xgrid *g, int64_t c
     return llround(r);
 }
 
+/* Number slot s of t at grid g: its law, then (t->smask) doubled or halved
+ * once per copy; a halving that leaves a fraction sets *inexact. */
+static int64_t scale_slot(const tev *t, uint32_t s, const xgrid *g, int64_t ct, int nd,
+                          int *inexact)
+{
+    int64_t v = scale(t->num[s], t->law[s], t, g, ct, nd);
+    if (s >= 32 || !(t->smask >> s & 1u) || !t->copy)
+        return v;
+    uint32_t c = t->copy < 62 ? t->copy : 62;
+    if (t->sdir > 0)
+        return v < (INT64_MAX >> c) ? v << c : INT64_MAX;
+    if (v & (((int64_t)1 << c) - 1))
+        *inexact = 1;
+    return v >> c;
+}
+
 /* c: r's grid coordinates, computed once per event by the caller (the
  * divisions of grid_coords were a tenth of a million-rank replay's
  * generator cost when every peer and communicator recomputed them). */
@@ -123,7 +139,7 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
     int64_t ct = cdesc_size(cd, g);
     out->comm = cdesc_id_at(cd, g, r, c);
     int op = t->e.op;
-    int wait = mc_op_has(op, MC_OPF_COMPLETION) && t->e.nvals;
+    int wait = mc_op_has(op, MC_OPF_COMPLETION) && t->e.nvals, inexact = 0;
     if (t->newcomm >= 0) {
         const cdesc *nc = &x->cd[t->newcomm];
         out->newcomm = cdesc_id_at(nc, g, r, c);
@@ -156,7 +172,7 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
         int pos = extrap_copy_pos(t->tdir, t->copy, t->ncopies);
         for (uint32_t q = 0; q < t->e.nvals / 4; q++) {
             vb->v[4 * q + 1] = apply_peer(x, g, r, c, t, &t->peer[2 + q]);
-            vb->v[4 * q + 3] = scale(t->num[2 + q], t->law[2 + q], t, g, ct, x->nd);
+            vb->v[4 * q + 3] = scale_slot(t, 2 + q, g, ct, x->nd, &inexact);
             if (q < 31 && (t->tmask >> (q + 1) & 1u)) /* the step's tag */
                 vb->v[4 * q + 2] += pos;
         }
@@ -168,7 +184,7 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
             return mc_error_set(err, MC_ERR_NOMEM, "out of memory for %lld per-rank counts",
                                 (long long)ct);
         for (uint32_t a = 0; a < t->varr; a++) {
-            int64_t v = scale(t->num[2 + a], t->law[2 + a], t, g, ct, x->nd);
+            int64_t v = scale_slot(t, 2 + a, g, ct, x->nd, &inexact);
             for (uint32_t k = 0; k < (uint32_t)ct; k++)
                 vb->v[a * (uint32_t)ct + k] = v;
         }
@@ -180,8 +196,13 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
     if (t->newcomm < 0) {
         out->peer = apply_peer(x, g, r, c, t, &t->peer[0]);
         out->peer2 = apply_peer(x, g, r, c, t, &t->peer[1]);
-        out->bytes = scale(t->num[0], t->law[0], t, g, ct, x->nd);
-        out->bytes2 = scale(t->num[1], t->law[1], t, g, ct, x->nd);
+        out->bytes = scale_slot(t, 0, g, ct, x->nd, &inexact);
+        out->bytes2 = scale_slot(t, 1, g, ct, x->nd, &inexact);
+    }
+    if (inexact) {
+        return mc_error_set(err, MC_ERR_USAGE, "rank %d: %s: a size halved once per copy of "
+                            "its repeated block is not a whole number of bytes at copy %u at "
+                            "P=%d", r, mc_op_name(op), t->copy, g->P);
     }
     /* Times: the burst follows the compute law, durations are kept. */
     int64_t burst = t->e.burst;
@@ -944,6 +965,9 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
                                   sk[t->key]);
         }
     }
+    if (t->smask && o < len) /* recursive halving, multigrid levels */
+        o += (size_t)snprintf(buf + o, len - o, ", sizes %s once per copy",
+                              t->sdir > 0 ? "doubled" : "halved");
     const char *pos = t->tdir > 0 ? "copy" : "copies-1 - copy";
     if ((t->tmask & 1u) && o < len) /* NPB CG tags each step with its index */
         snprintf(buf + o, len - o, ", tag %d + %s", t->e.tag, pos);

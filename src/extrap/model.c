@@ -924,6 +924,10 @@ static void inherit_block_steps(const xrep *BI, const xclass *I, const xrep *BC,
                 t->tdir = a->tdir;
                 t->tmask = a->tmask;
             }
+            if (a->smask && !t->smask) { /* sizes likewise */
+                t->sdir = a->sdir;
+                t->smask = a->smask;
+            }
         }
     }
 }
@@ -1048,7 +1052,7 @@ static int merge_class(build *b, int cls, xclass *per, mc_error *err)
                        (a->e.op == MC_OP_COMM_SPLIT || a->e.tag == c->e.tag) &&
                        a->npeer == c->npeer && a->nnum == c->nnum && a->color == c->color &&
                        a->key == c->key && a->loop == c->loop && a->tdir == c->tdir &&
-                       a->tmask == c->tmask;
+                       a->tmask == c->tmask && a->sdir == c->sdir && a->smask == c->smask;
             for (uint32_t s = 0; same && s < a->npeer; s++)
                 same = a->peer[s].kind == c->peer[s].kind &&
                        (a->peer[s].kind == PD_COMMSIZE ||
@@ -1148,7 +1152,7 @@ static int tmpl_equal(const xclass *ca, const xclass *cb)
         int split = a->e.op == MC_OP_COMM_SPLIT; /* colour and key per rank */
         if (!same_literal(a, b, split) || a->color != b->color || a->key != b->key ||
             a->npeer != b->npeer || a->cart != b->cart || a->tdir != b->tdir ||
-            a->tmask != b->tmask)
+            a->tmask != b->tmask || a->sdir != b->sdir || a->smask != b->smask)
             return 0;
         for (uint32_t s = 0; s < a->npeer; s++)
             if (a->peer[s].kind != b->peer[s].kind ||

@@ -74,7 +74,7 @@ static int same_copy(const tev *a, const tev *b, uint32_t d)
  * copies or more), found on its first two copies: XOR partners (peer slot
  * s), tags (PROG_TAG) and completed receives' tags (PROG_VTAG + entry),
  * each up or down by one a copy. */
-enum { PROG_TAG = 1u << 16, PROG_VTAG = 1u << 17 };
+enum { PROG_TAG = 1u << 16, PROG_VTAG = 1u << 17, PROG_SIZE = 1u << 18 };
 typedef struct prog {
     uint32_t ev, what;
     int dir;
@@ -116,6 +116,12 @@ static int find_progs(const xclass *G, uint32_t start, uint32_t L, prog **out, u
                      ? 0 : step_of(a->e.tag, b->e.tag);
         if (dt && add_prog(out, n, i, PROG_TAG, dt))
             return -1;
+        for (uint32_t q = 0; q < 32 && q < a->nnum && q < b->nnum; q++) {
+            int64_t u = a->num[q], w = b->num[q];
+            int ds = u > 0 && w == 2 * u ? 1 : w > 0 && u == 2 * w ? -1 : 0;
+            if (ds && add_prog(out, n, i, PROG_SIZE + q, ds))
+                return -1;
+        }
         if (!is_completion(a->e.op) || a->e.nvals != b->e.nvals)
             continue;
         for (uint32_t q = 0; q < 31 && 4 * q + 3 < a->e.nvals; q++) {
@@ -152,6 +158,20 @@ static void apply_progs(xclass *C, uint32_t at, uint32_t L, uint32_t copies, con
                 p->v[0] = k0;
                 p->v[1] = pv[q].dir;
                 p->xk = k0;
+            } else if (pv[q].what >= PROG_SIZE) {
+                uint32_t k = pv[q].what - PROG_SIZE;
+                if (k >= t->nnum || c >= 62)
+                    continue;
+                /* the first copy's size: exact, or left for the traces' check */
+                int64_t v = t->num[k];
+                int64_t b = pv[q].dir > 0 ? v >> c : v << c;
+                if (pv[q].dir > 0 ? (b << c) != v : (b >> c) != v)
+                    continue;
+                t->num[k] = b;
+                if (4 * (k - 2) + 3 < t->e.nvals && k >= 2 && is_completion(t->e.op))
+                    t->e.vals[4 * (k - 2) + 3] = b;
+                t->sdir = (int8_t)pv[q].dir;
+                t->smask |= 1u << k;
             } else if (pv[q].what == PROG_TAG) {
                 t->e.tag -= pos;
                 t->tdir = (int8_t)pv[q].dir;
