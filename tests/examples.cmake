@@ -7,7 +7,7 @@ if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE)
   return()
 endif()
 
-set(MC_EXAMPLE_TESTS ring halo1d halo2d halo3d cg fft master_worker halo1d_f wavefront cg2d)
+set(MC_EXAMPLE_TESTS ring halo1d halo2d halo3d cg fft master_worker halo1d_f wavefront cg2d mg)
 
 # mc_add_example_tests(FLAVOUR TARGET_SUFFIX EXAMPLE_DIR)
 function(mc_add_example_tests flavour suffix dir)

@@ -209,6 +209,33 @@ def model_halo(nd):
     return model
 
 
+def model_mg(P, o, _trace):
+    """mg without -c: per iteration the local levels down (faces halving) and up."""
+    s, T = o["s"], o["i"]
+    dims = dims_create(P, 2)
+    L = s.bit_length() - 1
+    events = []
+    for r in range(P):
+        nbr = [cart_shift(r, dims, True, d) for d in range(2)]
+        e = [ev("Cart_create", peer2=P, vals=list(range(P)) + [2] + dims + [1, 1])]
+        for _ in range(T):
+            for l in list(range(L)) + list(reversed(range(L))):
+                b = D * (s >> l)
+                for d in range(2):
+                    lo, hi = nbr[d]
+                    e += [sendrecv(hi, l, b, lo), sendrecv(lo, l, b, hi)]
+            e.append(ev("Allreduce", nbytes=D, peer2=P, bytes2=D))
+        e.append(ev("Comm_free"))
+        events.append(e)
+    # README: 8 Sendrecv per level and iteration, 2 faces of s/2^l doubles each way
+    calls = 8 * L * T * P
+    nbytes = 8 * T * P * D * sum(s >> l for l in range(L))
+    formulas = {"MPI_Cart_create": (P, 0), "MPI_Sendrecv": (calls, nbytes),
+                "MPI_Allreduce": (T * P, D * T * P), "MPI_Comm_free": (P, 0),
+                "messages": (calls, nbytes)}
+    return wrap(events), formulas
+
+
 def sendrecv(dest, tag, b, source):
     """A Sendrecv as recorded: a receive from MPI_PROC_NULL matches nothing (source
     MC_NONE, tag MPI_ANY_TAG = -1 = MC_NONE, 0 bytes)."""
@@ -425,6 +452,7 @@ EXAMPLES = {
     "fft": (model_fft, (256, 10), lambda P: [["-s", "4", "-i", "3"], ["-s", "4", "-i", "3", "-V"],
                                              ["-s", "4", "-i", "3", "-G"]]),
     "wavefront": (model_wavefront, (64, 3), lambda P: [["-s", "16", "-i", "2"]]),
+    "mg": (model_mg, (16, 2), lambda P: [["-s", "16", "-i", "2"]]),
     "cg2d": (model_cg2d, (256, 3), lambda P: [["-s", "16", "-i", "2"],
                                                ["-s", "16", "-i", "2", "-N"]]),
     # 5 tasks at 8 ranks leaves two workers without a task (they only get the stop).

@@ -77,6 +77,8 @@ CASES = [
     # an LU-like pipelined wavefront: border ranks skip the calls for missing
     # neighbours (issue 20); 3x3 -> 4x3
     ("wavefront", "wavefront", ["-s", "16", "-i", "2"], [9], 12, []),
+    # a multigrid V-cycle's local levels: faces halving down the V and doubling up it
+    ("mg", "mg", ["-s", "16", "-i", "2"], [9], 36, []),
     ("allreduce_loop", "@loop", ["3"], [4], 8, []),
 ]
 
@@ -94,6 +96,9 @@ REFUSED = [
     ("halo1d_periodic_2", "halo1d", ["-s", "64", "-i", "2", "-p"], [2], 8, ["ambiguous"]),
     # 2x2x2 and 4x2x2: no trace tells +1 from -1 along the last two dimensions
     ("halo3d_periodic_8_16", "halo3d", ["-s", "4", "-i", "2", "-p"], [8, 16], 27, ["ambiguous"]),
+    # multigrid coarse levels on fewer ranks (coordinates multiples of 2^j): the
+    # members of a position class differ, which no rule explains yet (issue 20)
+    ("mg_coarse", "mg", ["-s", "16", "-i", "2", "-c"], [4, 16], 64, ["class (int,lo)", "rank 8"]),
     # two counts: log2(npcols) and P/4 both fit 1 and 2 steps, and differ at 16
     ("cg2d_two_counts", "cg2d", ["-s", "16", "-i", "2"], [4, 8], 16,
      ["log2cols(P) and", "x p(P)", "trace one more process count"]),
