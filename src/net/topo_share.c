@@ -15,47 +15,54 @@ enum { TC_ALL, TC_ENDED, TC_STARTED };
 
 /* ------------------------------------------------------------ progressive filling */
 
-/* Re-rates flows set[0..ns) at t by progressive filling, holding the rates
- * of every other flow. The order of every floating-point operation is that
- * of the first version (set order, links in order of first appearance, a
- * link's flows in list order), so that rates and times are reproduced to
- * the bit. */
-static int refill(topo_net *n, size_t ns, int64_t t, topo_rated *out)
+/* The links of the nl flows of set, scattered over the link array, asked
+ * for at once, so that the misses overlap instead of coming one by one in
+ * the loops that follow (collect already asked for the flows): the number
+ * of links visited, at most one scratch entry each. */
+static size_t prefetch_links(const topo_net *n, size_t ns)
 {
-    const tcaps C = n->caps;
-    const uint32_t g = n->gen;
-    tlink *L = n->links;
-    tflow *F = n->fl;
-    tmark *M = n->fmark;
-    const int32_t *set = n->set;
-    /* The neighbourhood is scattered over the link array: every link is
-     * asked for at once, so that the misses overlap instead of coming one
-     * by one in the loops below (collect already asked for the flows).
-     * The same pass sizes the scratch: at most one entry per visit. */
     size_t tot = 0;
     for (size_t i = 0; i < ns; i++) {
-        int np = F[set[i]].npath;
+        int np = n->fl[n->set[i]].npath;
         tot += (size_t)np;
-        const int32_t *p = fpath(n, set[i]);
+        const int32_t *p = fpath(n, n->set[i]);
         for (int j = 0; j < np; j++)
-            __builtin_prefetch(&L[p[j]]);
+            __builtin_prefetch(&n->links[p[j]]);
     }
-    /* scr: every entry that a link's slot may name (below capscr) has an
-     * id of -1 or that of the link listed there in this refill */
+    return tot;
+}
+
+/* Room for tot visits of links by ns flows. scr: every entry that a link's
+ * slot may name (below capscr) has an id of -1 or that of the link listed
+ * there in this refill. */
+static int refill_reserve(topo_net *n, size_t ns, size_t tot)
+{
     size_t oldcap = n->capscr;
     if (ENSURE(&n->scr, &n->capscr, tot > 0 ? tot : 1, sizeof *n->scr) ||
         ENSURE(&n->spath, &n->capspath, tot, sizeof *n->spath) ||
         ENSURE(&n->soff, &n->capsoff, ns + 1, sizeof *n->soff) ||
         ENSURE(&n->live, &n->caplive, tot, sizeof *n->live))
         return -1;
-    tscr *S = n->scr;
     for (size_t i = oldcap; i < n->capscr; i++)
-        S[i].id = -1;
+        n->scr[i].id = -1;
+    return 0;
+}
+
+/* Lists each flow of set[0..ns)'s finite links once as scratch slots
+ * (spath, from soff[i]), so that fixing it touches only the dense scratch,
+ * each link's entry with the capacity left by the flows held and its
+ * count of flows to re-rate; settles the flows at t. The number of links. */
+static size_t list_slots(topo_net *n, size_t ns, int64_t t)
+{
+    const tcaps C = n->caps;
+    tlink *L = n->links;
+    tflow *F = n->fl;
+    tmark *M = n->fmark;
+    const int32_t *set = n->set;
+    tscr *S = n->scr;
     int32_t *sp = n->spath;
     size_t *so = n->soff;
     size_t nl = 0, off = 0;
-    /* Each flow's finite links are listed once as scratch slots (sp), so
-     * that fixing it below touches only the dense scratch. */
     for (size_t i = 0; i < ns; i++) {
         int32_t fi = set[i];
         tflow *f = &F[fi];
@@ -82,12 +89,57 @@ static int refill(topo_net *n, size_t ns, int64_t t, topo_rated *out)
         }
     }
     so[ns] = off;
-    /* Progressive filling by levels: the smallest fair share among the
-     * links is the next level; every link at that level fixes its unfixed
-     * flows there (shares only grow as flows get fixed elsewhere); links
-     * with no unfixed flow left drop out. Few levels in practice, so a scan
-     * per level beats a priority queue; the scan that drops the links done
-     * also finds the next level. */
+    return nl;
+}
+
+/* Fixes the unfixed flows of link entry x at its share: each takes it,
+ * and every link of its route gives it up. */
+static void fix_link(topo_net *n, tscr *x)
+{
+    const uint32_t g = n->gen;
+    tmark *M = n->fmark;
+    tscr *S = n->scr;
+    const int32_t *sp = n->spath;
+    const size_t *so = n->soff;
+    double share = x->share;
+    double cap = cap_of(&n->caps, x->id);
+    if (share < cap * 1e-12)
+        share = cap * 1e-12; /* rounding left nothing: keep a trickle */
+    tlink *k = &n->links[x->id];
+    const int32_t *a = lfl(k);
+    for (int32_t q = 0, nf = k->nfl; q < nf && x->cnt > 0; q++) {
+        int32_t fi = a[q];
+        if (M[fi].gen != g)
+            continue; /* not re-rated here, or rated already */
+        M[fi].gen = g + 1;
+        M[fi].bneck = x->id;
+        tflow *f = &n->fl[fi];
+        double old = f->rate;
+        f->rate = share;
+        const double dd = share - old;
+        size_t si = (size_t)M[fi].si;
+        for (size_t e = so[si], ee = so[si + 1]; e < ee; e++) {
+            tscr *x2 = &S[sp[e]];
+            x2->alloc += dd;
+            double rs = x2->resid -= share;
+            int32_t c = --x2->cnt;
+            /* unconditional (no branch to mispredict): the share
+             * of a link left with no flow is never read */
+            double q2 = rs / (double)(c + (c == 0));
+            x2->share = rs > 0 ? q2 : 0;
+        }
+    }
+}
+
+/* Progressive filling by levels over the nl links of the scratch: the
+ * smallest fair share among the links is the next level; every link at
+ * that level fixes its unfixed flows there (shares only grow as flows get
+ * fixed elsewhere); links with no unfixed flow left drop out. Few levels
+ * in practice, so a scan per level beats a priority queue; the scan that
+ * drops the links done also finds the next level. */
+static void fill_by_levels(topo_net *n, size_t nl)
+{
+    tscr *S = n->scr;
     int32_t *lv = n->live;
     double lvl = INFINITY;
     for (size_t i = 0; i < nl; i++) {
@@ -103,34 +155,7 @@ static int refill(topo_net *n, size_t ns, int64_t t, topo_rated *out)
             tscr *x = &S[lv[i]];
             if (x->cnt == 0 || x->share > cut)
                 continue;
-            double share = x->share;
-            double cap = cap_of(&C, x->id);
-            if (share < cap * 1e-12)
-                share = cap * 1e-12; /* rounding left nothing: keep a trickle */
-            tlink *k = &L[x->id];
-            const int32_t *a = lfl(k);
-            for (int32_t q = 0, nf = k->nfl; q < nf && x->cnt > 0; q++) {
-                int32_t fi = a[q];
-                if (M[fi].gen != g)
-                    continue; /* not re-rated here, or rated already */
-                M[fi].gen = g + 1;
-                M[fi].bneck = x->id;
-                tflow *f = &F[fi];
-                double old = f->rate;
-                f->rate = share;
-                const double dd = share - old;
-                size_t si = (size_t)M[fi].si;
-                for (size_t e = so[si], ee = so[si + 1]; e < ee; e++) {
-                    tscr *x2 = &S[sp[e]];
-                    x2->alloc += dd;
-                    double rs = x2->resid -= share;
-                    int32_t c = --x2->cnt;
-                    /* unconditional (no branch to mispredict): the share
-                     * of a link left with no flow is never read */
-                    double q2 = rs / (double)(c + (c == 0));
-                    x2->share = rs > 0 ? q2 : 0;
-                }
-            }
+            fix_link(n, x);
         }
         size_t w = 0;
         lvl = INFINITY;
@@ -144,11 +169,25 @@ static int refill(topo_net *n, size_t ns, int64_t t, topo_rated *out)
         }
         live = w;
     }
+}
+
+/* Re-rates flows set[0..ns) at t by progressive filling, holding the rates
+ * of every other flow. The order of every floating-point operation is that
+ * of the first version (set order, links in order of first appearance, a
+ * link's flows in list order), so that rates and times are reproduced to
+ * the bit. */
+static int refill(topo_net *n, size_t ns, int64_t t, topo_rated *out)
+{
+    if (refill_reserve(n, ns, prefetch_links(n, ns)))
+        return -1;
+    size_t nl = list_slots(n, ns, t);
+    fill_by_levels(n, nl);
+    tscr *S = n->scr;
     for (size_t i = 0; i < nl; i++) {
-        L[S[i].id].alloc = S[i].alloc;
+        n->links[S[i].id].alloc = S[i].alloc;
         S[i].id = -1; /* a link's stale slot then never matches */
     }
-    *out = (topo_rated){set, ns};
+    *out = (topo_rated){n->set, ns};
     return 0;
 }
 
