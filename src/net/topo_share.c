@@ -271,6 +271,111 @@ static void fill_levels(topo_net *n, size_t ns, size_t nl, int64_t t)
     }
 }
 
+/* The changed flows' route changes: room in the scratch for each of their
+ * links, whose ids below capscr are -1 or a link listed in this refill. */
+static int route_reserve(topo_net *n, size_t nd, size_t np)
+{
+    size_t tot = 0;
+    for (size_t i = 0; i < nd + np; i++)
+        tot += (size_t)n->fl[i < nd ? n->done[i] : n->pend[i - nd]].npath;
+    size_t oldcap = n->capscr;
+    if (ENSURE(&n->scr, &n->capscr, tot > 0 ? tot : 1, sizeof *n->scr))
+        return -1;
+    for (size_t i = oldcap; i < n->capscr; i++)
+        n->scr[i].id = -1;
+    return 0;
+}
+
+/* A started flow takes, without taking from anyone, the least room its
+ * route leaves; the flows above it are re-rated with it. With several
+ * started flows (the np of pend), those above the least of these
+ * (harmless: a flow at or below its start's room is fixed at its own rate
+ * before any link fills). */
+static double start_room(const topo_net *n, size_t np)
+{
+    const tcaps C = n->caps;
+    double lam0 = INFINITY;
+    for (size_t i = 0; i < np; i++) {
+        const int32_t c = n->pend[i];
+        const int32_t *p = fpath(n, c);
+        for (int j = 0, m = n->fl[c].npath; j < m; j++) {
+            double room = cap_of(&C, p[j]) - n->links[p[j]].alloc; /* inf: infinite link */
+            lam0 = room < lam0 ? room : lam0;
+        }
+    }
+    return lam0;
+}
+
+/* Lists link id (capacity cap) as scratch entry nl: its flows to re-rate
+ * join the set (*ns of them, marked gen), each with its slots among the
+ * links listed (spath[si * maxp ...], soff[si] of them) and its bound
+ * (xcap: its rate at a start, none at an end); the entry has their count
+ * and the capacity the held flows leave. Held: at a start (ended 0), the
+ * flows at or below `above`. */
+static int list_link(topo_net *n, int32_t id, double cap, int ended, size_t nd, double above,
+                     size_t *ns, size_t nl)
+{
+    const uint32_t g = n->gen;
+    const size_t mp = (size_t)n->maxp;
+    tlink *k = &n->links[id];
+    size_t nf = (size_t)k->nfl;
+    if (ENSURE(&n->set, &n->capset, *ns + nf, sizeof *n->set) ||
+        ENSURE(&n->spath, &n->capspath, (*ns + nf) * mp, sizeof *n->spath) ||
+        ENSURE(&n->soff, &n->capsoff, *ns + nf + 1, sizeof *n->soff) ||
+        ENSURE(&n->xcap, &n->capxcap, *ns + nf, sizeof *n->xcap))
+        return -1;
+    tmark *M = n->fmark;
+    int32_t *sp = n->spath;
+    size_t *so = n->soff;
+    double *xc = n->xcap;
+    k->slot = (int32_t)nl;
+    tscr *x = &n->scr[nl];
+    *x = (tscr){cap - k->alloc, 0, 0, 0, id};
+    const int32_t *a = lfl(k);
+    for (size_t q = 0; q < nf; q++) {
+        int32_t fi = a[q];
+        const double r = n->fl[fi].rate;
+        if (M[fi].gen != g) {
+            if (!ended && r > 0 && r <= above)
+                continue; /* held */
+            M[fi].gen = g;
+            M[fi].si = (int32_t)*ns;
+            n->set[*ns] = fi;
+            so[*ns] = 0;
+            xc[(*ns)++] = r > 0 && !nd ? r : INFINITY; /* 0: started */
+        }
+        size_t si = (size_t)M[fi].si;
+        sp[si * mp + so[si]++] = (int32_t)nl;
+        x->cnt++;
+        x->resid += r;
+    }
+    x->share = share_of(x);
+    return 0;
+}
+
+/* At an end, each flow of set[0..ns)'s bound from its links not listed:
+ * its rate plus an equal part of the room left there. */
+static void end_bounds(topo_net *n, size_t ns)
+{
+    const tcaps C = n->caps;
+    const tlink *L = n->links;
+    const tscr *S = n->scr;
+    double *xc = n->xcap;
+    for (size_t i = 0; i < ns; i++) {
+        const tflow *f = &n->fl[n->set[i]];
+        const double r = f->rate;
+        const int32_t *p = fpath(n, n->set[i]);
+        for (int j = 0, m = f->npath; j < m && r > 0; j++) {
+            const tlink *k = &L[p[j]];
+            if (S[k->slot].id == p[j])
+                continue;
+            double room = cap_of(&C, p[j]) - k->alloc; /* +inf: infinite link */
+            double q = r + (room > 0 ? room : 0) / k->nfl;
+            xc[i] = q < xc[i] ? q : xc[i];
+        }
+    }
+}
+
 /* network.sharing=route: max-min progressive filling over the links where
  * the change can move a rate, each re-rated flow's other links only
  * bounding it. At instant t, with the nd flows of done[] ended and the np
@@ -294,109 +399,36 @@ static void fill_levels(topo_net *n, size_t ns, size_t nl, int64_t t)
 static int refill_route(topo_net *n, size_t nd, size_t np, int64_t t, topo_rated *out)
 {
     const tcaps C = n->caps;
-    const uint32_t g = n->gen;
-    tlink *L = n->links;
-    tflow *F = n->fl;
-    tmark *M = n->fmark;
-    size_t tot = 0;
-    for (size_t i = 0; i < nd + np; i++)
-        tot += (size_t)F[i < nd ? n->done[i] : n->pend[i - nd]].npath;
-    size_t oldcap = n->capscr;
-    if (ENSURE(&n->scr, &n->capscr, tot > 0 ? tot : 1, sizeof *n->scr))
+    if (route_reserve(n, nd, np))
         return -1;
-    tscr *S = n->scr;
-    for (size_t i = oldcap; i < n->capscr; i++)
-        S[i].id = -1;
-    /* A started flow takes, without taking from anyone, the least room its
-     * route leaves; the flows above it are re-rated with it. With several
-     * started flows, those above the least of these (harmless: a flow at or
-     * below its start's room is fixed at its own rate before any link
-     * fills). Ended flows' links first, whose flows are all re-rated, so
-     * that whether a flow is in the set is known when it is first seen. */
-    double lam0 = INFINITY;
-    for (size_t i = nd; i < nd + np; i++) {
-        const int32_t c = n->pend[i - nd];
-        const int32_t *p = fpath(n, c);
-        for (int j = 0, m = F[c].npath; j < m; j++) {
-            double room = cap_of(&C, p[j]) - L[p[j]].alloc; /* inf: infinite link */
-            lam0 = room < lam0 ? room : lam0;
-        }
-    }
-    const double above = lam0 * (1 + 1e-9);
-    /* the links to fill; the flows to re-rate (set, marked gen), each with
-     * its slots among those links (sp[si * maxp ...], so[si] of them), and
-     * each link's count and capacity left with the held flows taken out */
-    const size_t mp = (size_t)n->maxp;
+    const double above = start_room(n, np) * (1 + 1e-9);
+    /* the links to fill: ended flows' links first, whose flows are all
+     * re-rated, so that whether a flow is in the set is known when it is
+     * first seen */
     size_t nl = 0, ns = 0;
-    int32_t *sp = n->spath;
-    size_t *so = n->soff;
-    double *xc = n->xcap;
     for (size_t i = 0; i < nd + np; i++) {
         const int ended = i < nd;
         const int32_t c = ended ? n->done[i] : n->pend[i - nd];
         const int32_t *p = fpath(n, c);
-        for (int j = 0, m = F[c].npath; j < m; j++) {
+        for (int j = 0, m = n->fl[c].npath; j < m; j++) {
             int32_t id = p[j];
             double cap = cap_of(&C, id);
-            tlink *k = &L[id];
-            if (isinf(cap) || k->nfl == 0 || S[k->slot].id == id ||
-                (ended && k->alloc + F[c].rate < cap * (1 - 1e-9)))
+            const tlink *k = &n->links[id];
+            if (isinf(cap) || k->nfl == 0 || n->scr[k->slot].id == id ||
+                (ended && k->alloc + n->fl[c].rate < cap * (1 - 1e-9)))
                 continue; /* listed already, or nothing held back by it */
-            size_t nf = (size_t)k->nfl;
-            if (ENSURE(&n->set, &n->capset, ns + nf, sizeof *n->set) ||
-                ENSURE(&n->spath, &n->capspath, (ns + nf) * mp, sizeof *n->spath) ||
-                ENSURE(&n->soff, &n->capsoff, ns + nf + 1, sizeof *n->soff) ||
-                ENSURE(&n->xcap, &n->capxcap, ns + nf, sizeof *n->xcap))
+            if (list_link(n, id, cap, ended, nd, above, &ns, nl++))
                 return -1;
-            sp = n->spath;
-            so = n->soff;
-            xc = n->xcap;
-            k->slot = (int32_t)nl;
-            tscr *x = &S[nl];
-            *x = (tscr){cap - k->alloc, 0, 0, 0, id};
-            const int32_t *a = lfl(k);
-            for (size_t q = 0; q < nf; q++) {
-                int32_t fi = a[q];
-                const double r = F[fi].rate;
-                if (M[fi].gen != g) {
-                    if (!ended && r > 0 && r <= above)
-                        continue; /* held */
-                    M[fi].gen = g;
-                    M[fi].si = (int32_t)ns;
-                    n->set[ns] = fi;
-                    so[ns] = 0;
-                    xc[ns++] = r > 0 && !nd ? r : INFINITY; /* 0: started */
-                }
-                size_t si = (size_t)M[fi].si;
-                sp[si * mp + so[si]++] = (int32_t)nl;
-                x->cnt++;
-                x->resid += r;
-            }
-            x->share = share_of(x);
-            nl++;
         }
     }
     if (ENSURE(&n->chg, &n->capchg, ns, sizeof *n->chg))
         return -1;
-    const int32_t *set = n->set;
-    /* at an end, each flow's bound from its other links */
-    for (size_t i = 0; i < ns && nd; i++) {
-        const tflow *f = &F[set[i]];
-        const double r = f->rate;
-        const int32_t *p = fpath(n, set[i]);
-        for (int j = 0, m = f->npath; j < m && r > 0; j++) {
-            const tlink *k = &L[p[j]];
-            if (S[k->slot].id == p[j])
-                continue;
-            double room = cap_of(&C, p[j]) - k->alloc; /* +inf: infinite link */
-            double q = r + (room > 0 ? room : 0) / k->nfl;
-            xc[i] = q < xc[i] ? q : xc[i];
-        }
-    }
+    if (nd)
+        end_bounds(n, ns);
     n->nchg = 0;
     fill_levels(n, ns, nl, t);
     for (size_t i = 0; i < nl; i++)
-        S[i].id = -1;
+        n->scr[i].id = -1;
     *out = (topo_rated){n->chg, n->nchg};
     return 0;
 }
