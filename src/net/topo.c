@@ -1,5 +1,8 @@
 /* The topo network model: a topology of links (topo_route.c) whose
- * bandwidth concurrent messages share, max-min fairly, as flows.
+ * bandwidth concurrent messages share, max-min fairly, as flows. This
+ * file: its parameters, the engine protocol and link statistics; the
+ * flows and their end heap are in topo_flow.c, the sharing solver and the
+ * network.sharing modes in topo_share.c (topo_model.h).
  *
  * A message of s bytes from rank a to rank b, issued at t:
  *   sender CPU busy o (network.overhead), NIC g (network.gap);
