@@ -13,6 +13,7 @@
 #include "check.h"
 #include "mem_source.h"
 #include "mpicast/net.h"
+#define MPICAST_NET_INTERNAL /* white-box: the shapes and routes */
 #include "net/topo_impl.h"
 
 #define US 1000000LL /* ps */

@@ -8,6 +8,9 @@
  */
 #ifndef MPICAST_NET_TOPO_IMPL_H
 #define MPICAST_NET_TOPO_IMPL_H
+#ifndef MPICAST_NET_INTERNAL
+#error "topo_impl.h is internal to src/net"
+#endif
 
 #include <stddef.h>
 #include <stdint.h>

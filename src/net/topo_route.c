@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#define MPICAST_NET_INTERNAL
 #include "topo_impl.h"
 
 void topo_dims_create(int64_t n, int D, int *dims)
