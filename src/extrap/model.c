@@ -2,7 +2,7 @@
  *
  * 1. Read every rank of every trace into memory (small runs).
  * 2. Find the process grid: MPI_Cart_create's, else the MPI_Dims_create
- *    grid under which every Comm_split/Cart_sub is a sub-grid, else a ring.
+ *    grid under which every Comm_split/Cart_sub/Comm_create is a sub-grid, else a ring.
  * 3. Abstract each rank's events: communicators become sub-grid descriptors,
  *    peers become grid offsets or fixed ranks, Comm_split colours and keys
  *    become grid indices.
@@ -374,9 +374,9 @@ static mc_err find_grid(build *b, mc_error *err)
                 nd = t;
         if (!nd)
             return mc_error_set(err, MC_ERR_USAGE, "%s: the communicators created by "
-                                "Comm_split/Cart_sub are not rows, columns or planes of an "
-                                "MPI_Dims_create grid: their pattern is not explained",
-                                x->paths[big]);
+                                "Comm_split/Cart_sub/Comm_create are not rows, columns or "
+                                "planes of an MPI_Dims_create grid: their pattern is not "
+                                "explained", x->paths[big]);
         snprintf(x->grid_source, sizeof x->grid_source,
                  "MPI_Dims_create(P, %d) (rows/columns of the created communicators)", nd);
     } else {
