@@ -27,6 +27,8 @@ run "export otf2" export otf2 "$T/t" -o "$T/o"
 [ -f "$T/o/traces.otf2" ] || ls "$T/o" | grep -q otf2 || fail "otf2: no archive written"
 run extrapolate extrapolate "$T/t" --ranks 6 -o "$T/x" --quiet --explain
 grep -q "3 of 3 ranks have one" "$T/out" || fail "extrapolate: the input was not folded: $(cat "$T/out")"
+grep -q "warning: extrapolate: large input: each rank's main loop was folded" "$T/err" ||
+    fail "extrapolate: folded without saying so on stderr: $(cat "$T/err")"
 m=$("$M" stats "$T/x" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(f["calls"] for f in d["functions"].values()))')
 [ "$m" -eq $((2 * n)) ] || fail "extrapolate: $m calls at 6 ranks, expected twice the input's $n"
 echo "ok: 2*10^7 events through report, export chrome --window, export otf2, extrapolate under 1 GiB"

@@ -174,6 +174,9 @@ int mc_extrap_compare(mc_source *model, mc_source *real, mc_extrap_diff *d,
  * a difference fails the build naming the first differing event. Returns
  * the number of traces rebuilt and found equal (0: the model is unchecked). */
 int mc_extrap_checked(const mc_extrap *x);
+/* Inputs whose main loops were folded (docs/extrapolation.md, "Large inputs"):
+ * iterations after the first then take their mean times. */
+int mc_extrap_folded(const mc_extrap *x);
 /* One line saying why the model is unchecked and naming its stated rules
  * ("" when checked). */
 const char *mc_extrap_unchecked(const mc_extrap *x);

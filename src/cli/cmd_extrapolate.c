@@ -225,6 +225,11 @@ int cmd_extrapolate(int argc, char **argv)
             rc = cli_fail(&err);
         mc_source_close(s);
     }
+    if (rc == CLI_OK && mc_extrap_folded(x)) /* a shortcut not asked for: say so */
+        fprintf(stderr, "mpicast: warning: extrapolate: large input: each rank's main loop "
+                "was folded, so iterations after the first take their mean times and "
+                "their variation is not reproduced (docs/extrapolation.md, \"Large "
+                "inputs\")\n");
     mc_extrap_destroy(x);
     release(hold, ntraces);
     free(traces);

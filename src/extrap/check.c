@@ -261,8 +261,10 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
         folds = fold_all(traces, ntraces, prog, &ferr);
         x = folds ? extrap_build_model(traces, ntraces, rules, NULL, folds, NULL, &ferr) : NULL;
     }
-    if (x && folds)
+    if (x && folds) {
         note_folds(x, folds);
+        x->folded = ntraces;
+    }
     mc_extrap *built = build_checked(x, &ferr, traces, ntraces, folds, rules, prog, err);
     for (int k = 0; folds && k < ntraces; k++)
         extrap_fold_free(&folds[k]);
@@ -406,6 +408,11 @@ static mc_extrap *build_checked(mc_extrap *x, mc_error *ferr, const char *const 
         snprintf(x->unchecked, sizeof x->unchecked, "no trace could be rebuilt from the others: "
                  "%s not checked", *stated ? stated : "the inferred laws");
     return x;
+}
+
+int mc_extrap_folded(const mc_extrap *x)
+{
+    return x ? x->folded : 0;
 }
 
 int mc_extrap_checked(const mc_extrap *x)

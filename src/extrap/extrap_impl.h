@@ -200,6 +200,7 @@ struct mc_extrap {
     /* Leave-one-out check (check.c): traces rebuilt from the others and
      * found equal, the events compared, and the rules not checked. */
     int checked;
+    int folded;                 /* inputs whose main loops were folded (fold.c) */
     uint64_t checked_events;
     char unchecked[512];        /* "" when checked */
     char *notes;                /* inference notes for --explain (malloc'd) */
