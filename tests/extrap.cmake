@@ -28,3 +28,8 @@ if(TARGET example_cg_log2)
       ${CMAKE_BINARY_DIR}/examples/cg_log2)
   set_tests_properties(test_extrap_loo_repeat PROPERTIES LABELS mpi TIMEOUT 600)
 endif()
+# extrapolate, predict --ranks and sweep --ranks each say on stderr when their
+# input was folded (issue 26), and stay silent when it was not.
+add_test(NAME test_folded_extrapolation_warns
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_folded_extrapolation_warns.sh
+                 $<TARGET_FILE:mpicast> $<TARGET_FILE:bench_bigtrace>)

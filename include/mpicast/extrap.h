@@ -177,6 +177,12 @@ int mc_extrap_checked(const mc_extrap *x);
 /* Inputs whose main loops were folded (docs/extrapolation.md, "Large inputs"):
  * iterations after the first then take their mean times. */
 int mc_extrap_folded(const mc_extrap *x);
+/* The same for an extrapolated source (mc_extrap_source, mc_extrap_open_source);
+ * 0 for any other source. */
+int mc_extrap_source_folded(const mc_source *s);
+/* The warning every command prints after a folded extrapolation (one line,
+ * no prefix, no newline). */
+const char *mc_extrap_folded_warning(void);
 /* One line saying why the model is unchecked and naming its stated rules
  * ("" when checked). */
 const char *mc_extrap_unchecked(const mc_extrap *x);

@@ -77,6 +77,8 @@ typedef struct mc_predict_result {
     uint64_t sampled_skipped;    /* request.iterations: loop iterations rank 0's
                                     K-replay left out (and extended to) */
     uint64_t sampled_records;    /* loop records rank 0 read */
+    int folded;                  /* request.ranks: the input's main loops were folded
+                                    (mc_extrap_source_folded): say so */
 } mc_predict_result;
 
 /* Runs the session. With request.iterations = K, the input must be a

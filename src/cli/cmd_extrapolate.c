@@ -226,10 +226,7 @@ int cmd_extrapolate(int argc, char **argv)
         mc_source_close(s);
     }
     if (rc == CLI_OK && mc_extrap_folded(x)) /* a shortcut not asked for: say so */
-        fprintf(stderr, "mpicast: warning: extrapolate: large input: each rank's main loop "
-                "was folded, so iterations after the first take their mean times and "
-                "their variation is not reproduced (docs/extrapolation.md, \"Large "
-                "inputs\")\n");
+        fprintf(stderr, "mpicast: warning: extrapolate: %s\n", mc_extrap_folded_warning());
     mc_extrap_destroy(x);
     release(hold, ntraces);
     free(traces);

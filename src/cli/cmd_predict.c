@@ -471,6 +471,8 @@ int cmd_predict(int argc, char **argv)
         if (a.ranks > 0 && mc_extrap_rules_unchecked(&a.xrules, unchecked, sizeof unchecked))
             fprintf(stderr, "mpicast: warning: predict: unchecked: %s (docs/extrapolation.md, "
                     "\"Leave-one-out check\")\n", unchecked);
+        if (res.folded) /* a shortcut not asked for */
+            fprintf(stderr, "mpicast: warning: predict: %s\n", mc_extrap_folded_warning());
         if (a.json)
             rc = print_json(&a, p, &res, f);
         else

@@ -415,6 +415,13 @@ int mc_extrap_folded(const mc_extrap *x)
     return x ? x->folded : 0;
 }
 
+const char *mc_extrap_folded_warning(void)
+{
+    return "large input: each rank's main loop was folded, so iterations after the first "
+           "take their mean times and their variation is not reproduced "
+           "(docs/extrapolation.md, \"Large inputs\")";
+}
+
 int mc_extrap_checked(const mc_extrap *x)
 {
     return x ? x->checked : 0;

@@ -747,6 +747,11 @@ mc_err mc_extrap_source_burst_factor(const mc_source *s, double *f, mc_error *er
     return MC_OK;
 }
 
+int mc_extrap_source_folded(const mc_source *s)
+{
+    return s && s->ops == &xs_ops ? mc_extrap_folded(((const xsource *)s)->x) : 0;
+}
+
 mc_source *mc_extrap_open_source(const char *trace, int nranks, const mc_extrap_rules *rules,
                                  mc_error *err)
 {

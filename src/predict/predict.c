@@ -219,6 +219,7 @@ static mc_err replay(replay_job *j)
     if (run != src && rq->unwrap)
         rq->unwrap(rq->wrap_ctx, run, src);
     if (!j->is_free) {
+        j->out->folded = mc_extrap_source_folded(src);
         take_links(&j->out->links, opt.net);
         if (rq->compute)
             j->out->compute_counts = mc_ctable_get_counts(rq->compute);

@@ -395,6 +395,7 @@ static double efficiency(const sweep_cfg *c, double T, double comp, int P, doubl
 
 typedef struct point_time {
     double T, compute;
+    int folded; /* the pseudo-trace came from folded inputs */
 } point_time;
 
 static mc_err predict_one(const sweep_cfg *c, int combo, int P, const char *xkey, double xval,
@@ -421,6 +422,7 @@ static mc_err predict_one(const sweep_cfg *c, int combo, int P, const char *xkey
         for (int i = 0; i < r.run.nranks; i++)
             sum += mc_sim_seconds(r.run.ranks[i].compute);
         out->compute = r.run.nranks ? sum / r.run.nranks : 0;
+        out->folded = r.folded;
     }
     mc_predict_result_free(&r);
     mc_platform_destroy(p);
@@ -455,6 +457,7 @@ typedef struct solver {
     const sweep_cfg *c;
     int combo, P;
     int evals;          /* replays */
+    int folded;         /* some replay's input was folded */
     int recip;          /* u = 1 / value */
     double best, beste; /* the value whose efficiency is closest to E so far */
     int nlog;           /* evaluations so far: u, efficiency, h */
@@ -487,7 +490,7 @@ static int eval_at(solver *s, double u)
         return -1;
     }
     const double v = v_of(s, u), E = s->c->target;
-    point_time t, t0 = {1, 1};
+    point_time t, t0 = {1, 1, 0};
     s->evals++;
     if (predict_one(s->c, s->combo, s->P, s->c->solve, v, &t, &s->err))
         return -1;
@@ -496,6 +499,7 @@ static int eval_at(solver *s, double u)
         if (predict_one(s->c, s->combo, s->c->ranks[0], s->c->solve, v, &t0, &s->err))
             return -1;
     }
+    s->folded |= t.folded | t0.folded;
     double ep = work_rate(s->c, t.T, t.compute, s->P);
     double e0 = s->c->nranks > 1 ? work_rate(s->c, t0.T, t0.compute, s->c->ranks[0]) : 1.0;
     double eff = efficiency(s->c, t.T, t.compute, s->P, t0.T, t0.compute, s->c->ranks[0]);
@@ -682,6 +686,7 @@ static void solve_task(const sweep_cfg *c, int combo, int P, sweep_result *out)
     *s = (solver){.c = c, .combo = combo, .P = P, .best = NAN, .beste = NAN};
     solve(s, out);
     out->evals = s->evals;
+    out->folded = s->folded;
     free(s);
 }
 
@@ -705,6 +710,7 @@ void sweep_run_task(const sweep_cfg *c, int i, sweep_result *out)
         out->predicted = t.T;
         out->compute = t.compute;
         out->comm = t.T - t.compute;
+        out->folded = t.folded;
         return;
     }
     i -= c->npoints;
@@ -888,6 +894,11 @@ int sweep_print(const sweep_cfg *c, const sweep_result *res, FILE *out)
         if (!res[i].done) {
             fprintf(stderr, "mpicast: %s\n", res[i].note[0] ? res[i].note : "a point failed");
             return SWEEP_BAD_INPUT;
+        }
+    for (int i = 0; i < sweep_ntasks(c); i++)
+        if (res[i].folded) { /* a shortcut not asked for: once */
+            fprintf(stderr, "mpicast: warning: %s: %s\n", c->prog, mc_extrap_folded_warning());
+            break;
         }
     if (c->json)
         return print_json(c, res, out);

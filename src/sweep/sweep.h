@@ -61,6 +61,7 @@ typedef struct sweep_result {
     double value;       /* solve: the balance value (NAN: none) */
     double eff;         /* solve: the efficiency predicted at value */
     int32_t evals;      /* solve: replays used */
+    int32_t folded;     /* its pseudo-traces came from folded inputs (extrap.h) */
     char note[240];
 } sweep_result;
 
