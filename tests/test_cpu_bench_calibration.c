@@ -105,6 +105,12 @@ int main(void)
     CHECK(mc_platform_num(p, "cpu.l3.size") == 0);
     CHECK(fabs(mc_platform_num(p, "cpu.mem.latency") - 91.5e-9) < 1e-21);
     CHECK(mc_platform_num(p, "cpu.mem.bandwidth") == 12.5e9);
+    /* Little's law over the last level's line (l2: 128 B; l3 absent) */
+    double mlp = 91.5e-9 * 12.5e9 / 128;
+    CHECK(fabs(mcb_cpu_mlp(&m) - mlp) < 1e-12);
+    CHECK(fabs(mc_platform_num(p, "cpu.mlp") - mlp) < 1e-3 * mlp);
+    m.mem_bandwidth = 1e6; /* a slow memory: never below one miss in flight */
+    CHECK(mcb_cpu_mlp(&m) == 1);
     CHECK(!mc_platform_is_set(p, "cpu.cpi")); /* fitted elsewhere (blocks --fit-cpi) */
     mc_platform_destroy(p);
     rm_tree(dir);

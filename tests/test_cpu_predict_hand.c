@@ -179,6 +179,58 @@ static void check_blocks(void)
                     platform), 0);
 }
 
+/* Each block's own cpi (blocks --fit-cpi --cpi-records), per burst
+ * (m - r) f / k with k = 2000 instructions at 2 GHz = 1000 ns in both blocks:
+ *   0x20->0x30: (4000 - 560) / 1000 = 3.44;  0x10->0x20: 1500 / 1000 = 1.5
+ * Appended to the profile they give back the measured means (4000, 1500 ns
+ * a burst); predict: rank 0 = 1500 + 4000 + 500 + 4000 + 100 = 10100 ns. At
+ * 4 GHz the core part halves: 0x20->0x30 1720 + 560 = 2280, 0x10->0x20 750:
+ * rank 0 = 750 + 2280 + 500 + 2280 + 100 = 5910 ns. */
+static void check_cpi_records(void)
+{
+    CHECK_EQ_INT(sh("%s blocks %s/trace --profile %s/p.prof %s --fit-cpi --cpi-records "
+                    "> %s/r.txt", MPICAST_BIN, dir, dir, platform, dir), 0);
+    CHECK_EQ_INT(sh("grep -c '^cpi\t' %s/r.txt | grep -qx 2 && grep -qx 'cpi	0x20	0x30	3.44' "
+                    "%s/r.txt && grep -qx 'cpi	0x10	0x20	1.5' %s/r.txt", dir, dir, dir), 0);
+    CHECK_EQ_INT(sh("cp %s/p.prof %s/p2.prof && grep '^cpi\t' %s/r.txt >> %s/p2.prof", dir, dir,
+                    dir, dir), 0);
+    CHECK_EQ_INT(sh("%s blocks %s/trace --profile %s/p2.prof %s --json > %s/b2.json",
+                    MPICAST_BIN, dir, dir, platform, dir), 0);
+    json_t *doc = load("b2.json");
+    json_t *bl = json_object_get(doc, "blocks");
+    int seen = 0;
+    for (size_t i = 0; i < json_array_size(bl); i++) {
+        json_t *x = json_array_get(bl, i), *m = json_object_get(x, "model");
+        if (!json_is_object(m))
+            continue;
+        NEAR_NS(num(m, "time_per_burst") * 1e9, num(x, "mean") * 1e18);
+        seen++;
+    }
+    CHECK_EQ_INT(seen, 2);
+    json_decref(doc);
+    CHECK_EQ_INT(sh("%s predict %s/trace --profile %s/p2.prof %s --json > %s/p.json",
+                    MPICAST_BIN, dir, dir, platform, dir), 0);
+    doc = load("p.json");
+    NEAR_NS(num(doc, "predicted_time"), 10100);
+    json_decref(doc);
+    CHECK_EQ_INT(sh("%s predict %s/trace --profile %s/p2.prof %s --set cpu.frequency=4GHz "
+                    "--json > %s/p.json", MPICAST_BIN, dir, dir, platform, dir), 0);
+    doc = load("p.json");
+    NEAR_NS(num(doc, "predicted_time"), 5910);
+    json_decref(doc);
+    /* misses alone above the measured mean: no record, the reason instead */
+    CHECK_EQ_INT(sh("%s blocks %s/trace --profile %s/p.prof %s --set cpu.l2.latency=2000ns "
+                    "--fit-cpi --cpi-records > %s/r.txt", MPICAST_BIN, dir, dir, platform, dir),
+                 0);
+    CHECK_EQ_INT(sh("grep -c '^cpi\t' %s/r.txt | grep -qx 1 && grep -q '^# 0x20 -> 0x30: none: "
+                    "its modelled misses .* exceed its measured mean' %s/r.txt", dir, dir), 0);
+    /* only with --fit-cpi, and not with --json */
+    CHECK_EQ_INT(sh("%s blocks %s/trace --profile %s/p.prof --cpi-records 2>/dev/null",
+                    MPICAST_BIN, dir, dir), 2);
+    CHECK_EQ_INT(sh("%s blocks %s/trace --profile %s/p.prof --fit-cpi --cpi-records --json "
+                    "2>/dev/null", MPICAST_BIN, dir, dir), 2);
+}
+
 static void check_refusals(void)
 {
     /* --compute with --profile: usage */
@@ -230,6 +282,7 @@ int main(void)
                          "rd\t0x10\t0x20\t1\ti\t64\t0\t\n");
     check_predict();
     check_blocks();
+    check_cpi_records();
     check_refusals();
     rm_tree(dir);
     return 0;

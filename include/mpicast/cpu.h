@@ -64,6 +64,9 @@ typedef struct mc_cpu_block {
     int32_t rank;          /* world rank */
     double bursts;         /* executions profiled on that rank */
     double instructions, loads, stores; /* over all of them */
+    double cpi;            /* the block's own core cycles per instruction (a `cpi`
+                              record: measured on one core design, blocks
+                              --fit-cpi --per-block); 0: cpu.cpi */
 } mc_cpu_block;
 
 /* Reads a profile; every error names "FILE:LINE: what is wrong". */

@@ -224,6 +224,16 @@ void mcb_cpu_calibrate(mcb_cpu *c)
     c->mem_bandwidth = mcb_triad_rate((size_t)4 << 20, 5);
 }
 
+double mcb_cpu_mlp(const mcb_cpu *c)
+{
+    double line = 64;
+    for (int l = 1; l < 4; l++)
+        if (c->level[l].size > 0 && c->level[l].line > 0)
+            line = c->level[l].line;
+    double m = c->mem_latency * c->mem_bandwidth / line;
+    return m > 1 ? m : 1;
+}
+
 static void write_level(FILE *f, const char *name, const mcb_cache *k)
 {
     if (k->size <= 0) {
@@ -250,4 +260,9 @@ void mcb_cpu_write(const mcb_cpu *c, FILE *f)
         write_level(f, names[l], &c->level[l]);
     fprintf(f, "mem.latency = %.4gns\nmem.bandwidth = %.4gB/s\n", c->mem_latency * 1e9,
             c->mem_bandwidth);
+    /* Streams are prefetched: a core that moves mem.bandwidth with misses of
+     * mem.latency each has this many in flight; mlp = 1 (no overlap) made
+     * the examples' streaming blocks 3-30x too slow (docs/compute-data.md). */
+    fprintf(f, "# misses in flight while streaming (Little's law: mem.latency x "
+               "mem.bandwidth / line)\nmlp = %.4g\n", mcb_cpu_mlp(c));
 }

@@ -35,6 +35,10 @@ double mcb_chase_latency(size_t bytes, size_t line, long steps, int reps);
 double mcb_frequency(const char *cpu_root, const char *cpuinfo, int *source);
 /* Measures everything of *c (caches from sysfs first). */
 void mcb_cpu_calibrate(mcb_cpu *c);
+/* Misses one core keeps in flight while it streams (cpu.mlp), by Little's
+ * law: memory latency x memory bandwidth / the line of the last cache
+ * level present (64 B without one); at least 1. */
+double mcb_cpu_mlp(const mcb_cpu *c);
 /* Writes the [cpu] model keys of c as INI lines with comments. */
 void mcb_cpu_write(const mcb_cpu *c, FILE *f);
 

@@ -26,7 +26,7 @@
 static const char blocks_usage[] =
     "usage: mpicast blocks DIR [--json] [--cpu] [--top N] [--table FILE [--per-rank]]\n"
     "                      [--profile FILE [--platform FILE] [--set KEY=VALUE]...\n"
-    "                      [--fit-cpi]]\n"
+    "                      [--fit-cpi [--cpi-records]]]\n"
     "\n"
     "Compute blocks of the trace in DIR: a block is the compute burst between\n"
     "two MPI calls, named by their call sites (previous call -> this call).\n"
@@ -50,6 +50,9 @@ static const char blocks_usage[] =
     "  --fit-cpi      with --profile: the cpu.cpi that fits the measured mean bursts\n"
     "                 best (least squares weighted by executions; the model's miss\n"
     "                 time held), printed as a platform line\n"
+    "  --cpi-records  with --fit-cpi: also each block's own cpi, as 'cpi' records\n"
+    "                 to append to the profile (this core's cycles per\n"
+    "                 instruction block by block: docs/compute-data.md)\n"
     "\n"
     "Example:\n"
     "  mpicast blocks run9/ --table c.txt && mpicast predict run9/ --compute c.txt\n"
@@ -61,7 +64,7 @@ typedef struct blocks_args {
     size_t top; /* 0: every block */
     const char *profile_file, *platform; /* --profile, --platform */
     const char **sets;                   /* --set */
-    int nsets, fit_cpi;
+    int nsets, fit_cpi, cpi_records;
     /* with --profile: the profile, the model and the blocks' binding */
     mc_cpu_profile *profile;
     mc_cpu_model model;
@@ -97,6 +100,8 @@ static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
             a->sets[a->nsets++] = argv[++i];
         } else if (strcmp(s, "--fit-cpi") == 0) {
             a->fit_cpi = 1;
+        } else if (strcmp(s, "--cpi-records") == 0) {
+            a->cpi_records = 1;
         } else if (strcmp(s, "--table") == 0 && i + 1 < argc) {
             a->table = argv[++i];
         } else if (strcmp(s, "--top") == 0 && i + 1 < argc) {
@@ -121,6 +126,10 @@ static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
     }
     if (!a->dir) {
         *rc = cli_usage_error("blocks: no DIR given (see 'mpicast blocks --help')");
+        return -1;
+    }
+    if (a->cpi_records && (!a->fit_cpi || a->json)) {
+        *rc = cli_usage_error("blocks: --cpi-records goes with --fit-cpi (text output)");
         return -1;
     }
     if ((a->platform || a->nsets || a->fit_cpi) && !a->profile_file) {
@@ -281,6 +290,35 @@ static double fit_cpi(const blocks_args *a, const mc_blocks *b, int *used)
     return den > 0 ? num / den : NAN;
 }
 
+/* Each block's own cpi, as `cpi` records of the profile's format: the
+ * cycles per instruction that make the model give the block's measured
+ * mean burst with the model's miss time held, (m - r) f / k per burst.
+ * EXCIT's standard cycles are per basic block; one cpu.cpi for every
+ * block misses by 2-5x where blocks differ in instruction mix (a sqrt
+ * stream, a recurrence, a streaming loop: docs/compute-data.md). */
+static void print_cpi_records(const blocks_args *a, const mc_blocks *b)
+{
+    printf("\n# each block's own cycles per instruction on this machine: append these "
+           "lines to %s\n", a->profile_file);
+    for (size_t i = 0; i < mc_blocks_total_count(b); i++) {
+        const mc_block_stat *t = mc_blocks_total_at(b, i);
+        long k = mc_cpu_times_block(a->times, -1, t->prev_site, t->site);
+        mc_cpu_eval e;
+        double n;
+        if (k < 0 || model_of(a, t, &e, &n) < 0 || !(e.instructions > 0))
+            continue;
+        const mc_cpu_block *pb = mc_cpu_profile_at(a->profile, (size_t)k);
+        double m = mc_block_mean_ns(t) * 1e-9, r = e.miss_time / n;
+        double cpi = (m - r) * a->model.frequency / (e.instructions / n);
+        if (cpi > 0)
+            printf("cpi\t%s\t%s\t%.6g\n", pb->from, pb->to, cpi);
+        else
+            printf("# %s -> %s: none: its modelled misses (%.3f us a burst) exceed its "
+                   "measured mean (%.3f us); raise cpu.mlp\n", pb->from, pb->to, r * 1e6,
+                   m * 1e6);
+    }
+}
+
 static int print_json(const blocks_args *a, const mc_blocks *b, const mc_meta *m,
                       const block_ref *v, size_t nv)
 {
@@ -397,6 +435,8 @@ static void print_text(const blocks_args *a, const mc_blocks *b, const mc_meta *
         else
             printf("\n[cpu]\ncpi = %.6g   ; fitted on %d blocks (measured mean bursts)\n", cpi,
                    used);
+        if (a->cpi_records)
+            print_cpi_records(a, b);
     }
 }
 

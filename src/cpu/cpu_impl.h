@@ -29,8 +29,17 @@ typedef struct cpu_pblock {
     size_t first_hist, nhists; /* in the profile's histogram array */
 } cpu_pblock;
 
+/* A `cpi FROM TO VALUE` record, applied to every rank's row at the end. */
+typedef struct cpu_cpi {
+    char *from, *to;
+    double cpi;
+    int line_no;
+} cpu_cpi;
+
 struct mc_cpu_profile {
     char *path;
+    cpu_cpi *cpis;
+    size_t ncpis, capcpis;
     cpu_pblock *blocks;
     size_t nblocks, capblocks;
     cpu_hist *hists;

@@ -105,7 +105,9 @@ mc_err cpu_eval_block(const mc_cpu_model *m, const mc_cpu_profile *p, size_t i,
     memset(out, 0, sizeof *out);
     const mc_cpu_block *b = mc_cpu_profile_at(p, i);
     out->instructions = b->instructions;
-    out->core_time = b->instructions * m->cpi / m->frequency;
+    /* the block's own cycles per instruction when the profile has them
+     * (measured on this core design), else the platform's one constant */
+    out->core_time = b->instructions * (b->cpi > 0 ? b->cpi : m->cpi) / m->frequency;
     /* L1: instruction fetches (when modelled and recorded) and data */
     double above = 0; /* misses of the level above, bounding the next one's */
     int last = -1;    /* the lowest level present */

@@ -250,6 +250,32 @@ static mc_err rec_rd(parse_ctx *c, char **f, int nf)
     return parse_hist(c, f[7], &p->hists[p->nhists - 1]);
 }
 
+/* cpi FROM TO VALUE: the block's own core cycles per instruction (all its
+ * ranks); tied to its rows once all is read (apply_cpis). */
+static mc_err rec_cpi(parse_ctx *c, char **f, int nf)
+{
+    if (nf != 4)
+        return bad(c, "expected: cpi FROM TO VALUE (tab-separated)");
+    if (!valid_key(f[1]) || !valid_key(f[2]))
+        return bad(c, "bad site key (file:line, or 0x<hex> below 2^31)");
+    char *end;
+    errno = 0;
+    double v = strtod(f[3], &end);
+    if (end == f[3] || *end || errno || !(v > 0) || !isfinite(v))
+        return bad(c, "bad cpi VALUE (cycles per instruction: a number > 0)");
+    mc_cpu_profile *p = c->p;
+    if (grow((void **)&p->cpis, &p->capcpis, p->ncpis, sizeof *p->cpis, c->err))
+        return MC_ERR_NOMEM;
+    cpu_cpi k = {strdup(f[1]), strdup(f[2]), v, c->lineno};
+    if (!k.from || !k.to) {
+        free(k.from);
+        free(k.to);
+        return mc_error_set(c->err, MC_ERR_NOMEM, "out of memory");
+    }
+    p->cpis[p->ncpis++] = k;
+    return MC_OK;
+}
+
 /* meta KEY VALUE: free; sample_rate is checked since counts depend on it. */
 static mc_err rec_meta(parse_ctx *c, char **f, int nf)
 {
@@ -299,7 +325,9 @@ static mc_err parse_line(parse_ctx *c, char *line)
         return rec_rd(c, f, nf);
     if (strcmp(f[0], "meta") == 0)
         return rec_meta(c, f, nf);
-    return bad(c, "unknown record (expected meta, block or rd)");
+    if (strcmp(f[0], "cpi") == 0)
+        return rec_cpi(c, f, nf);
+    return bad(c, "unknown record (expected meta, block, rd or cpi)");
 }
 
 static int cmp_hist(const void *pa, const void *pb)
@@ -402,6 +430,31 @@ static mc_err check_complete(parse_ctx *c)
     return MC_OK;
 }
 
+/* Gives each cpi record's value to every row of its block; a record of no
+ * block, or a second one of a block, is refused at its line. */
+static mc_err apply_cpis(parse_ctx *c)
+{
+    mc_cpu_profile *p = c->p;
+    for (size_t k = 0; k < p->ncpis; k++) {
+        const cpu_cpi *x = &p->cpis[k];
+        int rows = 0;
+        for (size_t b = 0; b < p->nblocks; b++) {
+            mc_cpu_block *pb = &p->blocks[b].pub;
+            if (strcmp(pb->from, x->from) || strcmp(pb->to, x->to))
+                continue;
+            if (pb->cpi > 0)
+                return bad_at(c, x->line_no, "second cpi record of block %s -> %s", x->from,
+                              x->to);
+            pb->cpi = x->cpi;
+            rows++;
+        }
+        if (!rows)
+            return bad_at(c, x->line_no, "cpi record of a block without a 'block' record (%s "
+                          "-> %s)", x->from, x->to);
+    }
+    return MC_OK;
+}
+
 static mc_err read_all(parse_ctx *c, FILE *fp)
 {
     char buf[65536];
@@ -426,7 +479,9 @@ static mc_err read_all(parse_ctx *c, FILE *fp)
         return mc_error_set(c->err, MC_ERR_FORMAT, "%s:1: empty file, not a CPU profile",
                             c->path);
     mc_err rc = link_hists(c);
-    return rc == MC_OK ? check_complete(c) : rc;
+    if (rc == MC_OK)
+        rc = check_complete(c);
+    return rc == MC_OK ? apply_cpis(c) : rc;
 }
 
 mc_cpu_profile *mc_cpu_profile_load(const char *path, mc_error *err)
@@ -465,6 +520,11 @@ void mc_cpu_profile_destroy(mc_cpu_profile *p)
         free(p->hists[h].from);
         free(p->hists[h].to);
     }
+    for (size_t k = 0; k < p->ncpis; k++) {
+        free(p->cpis[k].from);
+        free(p->cpis[k].to);
+    }
+    free(p->cpis);
     free(p->blocks);
     free(p->hists);
     free(p->buckets);
