@@ -76,13 +76,13 @@ def misses(rd, lines):
     return m
 
 
-def run(cmd, **kw):
-    r = subprocess.run(cmd, env=ENV, capture_output=True, text=True, **kw)
+def run(cmd, env=None, **kw):
+    r = subprocess.run(cmd, env=env or ENV, capture_output=True, text=True, **kw)
     return r
 
 
-def profile(mpicast, out, cmd, expect_ok=True):
-    r = run([mpicast, "trace", "--mode", "profile", "-o", out, "--"] + cmd)
+def profile(mpicast, out, cmd, expect_ok=True, env=None, cwd=None):
+    r = run([mpicast, "trace", "--mode", "profile", "-o", out, "--"] + cmd, env=env, cwd=cwd)
     if expect_ok and r.returncode != 0:
         fail(f"profile of {cmd} exited {r.returncode}: {r.stderr[-2000:]}")
     return r
@@ -152,7 +152,11 @@ def near(a, b, rel, what):
 def kernels(a, work):
     reps = 10
     tdir = os.path.join(work, "k")
-    profile(a.mpicast, tdir, ["mpirun", "-np", "1", a.kernel, str(reps)])
+    # the program named as a command of PATH (`mpirun -np 1 kernel`), run
+    # from a directory without it: the profiler finds it as execvp would
+    kdir, kname = os.path.split(os.path.abspath(a.kernel))
+    env = dict(ENV, PATH=kdir + os.pathsep + ENV.get("PATH", ""))
+    profile(a.mpicast, tdir, ["mpirun", "-np", "1", kname, str(reps)], env=env, cwd=work)
     blocks, rds = read_profile(os.path.join(tdir, "cpu-profile.txt"))
     check_keys(blocks, table(a.mpicast, tdir), "kernels")
     cg = os.path.join(work, "cg.out")

@@ -9,8 +9,9 @@
 #            exit     PROGRAM exits 3 after MPI_Finalize: the status must stay 3
 #            sigkill  PROGRAM (tests/mpi/trace_spin.c) is killed with SIGKILL
 #                     mid-run: each rank file must yield a readable prefix
-#            cxx      PROGRAM (tests/mpi/trace_cxx.cpp): its call sites' functions are
-#                     demangled C++ names in meta.json
+#            cxx      PROGRAM (tests/mpi/trace_cxx.cpp), started by its bare name
+#                     through PATH from another directory: its call sites'
+#                     functions are demangled C++ names in meta.json, with the file
 #            poll     PROGRAM (tests/mpi/trace_poll.c) polls: its failed polls are
 #                     folded into a few records (MPICAST_POLL_FOLD=0: one each),
 #                     and stats counts every call the program counted
@@ -81,15 +82,20 @@ sigkill)
     "$check" prefix "$dir" 2 || fail "prefix check"
     ;;
 cxx)
-    timeout 120 "$mpicast" trace -o "$dir" -- "${launcher[@]}" "$prog" >"$tmp/out" 2>&1 ||
+    # a program found through PATH is named bare by dladdr: the tracer must
+    # still find its file (it looked in the working directory)
+    (cd "$tmp" && PATH="$(cd "$(dirname "$prog")" && pwd):$PATH" timeout 120 \
+        "$mpicast" trace -o "$dir" -- "${launcher[@]}" "$(basename "$prog")") >"$tmp/out" 2>&1 ||
         { cat "$tmp/out"; fail "traced run exited with $?"; }
     python3 - "$dir/meta.json" <<'PY' || fail "C++ names"
 import json, sys
-names = [s.get("function", "") for s in json.load(open(sys.argv[1]))["sites"]]
+sites = json.load(open(sys.argv[1]))["sites"]
+names = [s.get("function", "") for s in sites]
 print("sites:", names)
 for want in ("physics::Solver::exchange(int)", "double physics::total<double>(double)"):
     assert want in names, f"{want} missing"
 assert not any(n.startswith("_Z") for n in names), "a mangled name is left"
+assert any(str(s.get("file", "")).endswith("trace_cxx.cpp") for s in sites), "no file:line"
 PY
     ;;
 poll)

@@ -18,20 +18,45 @@
 #include "mpicast/profile.h"
 #include "trace_profile.h"
 
+static int executable_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* A word without '/' that names an executable file in a directory of PATH
+ * (as execvp and valgrind find it). */
+static int in_path(const char *word)
+{
+    const char *path = getenv("PATH");
+    if (!path || strchr(word, '/') || !*word)
+        return 0;
+    char buf[PATH_MAX];
+    for (const char *d = path; *d;) {
+        size_t n = strcspn(d, ":");
+        if (n > 0 && snprintf(buf, sizeof buf, "%.*s/%s", (int)n, d, word) < (int)sizeof buf &&
+            executable_file(buf))
+            return 1;
+        d += n + (d[n] == ':');
+    }
+    return 0;
+}
+
 /* The word of the command that is the program: the first later word of a
- * launcher's command that is an executable regular file; the first word of
- * any other command. -1 if a launcher's program is not found. */
+ * launcher's command that is an executable regular file, else the first
+ * that PATH finds (`mpirun -np 2 lmp`; the launcher's option values are
+ * rarely commands); the first word of any other command. -1 if a
+ * launcher's program is not found. */
 static int program_word(char **cmd, int launcher)
 {
     if (!launcher)
         return 0;
-    for (int i = 1; cmd[i]; i++) {
-        struct stat st;
-        if (cmd[i][0] == '-' || stat(cmd[i], &st) != 0 || !S_ISREG(st.st_mode) ||
-            access(cmd[i], X_OK) != 0)
-            continue;
-        return i;
-    }
+    for (int i = 1; cmd[i]; i++)
+        if (cmd[i][0] != '-' && executable_file(cmd[i]))
+            return i;
+    for (int i = 1; cmd[i]; i++)
+        if (cmd[i][0] != '-' && in_path(cmd[i]))
+            return i;
     return -1;
 }
 
@@ -40,7 +65,8 @@ char **trace_profile_command(char **cmd, int launcher, const char *dir, const ch
     int at = program_word(cmd, launcher);
     if (at < 0) {
         fprintf(stderr, "mpicast: trace: --mode profile: cannot tell which word of the "
-                "command is the program (give it with a path, e.g. ./app)\n");
+                "command is the program: no word is an executable file or a command of PATH "
+                "(give it with a path, e.g. ./app)\n");
         return NULL;
     }
     static char self[PATH_MAX];

@@ -56,13 +56,28 @@ static int32_t site_hash(const char *module, uint64_t offset)
 
 /* dladdr names the main program as it was started ("./a.out"): make it
  * absolute for meta.json. Paths are interned (few modules). */
+/* The running program's own file when `name` is its bare name: dladdr
+ * names the main program as it was started, and a program found through
+ * PATH (`mpirun -np 4 lmp`) is not in the working directory, where
+ * realpath would look for it (its sites then had no file:line). */
+static int self_exe(const char *name, char *buf, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *base = strrchr(buf, '/');
+    return strcmp(base ? base + 1 : buf, name) == 0;
+}
+
 static const char *module_path(const char *name)
 {
     static char *seen[64];
     static int nseen;
     char buf[4096];
     const char *path = name;
-    if (name[0] != '/' && realpath(name, buf))
+    if (name[0] != '/' &&
+        (strchr(name, '/') ? realpath(name, buf) != NULL : self_exe(name, buf, sizeof buf)))
         path = buf;
     for (int i = 0; i < nseen; i++)
         if (strcmp(seen[i], path) == 0)
