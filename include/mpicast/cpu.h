@@ -16,7 +16,9 @@
  * The model (mc_cpu_model, from the platform): a burst of block b takes
  *   T = max(instr * cpi / f + sum_k misses_k * penalty_k / mlp,
  *           misses_last * line_last / mem_bandwidth)
- * with penalty_k = latency(next level, or memory) - latency(level k).
+ * with penalty_k = latency(next level, or memory) - latency(level k); cpi is
+ * the block's own when the profile has a `cpi` record for it (one core
+ * design's cycles, measured), else the platform's cpu.cpi.
  *
  * Ownership: objects returned by *_load / *_create are freed by the matching
  * destroy (NULL is a no-op); pointers returned by *_at borrow from them.
