@@ -11,6 +11,7 @@ typedef struct cli_command {
     const char *name;
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
     const char *summary;
+    int table_opts; /* parses its own "--opt=value" (opts.h); else main.c splits them */
 } cli_command;
 
 /* Prints "mpicast: MSG" on stderr and returns CLI_BAD_INPUT. */

@@ -13,20 +13,20 @@
 #include "mpicast/outfile.h"
 
 static const cli_command commands[] = {
-    {"trace", cmd_trace, "run an MPI program with the tracer preloaded"},
-    {"dump", cmd_dump, "print a trace as text, one line per event"},
-    {"stats", cmd_stats, "calls, bytes, MPI time and message statistics"},
-    {"predict", cmd_predict, "replay a trace on a modelled platform"},
-    {"validate", cmd_validate, "measured vs predicted on the measured platform: the error split"},
-    {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points"},
-    {"model", cmd_model, "models of calls, times, bytes per function from small runs"},
-    {"scaling", cmd_scaling, "processing-time model: strong and weak scaling"},
-    {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables"},
-    {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON"},
-    {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory"},
-    {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots"},
-    {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces"},
-    {"compress", cmd_compress, "store each rank's main loop once: every reader expands it"},
+    {"trace", cmd_trace, "run an MPI program with the tracer preloaded", 0},
+    {"dump", cmd_dump, "print a trace as text, one line per event", 0},
+    {"stats", cmd_stats, "calls, bytes, MPI time and message statistics", 0},
+    {"predict", cmd_predict, "replay a trace on a modelled platform", 1},
+    {"validate", cmd_validate, "measured vs predicted on the measured platform: the error split", 0},
+    {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points", 0},
+    {"model", cmd_model, "models of calls, times, bytes per function from small runs", 0},
+    {"scaling", cmd_scaling, "processing-time model: strong and weak scaling", 0},
+    {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables", 0},
+    {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON", 0},
+    {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory", 0},
+    {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots", 0},
+    {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces", 0},
+    {"compress", cmd_compress, "store each rank's main loop once: every reader expands it", 0},
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
 
@@ -151,6 +151,21 @@ static char **split_opt_values(int argc, char **argv, int *out_argc)
     return v;
 }
 
+/* Runs cmd on argv[1..]; a command without an option table gets its
+ * "--opt=value" split into "--opt value" first. */
+static int run_command(const cli_command *cmd, int argc, char **argv)
+{
+    if (cmd->table_opts)
+        return finish_stdout(cmd->run(argc - 1, argv + 1));
+    int n;
+    char **args = split_opt_values(argc, argv, &n);
+    if (!args)
+        return cli_usage_error("out of memory");
+    int rc = finish_stdout(cmd->run(n - 1, args + 1));
+    free(args);
+    return rc;
+}
+
 static void warn_env(const char *msg)
 {
     fprintf(stderr, "mpicast: warning: %s\n", msg);
@@ -179,16 +194,8 @@ int main(int argc, char **argv)
      * the program's command line, passed on untouched */
     if (strcmp(argv[1], "_profile-rank") == 0)
         return cmd_profile_rank(argc - 1, argv + 1);
-    int n;
-    char **args = split_opt_values(argc, argv, &n);
-    if (!args)
-        return cli_usage_error("out of memory");
     for (size_t i = 0; i < ncommands; i++)
-        if (strcmp(argv[1], commands[i].name) == 0) {
-            int rc = finish_stdout(commands[i].run(n - 1, args + 1));
-            free(args);
-            return rc;
-        }
-    free(args);
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return run_command(&commands[i], argc, argv);
     return cli_usage_error("'%s' is not a command; see 'mpicast --help'", argv[1]);
 }
