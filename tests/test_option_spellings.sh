@@ -17,6 +17,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # the arguments each command needs besides the option under test
 declare -A BASE=(
   [predict]="$T/tr --jobs 1"
+  [sweep]="$T/tr --quiet"
 )
 run() { # DIR ARGS...: exit status, then the first stderr line
   local dir=$1; shift

@@ -18,7 +18,7 @@ static const cli_command commands[] = {
     {"stats", cmd_stats, "calls, bytes, MPI time and message statistics", 0},
     {"predict", cmd_predict, "replay a trace on a modelled platform", 1},
     {"validate", cmd_validate, "measured vs predicted on the measured platform: the error split", 0},
-    {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points", 0},
+    {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points", 1},
     {"model", cmd_model, "models of calls, times, bytes per function from small runs", 0},
     {"scaling", cmd_scaling, "processing-time model: strong and weak scaling", 0},
     {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables", 0},
