@@ -18,6 +18,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 declare -A BASE=(
   [predict]="$T/tr --jobs 1"
   [sweep]="$T/tr --quiet"
+  [extrapolate]="$T/tr --ranks 8 --explain"
 )
 run() { # DIR ARGS...: exit status, then the first stderr line
   local dir=$1; shift

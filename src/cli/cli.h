@@ -53,14 +53,6 @@ int cmd_report(int argc, char **argv);
 int cmd_extrapolate(int argc, char **argv);
 int cmd_compress(int argc, char **argv);
 
-/* Extrapolation options shared by extrapolate and predict --ranks
- * (cmd_extrapolate.c): 1 if argv[*i] was a rule option (consumed), 0 if not,
- * -1 on error with *rc set. */
-struct mc_extrap_rules;
-int cli_extrap_rule_option(int argc, char **argv, int *i, struct mc_extrap_rules *rules, int *rc);
-/* A positive rank count; 0 on success. */
-int cli_parse_ranks(const char *s, int *out);
-
 /* extrapolate --format dumpi (extrap_dumpi.c): the P-rank pseudo-trace of x
  * streamed from its event source straight into the DUMPI files of dir (one
  * rank at a time, never a mpicast trace in between); the losses are named

@@ -25,7 +25,7 @@ static const cli_command commands[] = {
     {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON", 0},
     {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory", 0},
     {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots", 0},
-    {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces", 0},
+    {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces", 1},
     {"compress", cmd_compress, "store each rank's main loop once: every reader expands it", 0},
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
