@@ -19,6 +19,8 @@ declare -A BASE=(
   [predict]="$T/tr --jobs 1"
   [sweep]="$T/tr --quiet"
   [extrapolate]="$T/tr --ranks 8 --explain"
+  [dump]="$T/tr"
+  [stats]="$T/tr"
 )
 run() { # DIR ARGS...: exit status, then the first stderr line
   local dir=$1; shift

@@ -14,8 +14,8 @@
 
 static const cli_command commands[] = {
     {"trace", cmd_trace, "run an MPI program with the tracer preloaded", 0},
-    {"dump", cmd_dump, "print a trace as text, one line per event", 0},
-    {"stats", cmd_stats, "calls, bytes, MPI time and message statistics", 0},
+    {"dump", cmd_dump, "print a trace as text, one line per event", 1},
+    {"stats", cmd_stats, "calls, bytes, MPI time and message statistics", 1},
     {"predict", cmd_predict, "replay a trace on a modelled platform", 1},
     {"validate", cmd_validate, "measured vs predicted on the measured platform: the error split", 0},
     {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points", 1},
