@@ -21,6 +21,8 @@ declare -A BASE=(
   [extrapolate]="$T/tr --ranks 8 --explain"
   [dump]="$T/tr"
   [stats]="$T/tr"
+  [compress]="$T/tr -o c"
+  [import]="otf2 $T/none"
 )
 run() { # DIR ARGS...: exit status, then the first stderr line
   local dir=$1; shift

@@ -23,10 +23,10 @@ static const cli_command commands[] = {
     {"scaling", cmd_scaling, "processing-time model: strong and weak scaling", 0},
     {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables", 0},
     {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON", 0},
-    {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory", 0},
+    {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory", 1},
     {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots", 0},
     {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces", 1},
-    {"compress", cmd_compress, "store each rank's main loop once: every reader expands it", 0},
+    {"compress", cmd_compress, "store each rank's main loop once: every reader expands it", 1},
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
 
