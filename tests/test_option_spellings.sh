@@ -23,6 +23,8 @@ declare -A BASE=(
   [stats]="$T/tr"
   [compress]="$T/tr -o c"
   [import]="otf2 $T/none"
+  [validate]="$T/tr"
+  [report]="$T/tr -o r.html --no-predict --quiet"
 )
 run() { # DIR ARGS...: exit status, then the first stderr line
   local dir=$1; shift
