@@ -22,7 +22,7 @@ static const cli_command commands[] = {
     {"model", cmd_model, "models of calls, times, bytes per function from small runs", 0},
     {"scaling", cmd_scaling, "processing-time model: strong and weak scaling", 0},
     {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables", 0},
-    {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON", 0},
+    {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON", 1},
     {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory", 1},
     {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots", 1},
     {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces", 1},
