@@ -24,6 +24,7 @@ declare -A BASE=(
   [compress]="$T/tr -o c"
   [import]="otf2 $T/none"
   [validate]="$T/tr"
+  [blocks]="$T/tr"
   [export]="chrome $T/tr -o e.json --quiet"
   [report]="$T/tr -o r.html --no-predict --quiet"
 )

@@ -21,7 +21,7 @@ static const cli_command commands[] = {
     {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points", 1},
     {"model", cmd_model, "models of calls, times, bytes per function from small runs", 0},
     {"scaling", cmd_scaling, "processing-time model: strong and weak scaling", 0},
-    {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables", 0},
+    {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables", 1},
     {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON", 1},
     {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory", 1},
     {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots", 1},
