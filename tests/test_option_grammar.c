@@ -54,7 +54,7 @@ static int parse(args *a, const char *const *words)
         {"--open", NULL, "FILE", CLI_VALUE, NULL, NULL, refuse_io},
     };
     const cli_spec spec = {"demo", "usage: demo\n\n", "Exit status: 0\n", 16, opts,
-                           CLI_NOPTS(opts), cli_collect, &a->pos};
+                           CLI_NOPTS(opts), cli_collect, &a->pos, 0};
     int rc;
     return cli_parse(&spec, argc, argv, &rc) ? rc : -1;
 }

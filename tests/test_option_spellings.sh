@@ -25,6 +25,7 @@ declare -A BASE=(
   [import]="otf2 $T/none"
   [validate]="$T/tr"
   [blocks]="$T/tr"
+  [scaling]="$T/none.csv"
   [export]="chrome $T/tr -o e.json --quiet"
   [report]="$T/tr -o r.html --no-predict --quiet"
 )

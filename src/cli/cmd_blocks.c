@@ -101,7 +101,7 @@ static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
          "time held), printed as a platform line", &a->fit_cpi, NULL},
     };
     const cli_spec spec = {"blocks", blocks_head, blocks_tail, 17, opts, CLI_NOPTS(opts),
-                           cli_take_one, &dir};
+                           cli_take_one, &dir, 0};
     if (cli_parse(&spec, argc, argv, rc))
         return -1;
     a->dir = dir.value;

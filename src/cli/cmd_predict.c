@@ -158,7 +158,7 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
          "--compute", &a->profile_file, NULL},
     };
     const cli_spec spec = {"predict", predict_head, predict_tail, 19, opts, CLI_NOPTS(opts),
-                           cli_take_one, &trace};
+                           cli_take_one, &trace, 0};
     if (cli_parse(&spec, argc, argv, rc))
         return -1;
     a->trace = trace.value;

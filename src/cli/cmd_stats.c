@@ -411,7 +411,7 @@ static int parse_args(int argc, char **argv, const char **dir, int *json)
          json, NULL},
     };
     const cli_spec spec = {"stats", stats_head, stats_tail, 11, opts, CLI_NOPTS(opts),
-                           cli_take_one, &trace};
+                           cli_take_one, &trace, 0};
     int rc;
     if (cli_parse(&spec, argc, argv, &rc))
         return rc;

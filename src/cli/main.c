@@ -20,7 +20,7 @@ static const cli_command commands[] = {
     {"validate", cmd_validate, "measured vs predicted on the measured platform: the error split", 1},
     {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points", 1},
     {"model", cmd_model, "models of calls, times, bytes per function from small runs", 0},
-    {"scaling", cmd_scaling, "processing-time model: strong and weak scaling", 0},
+    {"scaling", cmd_scaling, "processing-time model: strong and weak scaling", 1},
     {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables", 1},
     {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON", 1},
     {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory", 1},

@@ -33,7 +33,10 @@ static int failed(const cli_spec *spec, const mc_error *err, int *rc)
 {
     const char *msg = err->msg[0] ? err->msg : "bad argument";
     if (err->code == MC_ERR_USAGE || err->code == MC_OK) {
-        fprintf(stderr, "mpicast: %s: %s\n", spec->cmd, msg);
+        if (spec->unprefixed)
+            fprintf(stderr, "mpicast: %s\n", msg);
+        else
+            fprintf(stderr, "mpicast: %s: %s\n", spec->cmd, msg);
         *rc = OPTS_USAGE;
     } else {
         fprintf(stderr, "mpicast: %s\n", msg);
@@ -82,7 +85,7 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, int *rc)
     int options = 1;
     *rc = 0;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        char *a = argv[i];
         if (options && strcmp(a, "--") == 0) {
             options = 0; /* the rest is positional, as written */
             continue;
@@ -177,7 +180,7 @@ int cli_list_add(cli_list *list, const char *value, mc_error *err)
     return 0;
 }
 
-int cli_collect(void *list, const char *arg, mc_error *err)
+int cli_collect(void *list, char *arg, mc_error *err)
 {
     return cli_list_add(list, arg, err);
 }
@@ -202,7 +205,7 @@ int cli_set_count(void *target, const char *opt, const char *value, mc_error *er
     return 0;
 }
 
-int cli_take_one(void *one, const char *arg, mc_error *err)
+int cli_take_one(void *one, char *arg, mc_error *err)
 {
     cli_one *o = one;
     if (o->value) {

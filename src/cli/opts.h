@@ -55,9 +55,14 @@ typedef struct cli_spec {
     int column;           /* where the options' help text starts (e.g. 19) */
     const cli_opt *opts;
     size_t nopts;
-    /* each positional argument, in order; 0, or -1 with err set (as a handler) */
-    int (*positional)(void *ctx, const char *arg, mc_error *err);
+    /* each positional argument, in order (argv's own string: the callback may
+     * cut it); 0, or -1 with err set (as a handler) */
+    int (*positional)(void *ctx, char *arg, mc_error *err);
     void *pos_ctx;
+    /* handlers' and positionals' usage errors are printed as written,
+     * "mpicast: MSG", not "mpicast: CMD: MSG" (model and scaling, whose
+     * messages start with the option) */
+    int unprefixed;
 } cli_spec;
 
 #define CLI_NOPTS(a) (sizeof(a) / sizeof((a)[0]))
@@ -70,7 +75,7 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, int *rc);
 void cli_print_help(const cli_spec *spec, FILE *out);
 
 /* cli_spec.positional that appends to the cli_list pos_ctx. */
-int cli_collect(void *list, const char *arg, mc_error *err);
+int cli_collect(void *list, char *arg, mc_error *err);
 /* Appends value to list; -1 (MC_ERR_NOMEM in err) when out of memory. */
 int cli_list_add(cli_list *list, const char *value, mc_error *err);
 void cli_list_free(cli_list *list);
@@ -85,7 +90,7 @@ typedef struct cli_one {
     const char *what; /* "TRACE" */
 } cli_one;
 /* cli_spec.positional for a cli_one pos_ctx. */
-int cli_take_one(void *one, const char *arg, mc_error *err);
+int cli_take_one(void *one, char *arg, mc_error *err);
 
 /* The extrapolation rule options (rule_opts.c), one table fragment shared by
  * extrapolate, predict --ranks and sweep --ranks: rows for a cli_opt array,

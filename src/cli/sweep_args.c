@@ -214,7 +214,7 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
     char head[sizeof sweep_head + 64];
     snprintf(head, sizeof head, sweep_head, prog);
     const cli_spec spec = {prog, head, sweep_tail, 24, opts, CLI_NOPTS(opts), cli_take_one,
-                           &trace};
+                           &trace, 0};
     int rc;
     int stopped = cli_parse(&spec, argc, argv, &rc);
     c->sets = sets.v; /* sweep_cfg_free frees them */
