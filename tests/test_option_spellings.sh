@@ -26,6 +26,7 @@ declare -A BASE=(
   [validate]="$T/tr"
   [blocks]="$T/tr"
   [scaling]="$T/none.csv"
+  [model]="$T/none.csv"
   [export]="chrome $T/tr -o e.json --quiet"
   [report]="$T/tr -o r.html --no-predict --quiet"
 )

@@ -27,6 +27,8 @@ const char *cli_opt_value(int argc, char **argv, int *i, const char *name);
 int cli_is_opt(const char *arg, const char *name);
 /* True when a --plot path names a format the plotter writes (.svg, .png). */
 int cli_plot_kind_ok(const char *path);
+/* Option handler (opts.h) of --plot: *(const char **)plot = a .svg or .png path. */
+int cli_set_plot(void *plot, const char *opt, const char *value, mc_error *err);
 /* Creates the temporary data file of a --plot from `path_template`
  * ("/tmp/...-XXXXXX", rewritten to the name); NULL after printing the
  * error that names `plot`. */

@@ -139,15 +139,6 @@ static int set_degree(void *degree, const char *opt, const char *v, mc_error *er
     return 0;
 }
 
-static int set_plot(void *plot, const char *opt, const char *v, mc_error *err)
-{
-    (void)opt;
-    if (!cli_plot_kind_ok(v))
-        return usage(err, "--plot takes FILE.svg or FILE.png");
-    *(const char **)plot = v;
-    return 0;
-}
-
 /* --label p=P,n=N: the coordinates of the input just before it */
 static int set_label(void *opts, const char *opt, const char *v, mc_error *err)
 {
@@ -214,7 +205,7 @@ static int parse_args(int argc, char **argv, scaling_opts *o)
          "draw the strong and weak curves and their decomposition\n"
          "(tau, a/p, chi0, chi1; measured tau as points) with\n"
          "gnuplot to FILE.svg or FILE.png; without --strong/--weak,\n"
-         "strong scaling at every fitted n", &o->plot, set_plot},
+         "strong scaling at every fitted n", &o->plot, cli_set_plot},
     };
     const cli_spec spec = {"scaling", scaling_head, scaling_tail, 19, opts, CLI_NOPTS(opts),
                            add_input, o, 1};

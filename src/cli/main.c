@@ -19,7 +19,7 @@ static const cli_command commands[] = {
     {"predict", cmd_predict, "replay a trace on a modelled platform", 1},
     {"validate", cmd_validate, "measured vs predicted on the measured platform: the error split", 1},
     {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points", 1},
-    {"model", cmd_model, "models of calls, times, bytes per function from small runs", 0},
+    {"model", cmd_model, "models of calls, times, bytes per function from small runs", 1},
     {"scaling", cmd_scaling, "processing-time model: strong and weak scaling", 1},
     {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables", 1},
     {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON", 1},
@@ -77,6 +77,16 @@ static int ends_with(const char *s, const char *suf)
 int cli_plot_kind_ok(const char *path)
 {
     return ends_with(path, ".svg") || ends_with(path, ".png");
+}
+
+int cli_set_plot(void *plot, const char *opt, const char *value, mc_error *err)
+{
+    if (!cli_plot_kind_ok(value)) {
+        mc_error_set(err, MC_ERR_USAGE, "%s takes FILE.svg or FILE.png", opt);
+        return -1;
+    }
+    *(const char **)plot = value;
+    return 0;
 }
 
 FILE *cli_plot_data_file(char *path_template, const char *plot)
