@@ -54,12 +54,24 @@ static int parse(args *a, const char *const *words)
         {"--open", NULL, "FILE", CLI_VALUE, NULL, NULL, refuse_io},
     };
     const cli_spec spec = {"demo", "usage: demo\n\n", "Exit status: 0\n", 16, opts,
-                           CLI_NOPTS(opts), cli_collect, &a->pos, 0};
+                           CLI_NOPTS(opts), cli_collect, &a->pos, 0, 0};
     int rc;
     return cli_parse(&spec, argc, argv, &rc) ? rc : -1;
 }
 
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* One required positional (cli_take_one): its value, or the exit status. */
+static int parse_one(int argc, char **argv, const char **value)
+{
+    cli_one one = {NULL, "TRACE"};
+    const cli_spec spec = {"demo", "usage: demo\n", NULL, 8, NULL, 0, cli_take_one, &one, 0, 0};
+    int rc;
+    if (cli_parse(&spec, argc, argv, &rc))
+        return rc;
+    *value = one.value;
+    return -1;
+}
 
 int main(void)
 {
@@ -122,6 +134,13 @@ int main(void)
     CHECK_EQ_STR(a.pos.v[1], "--json");
     CHECK_EQ_STR(a.pos.v[2], "--set=x");
     CHECK_EQ_STR(a.pos.v[3], "--");
+    /* exactly one positional where the command takes one */
+    const char *one = NULL;
+    char *w1[] = {"demo", "T"}, *w2[] = {"demo", "T", "U"}, *w0[] = {"demo"};
+    CHECK_EQ_INT(parse_one(2, w1, &one), -1);
+    CHECK_EQ_STR(one, "T");
+    CHECK_EQ_INT(parse_one(3, w2, &one), 2);
+    CHECK_EQ_INT(parse_one(1, w0, &one), 2);
     /* --help: exit 0, every listed row, continuation lines at the column */
     char path[] = "/tmp/mc_opts_help_XXXXXX";
     int fd = mkstemp(path);

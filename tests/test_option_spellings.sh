@@ -27,6 +27,7 @@ declare -A BASE=(
   [blocks]="$T/tr"
   [scaling]="$T/none.csv"
   [model]="$T/none.csv"
+  [trace]="" # options come before the command: without one, the same usage error
   [export]="chrome $T/tr -o e.json --quiet"
   [report]="$T/tr -o r.html --no-predict --quiet"
 )

@@ -9,22 +9,16 @@ enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
 
 typedef struct cli_command {
     const char *name;
-    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    /* argv[0] is the subcommand name; each parses its options by its table
+     * (opts.h: one grammar, --opt=value and --opt value everywhere) */
+    int (*run)(int argc, char **argv);
     const char *summary;
-    int table_opts; /* parses its own "--opt=value" (opts.h); else main.c splits them */
 } cli_command;
 
 /* Prints "mpicast: MSG" on stderr and returns CLI_BAD_INPUT. */
 int cli_fail(const mc_error *err);
 /* Prints "mpicast: <printf>" on stderr and returns CLI_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* True when argv[i] is --help or -h. */
-int cli_is_help(const char *arg);
-/* Value of "--opt V" or "--opt=V" at argv[*i] (advancing *i past V); NULL
- * when argv[*i] is not that option or V is missing. */
-const char *cli_opt_value(int argc, char **argv, int *i, const char *name);
-/* True when arg is "--opt" or "--opt=...". */
-int cli_is_opt(const char *arg, const char *name);
 /* True when a --plot path names a format the plotter writes (.svg, .png). */
 int cli_plot_kind_ok(const char *path);
 /* Option handler (opts.h) of --plot: *(const char **)plot = a .svg or .png path. */

@@ -101,14 +101,10 @@ static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
          "time held), printed as a platform line", &a->fit_cpi, NULL},
     };
     const cli_spec spec = {"blocks", blocks_head, blocks_tail, 17, opts, CLI_NOPTS(opts),
-                           cli_take_one, &dir, 0};
+                           cli_take_one, &dir, 0, 0};
     if (cli_parse(&spec, argc, argv, rc))
         return -1;
     a->dir = dir.value;
-    if (!a->dir) {
-        *rc = cli_usage_error("blocks: no DIR given (see 'mpicast blocks --help')");
-        return -1;
-    }
     if ((a->platform || a->sets.n || a->fit_cpi) && !a->profile_file) {
         *rc = cli_usage_error("blocks: --platform, --set and --fit-cpi need --profile FILE");
         return -1;

@@ -57,7 +57,7 @@ int cmd_compress(int argc, char **argv)
          &quiet, NULL},
     };
     const cli_spec spec = {"compress", compress_head, compress_tail, 13, opts, CLI_NOPTS(opts),
-                           cli_take_one, &trace, 0};
+                           cli_take_one, &trace, 0, 0};
     int status;
     if (cli_parse(&spec, argc, argv, &status))
         return status;

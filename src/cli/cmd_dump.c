@@ -66,13 +66,11 @@ static int parse_args(int argc, char **argv, dump_opts *o)
          "traces of the same program compare with diff", &no_times, NULL},
     };
     const cli_spec spec = {"dump", dump_head, dump_tail, 15, opts, CLI_NOPTS(opts), cli_take_one,
-                           &dir, 0};
+                           &dir, 0, 0};
     if (cli_parse(&spec, argc, argv, &rc))
         return rc;
     o->with_times = !no_times;
     o->dir = dir.value;
-    if (!o->dir)
-        return cli_usage_error("dump: missing trace directory; see 'mpicast dump --help'");
     return -1;
 }
 

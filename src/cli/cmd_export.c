@@ -152,7 +152,7 @@ int cmd_export(int argc, char **argv)
         {"--quiet", "-q", NULL, CLI_FLAG, "no progress line on stderr", &quiet, NULL},
     };
     const cli_spec spec = {"export", export_head, export_tail, 16, opts, CLI_NOPTS(opts),
-                           cli_collect, &args, 0};
+                           cli_collect, &args, 0, 0};
     int status;
     int stop = cli_parse(&spec, argc, argv, &status);
     fmt = args.n > 0 ? args.v[0] : NULL;

@@ -110,7 +110,7 @@ int cmd_extrapolate(int argc, char **argv)
          "then ranks written / P; only when stderr is a terminal)", &quiet, NULL},
     };
     const cli_spec spec = {"extrapolate", extrapolate_head, extrapolate_tail, 21, opts,
-                           CLI_NOPTS(opts), cli_collect, &inputs, 0};
+                           CLI_NOPTS(opts), cli_collect, &inputs, 0, 0};
     if (cli_parse(&spec, argc, argv, &rc)) {
         cli_list_free(&inputs);
         return rc;

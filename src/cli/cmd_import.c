@@ -47,7 +47,7 @@ int cmd_import(int argc, char **argv)
         {"--quiet", "-q", NULL, CLI_FLAG, "no progress line on stderr", &quiet, NULL},
     };
     const cli_spec spec = {"import", import_head, import_tail, 15, opts, CLI_NOPTS(opts),
-                           cli_collect, &args, 0};
+                           cli_collect, &args, 0, 0};
     int stop = cli_parse(&spec, argc, argv, &status);
     fmt = args.n > 0 ? args.v[0] : NULL;
     archive = args.n > 1 ? args.v[1] : NULL;

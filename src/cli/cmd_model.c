@@ -296,7 +296,7 @@ static int parse_args(int argc, char **argv, model_opts *o)
          "ignores that key): load it in Extra-P and compare", &o->extrap_json, set_file},
     };
     const cli_spec spec = {"model", model_head, model_tail, 20, opts, CLI_NOPTS(opts), add_file,
-                           o, 1};
+                           o, 1, 0};
     int rc;
     if (cli_parse(&spec, argc, argv, &rc))
         return rc;

@@ -158,14 +158,10 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
          "--compute", &a->profile_file, NULL},
     };
     const cli_spec spec = {"predict", predict_head, predict_tail, 19, opts, CLI_NOPTS(opts),
-                           cli_take_one, &trace, 0};
+                           cli_take_one, &trace, 0, 0};
     if (cli_parse(&spec, argc, argv, rc))
         return -1;
     a->trace = trace.value;
-    if (!a->trace) {
-        *rc = cli_usage_error("predict: no TRACE given (see 'mpicast predict --help')");
-        return -1;
-    }
     if (a->compute_file && a->profile_file) {
         *rc = cli_usage_error("predict: --compute and --profile both give the blocks' times: "
                               "give one");

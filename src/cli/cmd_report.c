@@ -69,7 +69,7 @@ int cmd_report(int argc, char **argv)
         {"--quiet", "-q", NULL, CLI_FLAG, "no progress line on stderr", &quiet, NULL},
     };
     const cli_spec spec = {"report", report_head, report_tail, 24, opts, CLI_NOPTS(opts),
-                           cli_collect, &inputs, 0};
+                           cli_collect, &inputs, 0, 0};
     if (cli_parse(&spec, argc, argv, &rc))
         goto done;
     if (!inputs.n || !out) {

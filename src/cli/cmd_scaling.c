@@ -208,7 +208,7 @@ static int parse_args(int argc, char **argv, scaling_opts *o)
          "strong scaling at every fitted n", &o->plot, cli_set_plot},
     };
     const cli_spec spec = {"scaling", scaling_head, scaling_tail, 19, opts, CLI_NOPTS(opts),
-                           add_input, o, 1};
+                           add_input, o, 1, 0};
     int rc;
     if (cli_parse(&spec, argc, argv, &rc))
         return rc;

@@ -405,19 +405,18 @@ static int print_text(const view *v)
 static int parse_args(int argc, char **argv, const char **dir, int *json)
 {
     *json = 0;
+    *dir = NULL;
     cli_one trace = {NULL, "TRACE"};
     const cli_opt opts[] = {
         {"--json", NULL, NULL, CLI_FLAG, "one JSON document on stdout (keys: docs/json.md)",
          json, NULL},
     };
     const cli_spec spec = {"stats", stats_head, stats_tail, 11, opts, CLI_NOPTS(opts),
-                           cli_take_one, &trace, 0};
+                           cli_take_one, &trace, 0, 0};
     int rc;
     if (cli_parse(&spec, argc, argv, &rc))
         return rc;
     *dir = trace.value;
-    if (!*dir)
-        return cli_usage_error("stats: missing trace directory; see 'mpicast stats --help'");
     return -1;
 }
 

@@ -50,14 +50,10 @@ static int parse_args(int argc, char **argv, validate_args *a, int *rc)
          &a->json, NULL},
     };
     const cli_spec spec = {"validate", validate_head, validate_tail, 19, opts, CLI_NOPTS(opts),
-                           cli_take_one, &trace, 0};
+                           cli_take_one, &trace, 0, 0};
     if (cli_parse(&spec, argc, argv, rc))
         return -1;
     a->trace = trace.value;
-    if (!a->trace) {
-        *rc = cli_usage_error("validate: no TRACE given (see 'mpicast validate --help')");
-        return -1;
-    }
     return 0;
 }
 

@@ -13,20 +13,20 @@
 #include "mpicast/outfile.h"
 
 static const cli_command commands[] = {
-    {"trace", cmd_trace, "run an MPI program with the tracer preloaded", 0},
-    {"dump", cmd_dump, "print a trace as text, one line per event", 1},
-    {"stats", cmd_stats, "calls, bytes, MPI time and message statistics", 1},
-    {"predict", cmd_predict, "replay a trace on a modelled platform", 1},
-    {"validate", cmd_validate, "measured vs predicted on the measured platform: the error split", 1},
-    {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points", 1},
-    {"model", cmd_model, "models of calls, times, bytes per function from small runs", 1},
-    {"scaling", cmd_scaling, "processing-time model: strong and weak scaling", 1},
-    {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables", 1},
-    {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON", 1},
-    {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory", 1},
-    {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots", 1},
-    {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces", 1},
-    {"compress", cmd_compress, "store each rank's main loop once: every reader expands it", 1},
+    {"trace", cmd_trace, "run an MPI program with the tracer preloaded"},
+    {"dump", cmd_dump, "print a trace as text, one line per event"},
+    {"stats", cmd_stats, "calls, bytes, MPI time and message statistics"},
+    {"predict", cmd_predict, "replay a trace on a modelled platform"},
+    {"validate", cmd_validate, "measured vs predicted on the measured platform: the error split"},
+    {"sweep", cmd_sweep, "what-if sweeps over platform keys and process counts, balance points"},
+    {"model", cmd_model, "models of calls, times, bytes per function from small runs"},
+    {"scaling", cmd_scaling, "processing-time model: strong and weak scaling"},
+    {"blocks", cmd_blocks, "compute blocks: burst time per pair of call sites; compute tables"},
+    {"export", cmd_export, "write a trace as OTF2, SimGrid time-independent text or Chrome JSON"},
+    {"import", cmd_import, "read an OTF2 archive (Score-P) into a trace directory"},
+    {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots"},
+    {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces"},
+    {"compress", cmd_compress, "store each rank's main loop once: every reader expands it"},
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
 
@@ -47,25 +47,9 @@ int cli_usage_error(const char *fmt, ...)
     return CLI_USAGE;
 }
 
-int cli_is_help(const char *arg)
+static int is_help(const char *arg)
 {
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
-}
-
-const char *cli_opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
-int cli_is_opt(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -137,45 +121,6 @@ static int finish_stdout(int rc)
     return rc;
 }
 
-/* One option grammar for every subcommand: "--opt=value" is "--opt value".
- * Options end at a bare "--" (after it comes the traced command line). */
-static char **split_opt_values(int argc, char **argv, int *out_argc)
-{
-    char **v = calloc((size_t)argc * 2 + 1, sizeof *v);
-    if (!v)
-        return NULL;
-    int n = 0, options = 1;
-    for (int i = 0; i < argc; i++) {
-        char *a = argv[i], *eq = strchr(a, '=');
-        if (options && strcmp(a, "--") == 0)
-            options = 0;
-        if (options && i > 1 && a[0] == '-' && a[1] == '-' && eq && eq > a + 2) {
-            *eq = '\0'; /* argv's strings are ours to modify */
-            v[n++] = a;
-            v[n++] = eq + 1;
-        } else {
-            v[n++] = a;
-        }
-    }
-    *out_argc = n;
-    return v;
-}
-
-/* Runs cmd on argv[1..]; a command without an option table gets its
- * "--opt=value" split into "--opt value" first. */
-static int run_command(const cli_command *cmd, int argc, char **argv)
-{
-    if (cmd->table_opts)
-        return finish_stdout(cmd->run(argc - 1, argv + 1));
-    int n;
-    char **args = split_opt_values(argc, argv, &n);
-    if (!args)
-        return cli_usage_error("out of memory");
-    int rc = finish_stdout(cmd->run(n - 1, args + 1));
-    free(args);
-    return rc;
-}
-
 static void warn_env(const char *msg)
 {
     fprintf(stderr, "mpicast: warning: %s\n", msg);
@@ -187,7 +132,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
-    if (cli_is_help(argv[1])) {
+    if (is_help(argv[1])) {
         usage(stdout);
         return CLI_OK;
     }
@@ -206,6 +151,6 @@ int main(int argc, char **argv)
         return cmd_profile_rank(argc - 1, argv + 1);
     for (size_t i = 0; i < ncommands; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return run_command(&commands[i], argc, argv);
+            return finish_stdout(commands[i].run(argc - 1, argv + 1));
     return cli_usage_error("'%s' is not a command; see 'mpicast --help'", argv[1]);
 }

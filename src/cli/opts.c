@@ -92,6 +92,8 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, int *rc)
         }
         if (!options || a[0] != '-' || a[1] == '\0') {
             mc_error err = {0};
+            if (spec->options_first)
+                options = 0;
             if (spec->positional && spec->positional(spec->pos_ctx, a, &err))
                 return failed(spec, &err, rc);
             if (!spec->positional) {
@@ -121,6 +123,12 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, int *rc)
             return usage(spec, rc, "needs a value", o->name);
         if (apply(spec, o, value, rc))
             return -1;
+    }
+    if (spec->positional == cli_take_one && !((cli_one *)spec->pos_ctx)->value) {
+        fprintf(stderr, "mpicast: %s: no %s given (see 'mpicast %s --help')\n", spec->cmd,
+                ((cli_one *)spec->pos_ctx)->what, spec->cmd);
+        *rc = OPTS_USAGE;
+        return -1;
     }
     return 0;
 }

@@ -63,6 +63,9 @@ typedef struct cli_spec {
      * "mpicast: MSG", not "mpicast: CMD: MSG" (model and scaling, whose
      * messages start with the option) */
     int unprefixed;
+    /* the first positional argument ends the options: it and everything
+     * after it are positional, as written (trace: the command to run) */
+    int options_first;
 } cli_spec;
 
 #define CLI_NOPTS(a) (sizeof(a) / sizeof((a)[0]))
@@ -83,8 +86,8 @@ void cli_list_free(cli_list *list);
 /* Handler: target is an int, set to a count in 1..2^30. */
 int cli_set_count(void *target, const char *opt, const char *value, mc_error *err);
 
-/* One positional argument: the first goes to value; a second is refused as
- * "more than one WHAT given: ARG" (usage). */
+/* One positional argument, required: the first goes to value; a second is
+ * refused as "more than one WHAT given: ARG", none as "no WHAT given" (usage). */
 typedef struct cli_one {
     const char *value;
     const char *what; /* "TRACE" */

@@ -148,8 +148,6 @@ static int set_target(void *cfg, const char *opt, const char *arg, mc_error *err
  * when it names a key). */
 static const char *conflict(const sweep_cfg *c, char *buf, size_t len)
 {
-    if (!c->trace)
-        return "no TRACE given (see --help)";
     if (c->json && c->csv)
         return "--json and --csv exclude each other";
     if (!c->solve != !(c->target > 0))
@@ -214,7 +212,7 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
     char head[sizeof sweep_head + 64];
     snprintf(head, sizeof head, sweep_head, prog);
     const cli_spec spec = {prog, head, sweep_tail, 24, opts, CLI_NOPTS(opts), cli_take_one,
-                           &trace, 0};
+                           &trace, 0, 0};
     int rc;
     int stopped = cli_parse(&spec, argc, argv, &rc);
     c->sets = sets.v; /* sweep_cfg_free frees them */
