@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One option grammar: "--opt=value" is "--opt value" for every subcommand
-# (split once in main.c), and nothing after a bare "--" is touched (the
+# (one parser, src/cli/opts.c), and nothing after a bare "--" is touched (the
 # traced program's own arguments). Compares whole outputs of both spellings.
 set -euo pipefail
 : "${MPICAST:?}" "${MKTRACE:?}"

@@ -93,15 +93,6 @@ mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *valu
 /* A rules file: one "KEY VALUE" per line, '#' comments. */
 mc_err mc_extrap_rules_load(mc_extrap_rules *r, const char *path, mc_error *err);
 
-/* The rule options every command that extrapolates takes (extrapolate,
- * predict --ranks, sweep --ranks): --rules FILE, --rule KEY=VALUE, --grid
- * DxD, --periodic 0,1, --scaling weak|strong, --replicate [RANK]. When
- * argv[*i] is one, applies it (advancing *i past its value) and returns 1;
- * 0 when it is not one; -1 with err filled (MC_ERR_USAGE for a malformed
- * option) on error. */
-int mc_extrap_rules_option(int argc, char *const *argv, int *i, mc_extrap_rules *r,
-                           mc_error *err);
-
 /* MPI_Dims_create(P, nd) into dims (balanced, non-increasing). */
 void mc_extrap_dims_create(int nranks, int nd, int *dims);
 

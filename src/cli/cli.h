@@ -9,7 +9,9 @@ enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
 
 typedef struct cli_command {
     const char *name;
-    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    /* argv[0] is the subcommand name; each parses its options by its table
+     * (opts.h: one grammar, --opt=value and --opt value everywhere) */
+    int (*run)(int argc, char **argv);
     const char *summary;
 } cli_command;
 
@@ -17,15 +19,10 @@ typedef struct cli_command {
 int cli_fail(const mc_error *err);
 /* Prints "mpicast: <printf>" on stderr and returns CLI_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* True when argv[i] is --help or -h. */
-int cli_is_help(const char *arg);
-/* Value of "--opt V" or "--opt=V" at argv[*i] (advancing *i past V); NULL
- * when argv[*i] is not that option or V is missing. */
-const char *cli_opt_value(int argc, char **argv, int *i, const char *name);
-/* True when arg is "--opt" or "--opt=...". */
-int cli_is_opt(const char *arg, const char *name);
 /* True when a --plot path names a format the plotter writes (.svg, .png). */
 int cli_plot_kind_ok(const char *path);
+/* Option handler (opts.h) of --plot: *(const char **)plot = a .svg or .png path. */
+int cli_set_plot(void *plot, const char *opt, const char *value, mc_error *err);
 /* Creates the temporary data file of a --plot from `path_template`
  * ("/tmp/...-XXXXXX", rewritten to the name); NULL after printing the
  * error that names `plot`. */
@@ -51,14 +48,6 @@ int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_extrapolate(int argc, char **argv);
 int cmd_compress(int argc, char **argv);
-
-/* Extrapolation options shared by extrapolate and predict --ranks
- * (cmd_extrapolate.c): 1 if argv[*i] was a rule option (consumed), 0 if not,
- * -1 on error with *rc set. */
-struct mc_extrap_rules;
-int cli_extrap_rule_option(int argc, char **argv, int *i, struct mc_extrap_rules *rules, int *rc);
-/* A positive rank count; 0 on success. */
-int cli_parse_ranks(const char *s, int *out);
 
 /* extrapolate --format dumpi (extrap_dumpi.c): the P-rank pseudo-trace of x
  * streamed from its event source straight into the DUMPI files of dir (one

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "cli_output.h"
 #include "mpicast/blocks.h"
 #include "mpicast/cpu.h"
@@ -23,7 +24,7 @@
 #include "mpicast/format.h"
 #include "mpicast/input.h"
 
-static const char blocks_usage[] =
+static const char blocks_head[] =
     "usage: mpicast blocks DIR [--json] [--cpu] [--top N] [--table FILE [--per-rank]]\n"
     "                      [--profile FILE [--platform FILE] [--set KEY=VALUE]...\n"
     "                      [--fit-cpi [--cpi-records]]]\n"
@@ -33,26 +34,9 @@ static const char blocks_usage[] =
     "Per block: count and total/mean/min/max burst time over all ranks, then per\n"
     "rank, with each site's function and file:line from meta.json; the blocks\n"
     "with the largest total time first.\n"
-    "\n"
-    "  --json         one JSON document on stdout (keys: docs/json.md)\n"
-    "  --cpu          use the bursts' thread CPU time (traces taken with --mode cpu)\n"
-    "                 instead of the wall time (which in --mode token is the\n"
-    "                 uncontended time)\n"
-    "  --top N        only the N blocks with the largest total time\n"
-    "  --table FILE   write the compute table for 'mpicast predict --compute'\n"
-    "                 (mean time per execution of each block, all ranks together)\n"
-    "                 instead of the listing (with --json: the JSON as well)\n"
-    "  --per-rank     with --table: add one row per (block, rank)\n"
-    "  --profile FILE CPU profile (docs/compute-data.md): per block also the\n"
-    "                 instructions, the misses at each cache level and the time per\n"
-    "                 burst of the processor model of the platform's [cpu] keys\n"
-    "  --platform FILE, --set KEY=VALUE  the platform of the model (as for predict)\n"
-    "  --fit-cpi      with --profile: the cpu.cpi that fits the measured mean bursts\n"
-    "                 best (least squares weighted by executions; the model's miss\n"
-    "                 time held), printed as a platform line\n"
-    "  --cpi-records  with --fit-cpi: also each block's own cpi, as 'cpi' records\n"
-    "                 to append to the profile (this core's cycles per\n"
-    "                 instruction block by block: docs/compute-data.md)\n"
+    "\n";
+
+static const char blocks_tail[] =
     "\n"
     "Example:\n"
     "  mpicast blocks run9/ --table c.txt && mpicast predict run9/ --compute c.txt\n"
@@ -63,76 +47,73 @@ typedef struct blocks_args {
     int json, cpu, per_rank;
     size_t top; /* 0: every block */
     const char *profile_file, *platform; /* --profile, --platform */
-    const char **sets;                   /* --set */
-    int nsets, fit_cpi, cpi_records;
+    cli_list sets;                       /* --set, in order */
+    int fit_cpi, cpi_records;
     /* with --profile: the profile, the model and the blocks' binding */
     mc_cpu_profile *profile;
     mc_cpu_model model;
     mc_cpu_times *times;
 } blocks_args;
 
+/* --top N: a whole number >= 1 */
+static int set_top(void *top, const char *opt, const char *v, mc_error *err)
+{
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (!*v || *end || v[0] == '-' || n == 0) {
+        mc_error_set(err, MC_ERR_USAGE, "%s needs a whole number >= 1, got '%s'", opt, v);
+        return -1;
+    }
+    *(size_t *)top = (size_t)n;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
 {
     memset(a, 0, sizeof *a);
-    a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
-    if (!a->sets) {
-        *rc = cli_usage_error("blocks: out of memory");
+    cli_one dir = {NULL, "DIR"};
+    const cli_opt opts[] = {
+        {"--json", NULL, NULL, CLI_FLAG, "one JSON document on stdout (keys: docs/json.md)",
+         &a->json, NULL},
+        {"--cpu", NULL, NULL, CLI_FLAG,
+         "use the bursts' thread CPU time (traces taken with --mode cpu)\n"
+         "instead of the wall time (which in --mode token is the\n"
+         "uncontended time)", &a->cpu, NULL},
+        {"--top", NULL, "N", CLI_VALUE, "only the N blocks with the largest total time", &a->top,
+         set_top},
+        {"--table", NULL, "FILE", CLI_VALUE,
+         "write the compute table for 'mpicast predict --compute'\n"
+         "(mean time per execution of each block, all ranks together)\n"
+         "instead of the listing (with --json: the JSON as well)", &a->table, NULL},
+        {"--per-rank", NULL, NULL, CLI_FLAG, "with --table: add one row per (block, rank)",
+         &a->per_rank, NULL},
+        {"--profile", NULL, "FILE", CLI_VALUE,
+         "CPU profile (docs/compute-data.md): per block also the\n"
+         "instructions, the misses at each cache level and the time per\n"
+         "burst of the processor model of the platform's [cpu] keys", &a->profile_file, NULL},
+        {"--platform", NULL, "FILE", CLI_VALUE, "the platform of the model (as for predict)",
+         &a->platform, NULL},
+        {"--set", NULL, "KEY=VALUE", CLI_LIST, "override one key of that platform", &a->sets,
+         NULL},
+        {"--fit-cpi", NULL, NULL, CLI_FLAG,
+         "with --profile: the cpu.cpi that fits the measured mean bursts\n"
+         "best (least squares weighted by executions; the model's miss\n"
+         "time held), printed as a platform line", &a->fit_cpi, NULL},
+        {"--cpi-records", NULL, NULL, CLI_FLAG,
+         "with --fit-cpi: also each block's own cpi, as 'cpi' records\n"
+         "to append to the profile (this core's cycles per\n"
+         "instruction block by block: docs/compute-data.md)", &a->cpi_records, NULL},
+    };
+    const cli_spec spec = {"blocks", blocks_head, blocks_tail, 17, opts, CLI_NOPTS(opts),
+                           cli_take_one, &dir, 0, 0};
+    if (cli_parse(&spec, argc, argv, rc))
         return -1;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (cli_is_help(s)) {
-            fputs(blocks_usage, stdout);
-            *rc = CLI_OK;
-            return -1;
-        }
-        if (strcmp(s, "--json") == 0) {
-            a->json = 1;
-        } else if (strcmp(s, "--cpu") == 0) {
-            a->cpu = 1;
-        } else if (strcmp(s, "--per-rank") == 0) {
-            a->per_rank = 1;
-        } else if (strcmp(s, "--profile") == 0 && i + 1 < argc) {
-            a->profile_file = argv[++i];
-        } else if (strcmp(s, "--platform") == 0 && i + 1 < argc) {
-            a->platform = argv[++i];
-        } else if (strcmp(s, "--set") == 0 && i + 1 < argc) {
-            a->sets[a->nsets++] = argv[++i];
-        } else if (strcmp(s, "--fit-cpi") == 0) {
-            a->fit_cpi = 1;
-        } else if (strcmp(s, "--cpi-records") == 0) {
-            a->cpi_records = 1;
-        } else if (strcmp(s, "--table") == 0 && i + 1 < argc) {
-            a->table = argv[++i];
-        } else if (strcmp(s, "--top") == 0 && i + 1 < argc) {
-            char *end;
-            const char *v = argv[++i];
-            unsigned long long n = strtoull(v, &end, 10);
-            if (!*v || *end || v[0] == '-' || n == 0) {
-                *rc = cli_usage_error("blocks: --top needs a whole number >= 1, got '%s'", v);
-                return -1;
-            }
-            a->top = (size_t)n;
-        } else if (s[0] == '-' && s[1]) {
-            *rc = cli_usage_error("blocks: unknown option or missing value: %s "
-                                  "(see 'mpicast blocks --help')", s);
-            return -1;
-        } else if (!a->dir) {
-            a->dir = s;
-        } else {
-            *rc = cli_usage_error("blocks: more than one DIR given: %s", s);
-            return -1;
-        }
-    }
-    if (!a->dir) {
-        *rc = cli_usage_error("blocks: no DIR given (see 'mpicast blocks --help')");
-        return -1;
-    }
+    a->dir = dir.value;
     if (a->cpi_records && (!a->fit_cpi || a->json)) {
         *rc = cli_usage_error("blocks: --cpi-records goes with --fit-cpi (text output)");
         return -1;
     }
-    if ((a->platform || a->nsets || a->fit_cpi) && !a->profile_file) {
+    if ((a->platform || a->sets.n || a->fit_cpi) && !a->profile_file) {
         *rc = cli_usage_error("blocks: --platform, --set and --fit-cpi need --profile FILE");
         return -1;
     }
@@ -468,7 +449,7 @@ static int open_profile(blocks_args *a, const mc_meta *m)
     mc_error err = {0};
     if (!(a->profile = mc_cpu_profile_load(a->profile_file, &err)))
         return cli_fail(&err);
-    mc_platform *p = mc_platform_open(a->platform, a->sets, a->nsets, &err);
+    mc_platform *p = mc_platform_open(a->platform, a->sets.v, a->sets.n, &err);
     if (!p)
         return cli_fail(&err);
     mc_cpu_model_from_platform(p, &a->model);
@@ -482,7 +463,7 @@ static void close_args(blocks_args *a)
 {
     mc_cpu_times_destroy(a->times);
     mc_cpu_profile_destroy(a->profile);
-    free(a->sets);
+    cli_list_free(&a->sets);
 }
 
 int cmd_blocks(int argc, char **argv)

@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "cli_output.h"
 #include "mpicast/compress.h"
 #include "mpicast/input.h"
 #include "progress_source.h"
 
-static const char compress_usage[] =
+static const char compress_head[] =
     "usage: mpicast compress TRACE -o DIR [--means] [--quiet]\n"
     "\n"
     "Writes TRACE (any input kind) as a trace directory in which each rank's\n"
@@ -24,14 +25,9 @@ static const char compress_usage[] =
     "every one. Each iteration is checked against the stored one, event by\n"
     "event (all fields but times, request ids moved on): the loop ends at the\n"
     "first iteration that differs, stored as it is with the rest.\n"
-    "\n"
-    "  -o DIR     the compressed trace (a new directory, or an empty one)\n"
-    "  --means    keep each event's mean burst, duration (and CPU time) over\n"
-    "             the iterations instead of every iteration's: the size follows\n"
-    "             the program's structure, not its iteration count, and the\n"
-    "             times their average (default: exact, the same trace to the\n"
-    "             nanosecond; 2-12 times smaller on our examples)\n"
-    "  --quiet    no progress line (ranks written, on a terminal)\n"
+    "\n";
+
+static const char compress_tail[] =
     "\n"
     "Example:\n"
     "  mpicast compress run64/ -o run64c/ --means\n"
@@ -47,24 +43,25 @@ int cmd_compress(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     int means = 0, quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (cli_is_help(s)) {
-            fputs(compress_usage, stdout);
-            return CLI_OK;
-        } else if (strcmp(s, "-o") == 0 && i + 1 < argc) {
-            out = argv[++i];
-        } else if (strcmp(s, "--means") == 0) {
-            means = 1;
-        } else if (strcmp(s, "--quiet") == 0) {
-            quiet = 1;
-        } else if (s[0] == '-' || in) {
-            return cli_usage_error("compress: unknown option or missing value: %s (see "
-                                   "'mpicast compress --help')", s);
-        } else {
-            in = s;
-        }
-    }
+    cli_one trace = {NULL, "TRACE"};
+    const cli_opt opts[] = {
+        {"-o", NULL, "DIR", CLI_VALUE, "the compressed trace (a new directory, or an empty one)",
+         &out, NULL},
+        {"--means", NULL, NULL, CLI_FLAG,
+         "keep each event's mean burst, duration (and CPU time) over\n"
+         "the iterations instead of every iteration's: the size follows\n"
+         "the program's structure, not its iteration count, and the\n"
+         "times their average (default: exact, the same trace to the\n"
+         "nanosecond; 2-12 times smaller on our examples)", &means, NULL},
+        {"--quiet", NULL, NULL, CLI_FLAG, "no progress line (ranks written, on a terminal)",
+         &quiet, NULL},
+    };
+    const cli_spec spec = {"compress", compress_head, compress_tail, 13, opts, CLI_NOPTS(opts),
+                           cli_take_one, &trace, 0, 0};
+    int status;
+    if (cli_parse(&spec, argc, argv, &status))
+        return status;
+    in = trace.value;
     if (!in || !out)
         return cli_usage_error("compress: need TRACE and -o DIR (see 'mpicast compress --help')");
     mc_error err = {0};

@@ -13,20 +13,20 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "mpicast/format.h"
 #include "mpicast/input.h"
 
-static const char dump_usage[] =
+static const char dump_head[] =
     "usage: mpicast dump TRACE [--rank R] [--no-times]\n"
     "\n"
     "Prints every event of TRACE, one line per event, ranks in order.\n"
     "TRACE is any input kind: a trace directory, an OTF2 archive, a SimGrid\n"
     "time-independent text trace (docs/formats.md, \"Inputs\").\n"
     "The line format is documented in docs/trace-format.md (\"Text form\").\n"
-    "\n"
-    "  --rank R     print only rank R\n"
-    "  --no-times   leave out every time (start, end, burst, cpu), so that two\n"
-    "               traces of the same program compare with diff\n"
+    "\n";
+
+static const char dump_tail[] =
     "\n"
     "Example:\n"
     "  mpicast dump run9/ --rank 0 --no-times > rank0.txt\n"
@@ -39,15 +39,17 @@ typedef struct dump_opts {
     int with_times;
 } dump_opts;
 
-/* Parses a rank number: decimal, 0..INT_MAX. */
-static int parse_rank(const char *s, int *out)
+/* --rank R: decimal, 0..INT_MAX. */
+static int set_rank(void *rank, const char *opt, const char *s, mc_error *err)
 {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < 0 || v > INT_MAX)
+    if (!*s || *end || errno || v < 0 || v > INT_MAX) {
+        mc_error_set(err, MC_ERR_USAGE, "%s: '%s' is not a rank number", opt, s);
         return -1;
-    *out = (int)v;
+    }
+    *(int *)rank = (int)v;
     return 0;
 }
 
@@ -55,30 +57,20 @@ static int parse_rank(const char *s, int *out)
 static int parse_args(int argc, char **argv, dump_opts *o)
 {
     *o = (dump_opts){NULL, -1, 1};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            fputs(dump_usage, stdout);
-            return CLI_OK;
-        } else if (strcmp(a, "--no-times") == 0) {
-            o->with_times = 0;
-        } else if (strcmp(a, "--rank") == 0 || strncmp(a, "--rank=", 7) == 0) {
-            const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v)
-                return cli_usage_error("dump: --rank needs a value");
-            if (parse_rank(v, &o->rank) != 0)
-                return cli_usage_error("dump: --rank: '%s' is not a rank number", v);
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("dump: unknown option '%s'; see 'mpicast dump --help'", a);
-        } else if (o->dir) {
-            return cli_usage_error("dump: one trace directory expected, got '%s' and '%s'",
-                                   o->dir, a);
-        } else {
-            o->dir = a;
-        }
-    }
-    if (!o->dir)
-        return cli_usage_error("dump: missing trace directory; see 'mpicast dump --help'");
+    int no_times = 0, rc;
+    cli_one dir = {NULL, "TRACE"};
+    const cli_opt opts[] = {
+        {"--rank", NULL, "R", CLI_VALUE, "print only rank R", &o->rank, set_rank},
+        {"--no-times", NULL, NULL, CLI_FLAG,
+         "leave out every time (start, end, burst, cpu), so that two\n"
+         "traces of the same program compare with diff", &no_times, NULL},
+    };
+    const cli_spec spec = {"dump", dump_head, dump_tail, 15, opts, CLI_NOPTS(opts), cli_take_one,
+                           &dir, 0, 0};
+    if (cli_parse(&spec, argc, argv, &rc))
+        return rc;
+    o->with_times = !no_times;
+    o->dir = dir.value;
     return -1;
 }
 

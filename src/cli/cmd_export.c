@@ -6,10 +6,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "cli_output.h"
 #include "mpicast/export.h"
 
-static const char export_usage[] =
+static const char export_head[] =
     "usage: mpicast export otf2|tit|chrome|dumpi TRACE -o OUT [--flops RATE] [--quiet]\n"
     "       mpicast export chrome TRACE -o OUT [--ranks LIST] [--window START:END]\n"
     "\n"
@@ -31,19 +32,22 @@ static const char export_usage[] =
     "          extrapolated pseudo-trace of any size streams through); sizes are\n"
     "          counts of MPI_BYTE"
 
-    "\n"
-    "  -o OUT        output directory or file\n"
-    "  --flops RATE  flop/s for the tit export (default 1e9)\n"
-    "  --ranks LIST  chrome: these ranks only (e.g. 0-3,8; default all)\n"
-    "  --window START:END\n"
-    "                chrome: the calls and bursts overlapping this window, in\n"
-    "                seconds from the trace's first event (default: whole run)\n"
-    "  --quiet       no progress line on stderr\n"
+    "\n";
+
+static const char export_tail[] =
     "\n"
     "Example:\n"
     "  mpicast export tit run16/ -o run16.tit && mpicast predict run16.tit/traces.txt\n"
     "Operations a format cannot express are dropped and counted on stderr.\n"
     "Exit status: 0 ok; 1 unreadable trace or unwritable output; 2 usage error.\n";
+
+/* The values of export's options (the handlers' target). */
+typedef struct export_args {
+    double flops;           /* --flops */
+    int filtered;           /* --ranks or --window given */
+    unsigned char *rank_flags; /* --ranks, one flag per rank; freed by the command */
+    mc_chrome_filter flt;
+} export_args;
 
 /* "0-3,8" into a flag per rank (0..max listed); 0, or a usage error. */
 static int parse_ranks(const char *arg, unsigned char **flags, int *n)
@@ -93,53 +97,78 @@ static int parse_window(const char *arg, mc_chrome_filter *flt)
     return 0;
 }
 
+static int set_flops(void *args, const char *opt, const char *value, mc_error *err)
+{
+    export_args *x = args;
+    char *end;
+    x->flops = strtod(value, &end);
+    if (end == value || *end || !(x->flops > 0)) {
+        mc_error_set(err, MC_ERR_USAGE, "%s: expected a positive number, got '%s'", opt, value);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_ranks(void *args, const char *opt, const char *value, mc_error *err)
+{
+    export_args *x = args;
+    free(x->rank_flags);
+    if (parse_ranks(value, &x->rank_flags, &x->flt.nranks) != 0) {
+        mc_error_set(err, MC_ERR_USAGE, "%s: expected a list like 0-3,8, got '%s'", opt, value);
+        return -1;
+    }
+    x->flt.ranks = x->rank_flags;
+    x->filtered = 1;
+    return 0;
+}
+
+static int set_window(void *args, const char *opt, const char *value, mc_error *err)
+{
+    export_args *x = args;
+    if (parse_window(value, &x->flt) != 0) {
+        mc_error_set(err, MC_ERR_USAGE, "%s: expected START:END in seconds, 0 <= START < END, "
+                     "got '%s'", opt, value);
+        return -1;
+    }
+    x->filtered = 1;
+    return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
     const char *fmt = NULL, *dir = NULL, *out = NULL;
-    double flops = 1e9;
-    int quiet = 0, filtered = 0;
-    unsigned char *rank_flags = NULL;
-    mc_chrome_filter flt = {.t0 = 0, .t1 = -1};
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (cli_is_help(s)) {
-            fputs(export_usage, stdout);
-            return CLI_OK;
-        }
-        if (strcmp(s, "-o") == 0 && i + 1 < argc) {
-            out = argv[++i];
-        } else if (strcmp(s, "--flops") == 0 && i + 1 < argc) {
-            char *end;
-            flops = strtod(argv[++i], &end);
-            if (*end || !(flops > 0))
-                return cli_usage_error("export: --flops: expected a positive number, got '%s'", argv[i]);
-        } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
-            quiet = 1;
-        } else if (strcmp(s, "--ranks") == 0 && i + 1 < argc) {
-            free(rank_flags);
-            if (parse_ranks(argv[++i], &rank_flags, &flt.nranks) != 0) {
-                free(rank_flags);
-                return cli_usage_error("export: --ranks: expected a list like 0-3,8, got '%s'", argv[i]);
-            }
-            flt.ranks = rank_flags;
-            filtered = 1;
-        } else if (strcmp(s, "--window") == 0 && i + 1 < argc) {
-            if (parse_window(argv[++i], &flt) != 0) {
-                free(rank_flags);
-                return cli_usage_error("export: --window: expected START:END in seconds, "
-                                       "0 <= START < END, got '%s'", argv[i]);
-            }
-            filtered = 1;
-        } else if (s[0] == '-' && s[1]) {
-            return cli_usage_error("export: unknown option or missing value: %s (see 'mpicast export --help')", s);
-        } else if (!fmt) {
-            fmt = s;
-        } else if (!dir) {
-            dir = s;
-        } else {
-            return cli_usage_error("export: unexpected argument: %s", s);
-        }
+    int quiet = 0;
+    export_args x = {.flops = 1e9, .flt = {.t0 = 0, .t1 = -1}};
+    cli_list args = {0};
+    const cli_opt opts[] = {
+        {"-o", NULL, "OUT", CLI_VALUE, "output directory or file", &out, NULL},
+        {"--flops", NULL, "RATE", CLI_VALUE, "flop/s for the tit export (default 1e9)", &x,
+         set_flops},
+        {"--ranks", NULL, "LIST", CLI_VALUE, "chrome: these ranks only (e.g. 0-3,8; default all)",
+         &x, set_ranks},
+        {"--window", NULL, "START:END", CLI_VALUE,
+         "chrome: the calls and bursts overlapping this window, in\n"
+         "seconds from the trace's first event (default: whole run)", &x, set_window},
+        {"--quiet", "-q", NULL, CLI_FLAG, "no progress line on stderr", &quiet, NULL},
+    };
+    const cli_spec spec = {"export", export_head, export_tail, 16, opts, CLI_NOPTS(opts),
+                           cli_collect, &args, 0, 0};
+    int status;
+    int stop = cli_parse(&spec, argc, argv, &status);
+    fmt = args.n > 0 ? args.v[0] : NULL;
+    dir = args.n > 1 ? args.v[1] : NULL;
+    const char *extra = args.n > 2 ? args.v[2] : NULL;
+    cli_list_free(&args);
+    if (!stop && extra)
+        status = cli_usage_error("export: unexpected argument: %s", extra);
+    if (stop || extra) {
+        free(x.rank_flags);
+        return status;
     }
+    unsigned char *rank_flags = x.rank_flags;
+    double flops = x.flops;
+    int filtered = x.filtered;
+    mc_chrome_filter flt = x.flt;
     int rc_usage = CLI_OK;
     if (!fmt || !dir || !out)
         rc_usage = cli_usage_error("export: usage: mpicast export otf2|tit|chrome|dumpi TRACE -o OUT (see --help)");

@@ -6,18 +6,18 @@
  * (--explain). A pattern the model cannot explain fails with exit 1 naming
  * the class and the event. On a terminal, writing shows "ranks written / P"
  * on stderr unless --quiet. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_output.h"
+#include "opts.h"
 #include "mpicast/extrap.h"
 #include "mpicast/input.h"
 #include "progress_source.h"
 
-static const char extrapolate_usage[] =
+static const char extrapolate_head[] =
     "usage: mpicast extrapolate TRACE... --ranks P [-o DIR] [--format mpicast|dumpi]\n"
     "                           [--explain]\n"
     "                           [--rules FILE] [--rule KEY=VALUE]... [--grid DxD...]\n"
@@ -35,48 +35,13 @@ static const char extrapolate_usage[] =
     "is also rebuilt from the others with the same rules and compared event by\n"
     "event (leave-one-out check): the first difference fails the command; with\n"
     "one trace, stated rules are unchecked (a warning, and meta.json 'checked').\n"
-    "\n"
-    "  --ranks P          process count of the run to generate\n"
-    "  -o DIR             write the pseudo-trace there (a normal trace directory)\n"
-    "  --format F         mpicast (default) or dumpi: DIR gets a DUMPI trace\n"
-    "                     (DIR/dumpi-mpicast.meta and -NNNN.bin, for SST/macro and\n"
-    "                     CODES) streamed from the extrapolation, rank by rank\n"
-    "  --explain          print the grid, the classes and the rule of each event\n"
-    "  --rules FILE       rules file (KEY VALUE lines, docs/extrapolation.md)\n"
-    "  --rule KEY=VALUE   one rule, e.g. size.p2p=surface, compute=volume\n"
-    "  --grid 8x8         the P-rank process grid (default: MPI_Dims_create)\n"
-    "  --periodic 1,0     periodicity per dimension (default: the trace's)\n"
-    "  --replicate [R]    every rank behaves like traced rank R (default 0)\n"
-    "  --scaling weak|strong  default laws of sizes and compute (default weak)\n"
-    "  --quiet            no progress line on stderr (ranks folded, ranks checked,\n"
-    "                     then ranks written / P; only when stderr is a terminal)\n"
+    "\n";
+
+static const char extrapolate_tail[] =
     "\n"
     "Example:\n"
     "  mpicast extrapolate run16/ run64/ --ranks 4096 -o run4096/\n"
     "Exit status: 0 ok; 1 bad input or a pattern that is not explained; 2 usage.\n";
-
-/* Rule options shared with predict --ranks: returns 1 if argv[*i] was one
- * (consumed, *i advanced), 0 if not, -1 on error (*rc set). */
-int cli_extrap_rule_option(int argc, char **argv, int *i, mc_extrap_rules *rules, int *rc)
-{
-    mc_error err = {0};
-    int k = mc_extrap_rules_option(argc, argv, i, rules, &err);
-    if (k < 0)
-        *rc = err.code == MC_ERR_USAGE ? cli_usage_error("%s", err.msg) : cli_fail(&err);
-    return k;
-}
-
-/* Parses a positive rank count. */
-int cli_parse_ranks(const char *s, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < 1 || v > (1L << 30))
-        return -1;
-    *out = (int)v;
-    return 0;
-}
 
 static void rank_written(void *ticker)
 {
@@ -110,59 +75,50 @@ static void release(mc_source **hold, int n)
     free(hold);
 }
 
+/* --format mpicast|dumpi */
+static int set_format(void *dumpi, const char *opt, const char *value, mc_error *err)
+{
+    *(int *)dumpi = strcmp(value, "dumpi") == 0;
+    if (!*(int *)dumpi && strcmp(value, "mpicast") != 0) {
+        mc_error_set(err, MC_ERR_USAGE, "%s %s: expected mpicast or dumpi", opt, value);
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_extrapolate(int argc, char **argv)
 {
     mc_extrap_rules rules;
     mc_extrap_rules_init(&rules);
-    const char **traces = calloc((size_t)argc, sizeof *traces);
-    if (!traces)
-        return cli_usage_error("extrapolate: out of memory");
-    int ntraces = 0, nranks = 0, explain = 0, quiet = 0, dumpi = 0, rc = CLI_OK;
+    cli_list inputs = {0};
+    int nranks = 0, explain = 0, quiet = 0, dumpi = 0, rc = CLI_OK;
     const char *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int has_next = i + 1 < argc;
-        if (cli_is_help(s)) {
-            fputs(extrapolate_usage, stdout);
-            free(traces);
-            return CLI_OK;
-        }
-        int used = cli_extrap_rule_option(argc, argv, &i, &rules, &rc);
-        if (used < 0) {
-            free(traces);
-            return rc;
-        }
-        if (used)
-            continue;
-        if (strcmp(s, "--ranks") == 0 && has_next) {
-            if (cli_parse_ranks(argv[++i], &nranks)) {
-                free(traces);
-                return cli_usage_error("extrapolate: --ranks %s: expected a positive count",
-                                       argv[i]);
-            }
-        } else if (strcmp(s, "-o") == 0 && has_next) {
-            out = argv[++i];
-        } else if (strcmp(s, "--format") == 0 && has_next) {
-            dumpi = strcmp(argv[++i], "dumpi") == 0;
-            if (!dumpi && strcmp(argv[i], "mpicast") != 0) {
-                free(traces);
-                return cli_usage_error("extrapolate: --format %s: expected mpicast or dumpi",
-                                       argv[i]);
-            }
-        } else if (strcmp(s, "--explain") == 0) {
-            explain = 1;
-        } else if (strcmp(s, "--quiet") == 0) {
-            quiet = 1;
-        } else if (s[0] == '-' && s[1]) {
-            free(traces);
-            return cli_usage_error("extrapolate: unknown option or missing value: %s (see "
-                                   "'mpicast extrapolate --help')", s);
-        } else {
-            traces[ntraces++] = s;
-        }
+    const cli_opt opts[] = {
+        {"--ranks", NULL, "P", CLI_VALUE, "process count of the run to generate", &nranks,
+         cli_set_count},
+        {"-o", NULL, "DIR", CLI_VALUE, "write the pseudo-trace there (a normal trace directory)",
+         &out, NULL},
+        {"--format", NULL, "F", CLI_VALUE,
+         "mpicast (default) or dumpi: DIR gets a DUMPI trace\n"
+         "(DIR/dumpi-mpicast.meta and -NNNN.bin, for SST/macro and\n"
+         "CODES) streamed from the extrapolation, rank by rank", &dumpi, set_format},
+        {"--explain", NULL, NULL, CLI_FLAG, "print the grid, the classes and the rule of each event",
+         &explain, NULL},
+        CLI_EXTRAP_RULE_OPTS(&rules),
+        {"--quiet", NULL, NULL, CLI_FLAG,
+         "no progress line on stderr (ranks folded, ranks checked,\n"
+         "then ranks written / P; only when stderr is a terminal)", &quiet, NULL},
+    };
+    const cli_spec spec = {"extrapolate", extrapolate_head, extrapolate_tail, 21, opts,
+                           CLI_NOPTS(opts), cli_collect, &inputs, 0, 0};
+    if (cli_parse(&spec, argc, argv, &rc)) {
+        cli_list_free(&inputs);
+        return rc;
     }
+    const char **traces = inputs.v;
+    int ntraces = inputs.n;
     if (!ntraces || !nranks || (!out && !explain)) {
-        free(traces);
+        cli_list_free(&inputs);
         return cli_usage_error("extrapolate: need TRACE..., --ranks P and -o DIR or --explain "
                                "(see 'mpicast extrapolate --help')");
     }

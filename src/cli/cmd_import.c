@@ -6,10 +6,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "cli_output.h"
 #include "mpicast/export.h"
 
-static const char import_usage[] =
+static const char import_head[] =
     "usage: mpicast import otf2 ARCHIVE -o DIR [--quiet]\n"
     "       mpicast import dumpi DIR_OR_META -o DIR [--quiet]\n"
     "\n"
@@ -26,9 +27,9 @@ static const char import_usage[] =
     "event (local queries such as Comm_rank fall into the compute bursts),\n"
     "communicators are mapped to world ranks, wall and CPU times kept to the\n"
     "nanosecond. Every command also reads DIR_OR_META directly.\n"
-    "\n"
-    "  -o DIR     trace directory to write\n"
-    "  --quiet    no progress line on stderr\n"
+    "\n";
+
+static const char import_tail[] =
     "\n"
     "Example:\n"
     "  mpicast import otf2 scorep-run/traces.otf2 -o run/ && mpicast stats run/\n"
@@ -39,26 +40,23 @@ static const char import_usage[] =
 int cmd_import(int argc, char **argv)
 {
     const char *fmt = NULL, *archive = NULL, *out = NULL;
-    int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (cli_is_help(s)) {
-            fputs(import_usage, stdout);
-            return CLI_OK;
-        }
-        if (strcmp(s, "-o") == 0 && i + 1 < argc)
-            out = argv[++i];
-        else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0)
-            quiet = 1;
-        else if (s[0] == '-' && s[1])
-            return cli_usage_error("import: unknown option or missing value: %s (see 'mpicast import --help')", s);
-        else if (!fmt)
-            fmt = s;
-        else if (!archive)
-            archive = s;
-        else
-            return cli_usage_error("import: unexpected argument: %s", s);
-    }
+    int quiet = 0, status;
+    cli_list args = {0};
+    const cli_opt opts[] = {
+        {"-o", NULL, "DIR", CLI_VALUE, "trace directory to write", &out, NULL},
+        {"--quiet", "-q", NULL, CLI_FLAG, "no progress line on stderr", &quiet, NULL},
+    };
+    const cli_spec spec = {"import", import_head, import_tail, 15, opts, CLI_NOPTS(opts),
+                           cli_collect, &args, 0, 0};
+    int stop = cli_parse(&spec, argc, argv, &status);
+    fmt = args.n > 0 ? args.v[0] : NULL;
+    archive = args.n > 1 ? args.v[1] : NULL;
+    const char *extra = args.n > 2 ? args.v[2] : NULL;
+    cli_list_free(&args);
+    if (stop)
+        return status;
+    if (extra)
+        return cli_usage_error("import: unexpected argument: %s", extra);
     if (!fmt || !archive || !out)
         return cli_usage_error("import: usage: mpicast import otf2|dumpi INPUT -o DIR (see --help)");
     int dumpi = strcmp(fmt, "dumpi") == 0;

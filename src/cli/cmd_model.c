@@ -13,12 +13,13 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "cli_output.h"
 #include "mpicast/export.h"
 #include "mpicast/model.h"
 #include "mpicast/outfile.h"
 
-static const char model_usage[] =
+static const char model_head[] =
     "usage: mpicast model FILE[:p=P,n=N,iters=K] [--label p=P,n=N,iters=K]... --by p|n|pn\n"
     "                     [--metric calls|time|bytes|NAME] [--predict p=P[,n=N][,iters=K]]\n"
     "                     [--select auto|cv|aicc|mape|ar2] [--families LIST]\n"
@@ -44,44 +45,13 @@ static const char model_usage[] =
     "                                  calls and inclusive time per process\n"
     "                                  (sum over the files / nodes), MPI names\n"
     "                                  as in stats (\"MPI_Send()\" is MPI_Send)\n"
+    "\n";
+
+static const char model_tail[] =
     "\n"
-    "  --by p|n|pn       the model's parameter(s) (default p); with p (n), one\n"
-    "                    model per value of the other parameter\n"
-    "  --metric M        calls (default when present), time, bytes, or any CSV or\n"
-    "                    Extra-P metric name\n"
-    "  --predict V=X     where to predict; a measurement there is held out of the\n"
-    "                    fit and compared with the prediction\n"
-    "  a function missing from a stats file that other runs have counts 0\n"
-    "  calls and 0 bytes there (its time stays unknown); inputs that differ\n"
-    "  only by iters=K are distinct points\n"
-    "  --select C        auto (default): leave-one-out, AICc where no family\n"
-    "                    has a leave-one-out error; a family is a candidate\n"
-    "                    only with more points than coefficients; cv (same),\n"
-    "                    aicc, ar2 (adjusted R^2), mape (the study's: error on\n"
-    "                    the fitted points, every family that fits)\n"
-    "  --families LIST   candidates, comma-separated family names; 'study' is\n"
-    "                    linear,logarithmic,inverse,linear-saturation (the\n"
-    "                    study's procedure: --select mape --families study)\n"
-    "  --per-iteration   model counts per main-loop iteration: each run's\n"
-    "                    values divided by its iters (label iters=K, else\n"
-    "                    MPI_Pcontrol calls per process / 2, else the main\n"
-    "                    loop's iterations from stats --json); each series is\n"
-    "                    fitted per iteration and per run and the one with the\n"
-    "                    smaller held-out error kept; per-iteration predictions\n"
-    "                    are per iteration x the --predict iters=K\n"
-    "  --function NAME   only this function (repeatable)\n"
-    "  --no-negative     no negative exponents of p in the normal form\n"
-    "  --json            one JSON document on stdout (docs/json.md)\n"
-    "  --plot FILE       draw measured points and the chosen model per series\n"
-    "                    (the 6 with the largest values; --function selects)\n"
-    "                    with gnuplot to FILE.svg or FILE.png\n"
-    "  --extrap-out FILE write the series fitted (mean per point) as Extra-P\n"
-    "                    text input, which Extra-P and `mpicast model` read\n"
-    "  --extrap-json FILE write the series fitted (mean per point) as Extra-P's\n"
-    "                    JSON input (parameters, measurements), every series\n"
-    "                    kept, with the chosen models under \"mpicast\" (Extra-P\n"
-    "                    ignores that key): load it in Extra-P and compare\n"
-    "\n"
+    "A function missing from a stats file that other runs have counts 0\n"
+    "calls and 0 bytes there (its time stays unknown); inputs that differ\n"
+    "only by iters=K are distinct points\n"
     "Families: linear a*x+b, logarithmic a*log10(x)+b, inverse a/x+b,\n"
     "linear-saturation a*min(x,x')+b, normal-form c0+c1*x^i*log2(x)^j, and for\n"
     "--by pn sums/products of p and n terms (docs/models.md).\n"
@@ -168,75 +138,170 @@ static int parse_families(const char *s, mc_fit_opts *o)
     return any ? 0 : -1;
 }
 
+static int usage(mc_error *err, const char *msg)
+{
+    mc_error_set(err, MC_ERR_USAGE, "%s", msg);
+    return -1;
+}
+
+static int set_by(void *by, const char *opt, const char *v, mc_error *err)
+{
+    (void)opt;
+    return parse_by(v, by) ? usage(err, "--by takes p, n or pn") : 0;
+}
+
+static int set_metric(void *metric, const char *opt, const char *v, mc_error *err)
+{
+    (void)opt;
+    if (!*v)
+        return usage(err, "--metric takes a metric name (calls, time, bytes)");
+    *(const char **)metric = v;
+    return 0;
+}
+
+static int set_select(void *select, const char *opt, const char *v, mc_error *err)
+{
+    (void)opt;
+    return parse_select(v, select) ? usage(err, "--select takes auto, cv, aicc, mape or ar2") : 0;
+}
+
+static int set_families(void *fit, const char *opt, const char *v, mc_error *err)
+{
+    (void)opt;
+    if (parse_families(v, fit))
+        return usage(err, "--families takes a comma-separated list of linear, logarithmic, "
+                     "inverse, linear-saturation, normal-form, pn-product, pn-sum, pn-full, "
+                     "or study");
+    return 0;
+}
+
+static int add_function(void *opts, const char *opt, const char *v, mc_error *err)
+{
+    model_opts *o = opts;
+    (void)opt;
+    if (o->nfunctions == MAX_FUNCS)
+        return usage(err, "--function takes a function name");
+    o->functions[o->nfunctions++] = v;
+    return 0;
+}
+
+static int set_predict(void *opts, const char *opt, const char *v, mc_error *err)
+{
+    model_opts *o = opts;
+    mc_error e = {0};
+    (void)opt;
+    if (mc_parse_label(v, &o->target, &e)) {
+        mc_error_set(err, MC_ERR_USAGE, "--predict: %s", e.msg);
+        return -1;
+    }
+    o->have_target = 1;
+    return 0;
+}
+
+/* --label p=P,n=N: the coordinates of the file just before it */
+static int set_label(void *opts, const char *opt, const char *v, mc_error *err)
+{
+    model_opts *o = opts;
+    mc_error e = {0};
+    (void)opt;
+    if (o->nfiles == 0)
+        return usage(err, "--label must follow the file it labels");
+    if (mc_parse_label(v, &o->labels[o->nfiles - 1], &e)) {
+        mc_error_set(err, MC_ERR_USAGE, "--label: %s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* --extrap-out, --extrap-json: a file name */
+static int set_file(void *file, const char *opt, const char *v, mc_error *err)
+{
+    if (!*v) {
+        mc_error_set(err, MC_ERR_USAGE, "%s takes a file name", opt);
+        return -1;
+    }
+    *(const char **)file = v;
+    return 0;
+}
+
+/* FILE or FILE:p=P,n=N */
+static int add_file(void *opts, char *arg, mc_error *err)
+{
+    model_opts *o = opts;
+    if (o->nfiles == MAX_INPUTS) {
+        mc_error_set(err, MC_ERR_USAGE, "too many input files (at most %d)", MAX_INPUTS);
+        return -1;
+    }
+    if (cli_split_label(arg, &o->labels[o->nfiles]) < 0) {
+        mc_error_set(err, MC_ERR_USAGE, "bad label in '%s': expected FILE:p=P,n=N", arg);
+        return -1;
+    }
+    o->files[o->nfiles++] = arg;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, model_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->by = MC_VAR_P;
     o->fit = mc_fit_opts_default();
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        mc_error e = {0};
-        if (cli_is_help(a)) {
-            fputs(model_usage, stdout);
-            return CLI_OK;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--per-iteration") == 0) {
-            o->per_iteration = 1;
-        } else if (strcmp(a, "--no-negative") == 0) {
-            o->fit.negative_p = 0;
-        } else if (cli_is_opt(a, "--by")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--by")) || parse_by(v, &o->by))
-                return cli_usage_error("--by takes p, n or pn");
-        } else if (cli_is_opt(a, "--metric")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--metric")) || !*v)
-                return cli_usage_error("--metric takes a metric name (calls, time, bytes)");
-            o->metric = v;
-        } else if (cli_is_opt(a, "--select")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--select")) || parse_select(v, &o->fit.select))
-                return cli_usage_error("--select takes auto, cv, aicc, mape or ar2");
-        } else if (cli_is_opt(a, "--families")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--families")) || parse_families(v, &o->fit))
-                return cli_usage_error("--families takes a comma-separated list of linear, "
-                                       "logarithmic, inverse, linear-saturation, normal-form, "
-                                       "pn-product, pn-sum, pn-full, or study");
-        } else if (cli_is_opt(a, "--function")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--function")) || o->nfunctions == MAX_FUNCS)
-                return cli_usage_error("--function takes a function name");
-            o->functions[o->nfunctions++] = v;
-        } else if (cli_is_opt(a, "--predict")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--predict")) ||
-                mc_parse_label(v, &o->target, &e))
-                return cli_usage_error("--predict: %s", v ? e.msg : "takes p=P[,n=N]");
-            o->have_target = 1;
-        } else if (cli_is_opt(a, "--label")) {
-            if (o->nfiles == 0)
-                return cli_usage_error("--label must follow the file it labels");
-            if (!(v = cli_opt_value(argc, argv, &i, "--label")) ||
-                mc_parse_label(v, &o->labels[o->nfiles - 1], &e))
-                return cli_usage_error("--label: %s", v ? e.msg : "takes p=P,n=N");
-        } else if (cli_is_opt(a, "--plot")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--plot")) || !cli_plot_kind_ok(v))
-                return cli_usage_error("--plot takes FILE.svg or FILE.png");
-            o->plot = v;
-        } else if (cli_is_opt(a, "--extrap-out")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--extrap-out")) || !*v)
-                return cli_usage_error("--extrap-out takes a file name");
-            o->extrap_out = v;
-        } else if (cli_is_opt(a, "--extrap-json")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--extrap-json")) || !*v)
-                return cli_usage_error("--extrap-json takes a file name");
-            o->extrap_json = v;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("model: unknown option '%s'; see 'mpicast model --help'", a);
-        } else {
-            if (o->nfiles == MAX_INPUTS)
-                return cli_usage_error("too many input files (at most %d)", MAX_INPUTS);
-            if (cli_split_label(argv[i], &o->labels[o->nfiles]) < 0)
-                return cli_usage_error("bad label in '%s': expected FILE:p=P,n=N", a);
-            o->files[o->nfiles++] = argv[i];
-        }
-    }
+    int no_negative = 0;
+    const cli_opt opts[] = {
+        {"--by", NULL, "p|n|pn", CLI_VALUE,
+         "the model's parameter(s) (default p); with p (n), one\n"
+         "model per value of the other parameter", &o->by, set_by},
+        {"--metric", NULL, "M", CLI_VALUE,
+         "calls (default when present), time, bytes, or any CSV or\n"
+         "Extra-P metric name", &o->metric, set_metric},
+        {"--predict", NULL, "V=X", CLI_VALUE,
+         "where to predict; a measurement there is held out of the\n"
+         "fit and compared with the prediction", o, set_predict},
+        {"--select", NULL, "C", CLI_VALUE,
+         "auto (default): leave-one-out, AICc where no family\n"
+         "has a leave-one-out error; a family is a candidate\n"
+         "only with more points than coefficients; cv (same),\n"
+         "aicc, ar2 (adjusted R^2), mape (the study's: error on\n"
+         "the fitted points, every family that fits)", &o->fit.select, set_select},
+        {"--families", NULL, "LIST", CLI_VALUE,
+         "candidates, comma-separated family names; 'study' is\n"
+         "linear,logarithmic,inverse,linear-saturation (the\n"
+         "study's procedure: --select mape --families study)", &o->fit, set_families},
+        {"--per-iteration", NULL, NULL, CLI_FLAG,
+         "model counts per main-loop iteration: each run's\n"
+         "values divided by its iters (label iters=K, else\n"
+         "MPI_Pcontrol calls per process / 2, else the main\n"
+         "loop's iterations from stats --json); each series is\n"
+         "fitted per iteration and per run and the one with the\n"
+         "smaller held-out error kept; per-iteration predictions\n"
+         "are per iteration x the --predict iters=K", &o->per_iteration, NULL},
+        {"--function", NULL, "NAME", CLI_LIST, "only this function (repeatable)", o,
+         add_function},
+        {"--no-negative", NULL, NULL, CLI_FLAG,
+         "no negative exponents of p in the normal form", &no_negative, NULL},
+        {"--json", NULL, NULL, CLI_FLAG, "one JSON document on stdout (docs/json.md)", &o->json,
+         NULL},
+        {"--label", NULL, "p=P,n=N", CLI_LIST, "coordinates of the file just before it", o,
+         set_label},
+        {"--plot", NULL, "FILE", CLI_VALUE,
+         "draw measured points and the chosen model per series\n"
+         "(the 6 with the largest values; --function selects)\n"
+         "with gnuplot to FILE.svg or FILE.png", &o->plot, cli_set_plot},
+        {"--extrap-out", NULL, "FILE", CLI_VALUE,
+         "write the series fitted (mean per point) as Extra-P\n"
+         "text input, which Extra-P and `mpicast model` read", &o->extrap_out, set_file},
+        {"--extrap-json", NULL, "FILE", CLI_VALUE,
+         "write the series fitted (mean per point) as Extra-P's\n"
+         "JSON input (parameters, measurements), every series\n"
+         "kept, with the chosen models under \"mpicast\" (Extra-P\n"
+         "ignores that key): load it in Extra-P and compare", &o->extrap_json, set_file},
+    };
+    const cli_spec spec = {"model", model_head, model_tail, 20, opts, CLI_NOPTS(opts), add_file,
+                           o, 1, 0};
+    int rc;
+    if (cli_parse(&spec, argc, argv, &rc))
+        return rc;
+    if (no_negative)
+        o->fit.negative_p = 0;
     if (o->nfiles == 0)
         return cli_usage_error("model: no input files; see 'mpicast model --help'");
     if (o->have_target) {

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "cli_output.h"
+#include "opts.h"
 #include "progress_source.h"
 #include "predict_links.h"
 #include "mpicast/predict.h"
@@ -33,7 +34,7 @@
 #include "mpicast/sim.h"
 #include "mpicast/tit.h"
 
-static const char predict_usage[] =
+static const char predict_head[] =
     "usage: mpicast predict TRACE [--platform FILE] [--set KEY=VALUE]... [--json]\n"
     "                       [--timeline FILE] [--timeline-otf2 DIR] [--compute FILE]\n"
     "                       [--ranks P [rules...]] [--jobs N] [--no-breakdown]\n"
@@ -46,39 +47,9 @@ static const char predict_usage[] =
     "TRACE is a trace directory (mpicast trace), an OTF2 archive (Score-P's\n"
     "traces.otf2 or its directory: imported on the fly) or a SimGrid time-independent\n"
     "text trace (a file).\n"
-    "\n"
-    "  --platform FILE  platform description (INI, docs/platform.md); default:\n"
-    "                   the built-in shared-memory-like machine\n"
-    "  --set KEY=VALUE  override one platform key (e.g. network.bandwidth=10GB/s)\n"
-    "  --json           one JSON document on stdout (keys: docs/json.md)\n"
-    "  --timeline FILE  write the simulated timeline as Chrome trace-event JSON\n"
-    "                   (open it in Perfetto: one track per rank)\n"
-    "  --timeline-otf2 DIR  the simulated timeline as an OTF2 archive DIR/traces.otf2\n"
-    "                   (Vampir, otf2-print)\n"
-    "  --quiet          no progress line on stderr (shown only on a terminal)\n"
-    "  --jobs N         1: the two replays (platform, free network) one after the\n"
-    "                   other; 2 (default with 2 or more cores): at the same time,\n"
-    "                   in half the wall time and twice the memory\n"
-    "  --iterations K   quick prediction: replays every loop cut to K and to 2K\n"
-    "                   iterations and extends each figure linearly to the\n"
-    "                   iterations left out (cost follows K, not the run's length);\n"
-    "                   a trace not loop-compressed (mpicast compress) is compressed\n"
-    "                   first into a temporary directory (one read of the trace)\n"
-    "  --no-breakdown   skip the free-network replay (half the work; the breakdown\n"
-    "                   is then absent: null in --json)\n"
-    "  --ranks P        extrapolate the trace to P ranks (pseudo-trace streamed to\n"
-    "                   the simulator; docs/extrapolation.md); rules as for\n"
-    "                   'mpicast extrapolate': --rules FILE, --rule KEY=VALUE,\n"
-    "                   --grid DxD, --periodic 0,1, --replicate [R], --scaling S\n"
-    "  --compute FILE   compute table (mpicast blocks DIR --table FILE): each burst\n"
-    "                   takes its block's time from FILE; bursts of blocks FILE\n"
-    "                   lacks keep recorded time / cpu.speed (counted, reported)\n"
-    "  --profile FILE   CPU profile (instructions and reuse distances per block,\n"
-    "                   docs/compute-data.md): each burst takes its block's time on\n"
-    "                   the processor model of the platform's [cpu] keys (frequency,\n"
-    "                   cpi, caches, memory); bursts of blocks FILE lacks keep\n"
-    "                   recorded time / cpu.speed (counted, reported). Not with\n"
-    "                   --compute\n"
+    "\n";
+
+static const char predict_tail[] =
     "\n"
     "The trace is replayed a second time on a free network (zero latency,\n"
     "overhead and gap, infinite bandwidth): the increase over that replay is\n"
@@ -117,12 +88,12 @@ static void catch_sigint(void)
 
 typedef struct predict_args {
     const char *trace, *platform, *timeline;
-    const char **sets;
+    cli_list sets;            /* --set, in order */
     const char *compute_file; /* --compute */
     mc_ctable *compute;
     const char *profile_file; /* --profile */
     mc_cpu_profile *profile;
-    int nsets, json;
+    int json;
     int ranks;                /* --ranks: extrapolate to this many ranks */
     mc_extrap_rules xrules;   /* --rules, --rule, --grid, ... */
     const char *timeline_otf2; /* --timeline-otf2 DIR */
@@ -136,71 +107,61 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
 {
     memset(a, 0, sizeof *a);
     mc_extrap_rules_init(&a->xrules);
-    a->sets = calloc((size_t)argc, sizeof *a->sets);
-    if (!a->sets) {
-        *rc = cli_usage_error("predict: out of memory");
+    cli_one trace = {NULL, "TRACE"};
+    const cli_opt opts[] = {
+        {"--platform", NULL, "FILE", CLI_VALUE,
+         "platform description (INI, docs/platform.md); default:\n"
+         "the built-in shared-memory-like machine", &a->platform, NULL},
+        {"--set", NULL, "KEY=VALUE", CLI_LIST,
+         "override one platform key (e.g. network.bandwidth=10GB/s)", &a->sets, NULL},
+        {"--json", NULL, NULL, CLI_FLAG, "one JSON document on stdout (keys: docs/json.md)",
+         &a->json, NULL},
+        {"--timeline", NULL, "FILE", CLI_VALUE,
+         "write the simulated timeline as Chrome trace-event JSON\n"
+         "(open it in Perfetto: one track per rank)", &a->timeline, NULL},
+        {"--timeline-otf2", NULL, "DIR", CLI_VALUE,
+         "the simulated timeline as an OTF2 archive DIR/traces.otf2\n"
+         "(Vampir, otf2-print)", &a->timeline_otf2, NULL},
+        {"--quiet", "-q", NULL, CLI_FLAG,
+         "no progress line on stderr (shown only on a terminal)", &a->quiet, NULL},
+        {"--jobs", NULL, "N", CLI_VALUE,
+         "1: the two replays (platform, free network) one after the\n"
+         "other; 2 (default with 2 or more cores): at the same time,\n"
+         "in half the wall time and twice the memory", &a->jobs, cli_set_count},
+        {"--iterations", NULL, "K", CLI_VALUE,
+         "quick prediction: replays every loop cut to K and to 2K\n"
+         "iterations and extends each figure linearly to the\n"
+         "iterations left out (cost follows K, not the run's length);\n"
+         "a trace not loop-compressed (mpicast compress) is compressed\n"
+         "first into a temporary directory (one read of the trace)", &a->iterations,
+         cli_set_count},
+        {"--no-breakdown", NULL, NULL, CLI_FLAG,
+         "skip the free-network replay (half the work; the breakdown\n"
+         "is then absent: null in --json)", &a->no_breakdown, NULL},
+        {"--ranks", NULL, "P", CLI_VALUE,
+         "extrapolate the trace to P ranks (pseudo-trace streamed to\n"
+         "the simulator; docs/extrapolation.md); rules as for\n"
+         "'mpicast extrapolate': --rules FILE, --rule KEY=VALUE,\n"
+         "--grid DxD, --periodic 0,1, --replicate [R], --scaling S", &a->ranks,
+         cli_set_count},
+        CLI_EXTRAP_RULE_OPTS(&a->xrules),
+        {"--compute", NULL, "FILE", CLI_VALUE,
+         "compute table (mpicast blocks DIR --table FILE): each burst\n"
+         "takes its block's time from FILE; bursts of blocks FILE\n"
+         "lacks keep recorded time / cpu.speed (counted, reported)", &a->compute_file, NULL},
+        {"--profile", NULL, "FILE", CLI_VALUE,
+         "CPU profile (instructions and reuse distances per block,\n"
+         "docs/compute-data.md): each burst takes its block's time on\n"
+         "the processor model of the platform's [cpu] keys (frequency,\n"
+         "cpi, caches, memory); bursts of blocks FILE lacks keep\n"
+         "recorded time / cpu.speed (counted, reported). Not with\n"
+         "--compute", &a->profile_file, NULL},
+    };
+    const cli_spec spec = {"predict", predict_head, predict_tail, 19, opts, CLI_NOPTS(opts),
+                           cli_take_one, &trace, 0, 0};
+    if (cli_parse(&spec, argc, argv, rc))
         return -1;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (cli_is_help(s)) {
-            fputs(predict_usage, stdout);
-            *rc = CLI_OK;
-            return -1;
-        }
-        int has_next = i + 1 < argc;
-        if (strcmp(s, "--json") == 0) {
-            a->json = 1;
-        } else if (strcmp(s, "--platform") == 0 && has_next) {
-            a->platform = argv[++i];
-        } else if (strcmp(s, "--set") == 0 && has_next) {
-            a->sets[a->nsets++] = argv[++i];
-        } else if (strcmp(s, "--timeline") == 0 && has_next) {
-            a->timeline = argv[++i];
-        } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
-            a->quiet = 1;
-        } else if (strcmp(s, "--no-breakdown") == 0) {
-            a->no_breakdown = 1;
-        } else if (strcmp(s, "--iterations") == 0 && has_next) {
-            if (cli_parse_ranks(argv[++i], &a->iterations)) {
-                *rc = cli_usage_error("predict: --iterations %s: expected a positive count",
-                                      argv[i]);
-                return -1;
-            }
-        } else if (strcmp(s, "--jobs") == 0 && has_next) {
-            if (cli_parse_ranks(argv[++i], &a->jobs)) {
-                *rc = cli_usage_error("predict: --jobs %s: expected a positive count", argv[i]);
-                return -1;
-            }
-        } else if (strcmp(s, "--timeline-otf2") == 0 && has_next) {
-            a->timeline_otf2 = argv[++i];
-        } else if (strcmp(s, "--compute") == 0 && has_next) {
-            a->compute_file = argv[++i];
-        } else if (strcmp(s, "--profile") == 0 && has_next) {
-            a->profile_file = argv[++i];
-        } else if (strcmp(s, "--ranks") == 0 && has_next) {
-            if (cli_parse_ranks(argv[++i], &a->ranks)) {
-                *rc = cli_usage_error("predict: --ranks %s: expected a positive count", argv[i]);
-                return -1;
-            }
-        } else if (cli_extrap_rule_option(argc, argv, &i, &a->xrules, rc)) {
-            if (*rc != CLI_OK)
-                return -1;
-        } else if (s[0] == '-' && s[1]) {
-            *rc = cli_usage_error("predict: unknown option or missing value: %s "
-                                  "(see 'mpicast predict --help')", s);
-            return -1;
-        } else if (!a->trace) {
-            a->trace = s;
-        } else {
-            *rc = cli_usage_error("predict: more than one TRACE given: %s", s);
-            return -1;
-        }
-    }
-    if (!a->trace) {
-        *rc = cli_usage_error("predict: no TRACE given (see 'mpicast predict --help')");
-        return -1;
-    }
+    a->trace = trace.value;
     if (a->compute_file && a->profile_file) {
         *rc = cli_usage_error("predict: --compute and --profile both give the blocks' times: "
                               "give one");
@@ -401,30 +362,30 @@ int cmd_predict(int argc, char **argv)
     int rc = CLI_OK;
     catch_sigint();
     if (parse_args(argc, argv, &a, &rc)) {
-        free(a.sets);
+        cli_list_free(&a.sets);
         return rc;
     }
     const char *inputs[] = {a.trace, a.platform, a.compute_file, a.profile_file};
     int ninputs = a.profile_file ? 4 : 3;
     if (cli_output_clear(a.timeline, inputs, ninputs) != CLI_OK ||
         cli_output_clear(a.timeline_otf2, inputs, ninputs) != CLI_OK) {
-        free(a.sets);
+        cli_list_free(&a.sets);
         return CLI_BAD_INPUT;
     }
     mc_error err = {0};
     if (a.compute_file && !(a.compute = mc_ctable_load(a.compute_file, &err))) {
-        free(a.sets);
+        cli_list_free(&a.sets);
         return cli_fail(&err);
     }
     if (a.profile_file && !(a.profile = mc_cpu_profile_load(a.profile_file, &err))) {
-        free(a.sets);
+        cli_list_free(&a.sets);
         return cli_fail(&err);
     }
-    mc_platform *p = mc_platform_open(a.platform, a.sets, a.nsets, &err);
+    mc_platform *p = mc_platform_open(a.platform, a.sets.v, a.sets.n, &err);
     if (!p) {
         mc_cpu_profile_destroy(a.profile);
         mc_ctable_destroy(a.compute);
-        free(a.sets);
+        cli_list_free(&a.sets);
         return cli_fail(&err);
     }
     mc_net_warn_ignored(p, stderr, NULL, 0);
@@ -495,6 +456,6 @@ out:
     mc_ctable_destroy(a.compute);
     mc_cpu_profile_destroy(a.profile);
     mc_platform_destroy(p);
-    free(a.sets);
+    cli_list_free(&a.sets);
     return rc;
 }

@@ -5,10 +5,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "cli_output.h"
 #include "mpicast/export.h"
 
-static const char report_usage[] =
+static const char report_head[] =
     "usage: mpicast report INPUT... -o FILE.html [--platform FILE] [--set KEY=VALUE]...\n"
     "                      [--window START:END] [--no-predict] [--plots DIR] [--quiet]\n"
     "\n"
@@ -24,78 +25,69 @@ static const char report_usage[] =
     "                    predictions of the trace inputs)\n"
     "  scaling --json    strong and weak scaling curves\n"
     "  sweep --json      the predicted time of each point\n"
-    "\n"
-    "  -o FILE.html          output file (- for stdout)\n"
-    "  --platform FILE       platform for the predictions (default: built-in)\n"
-    "  --set KEY=VALUE       override a platform key\n"
-    "  --window START:END    timeline window in seconds (default: whole run)\n"
-    "  --no-predict          statistics only\n"
-    "  --plots DIR           also write every plot as DIR/NAME.png and DIR/NAME.svg\n"
-    "  --quiet               no progress line on stderr\n"
+    "\n";
+
+static const char report_tail[] =
     "\n"
     "Plots need gnuplot (Debian gnuplot-nox); without it the page says so.\n"
     "Example:\n"
     "  mpicast report run4/ run16/ p64.json -o report.html --window 0:0.01\n"
     "Exit status: 0 ok; 1 unwritable output or bad platform; 2 usage error.\n";
 
+/* --window START:END, in seconds, START < END */
+static int set_window(void *opts, const char *opt, const char *value, mc_error *err)
+{
+    mc_report_opts *o = opts;
+    char *end;
+    o->window_start = strtod(value, &end);
+    if (*end != ':' || (o->window_end = strtod(end + 1, &end), *end) ||
+        !(o->window_end > o->window_start)) {
+        mc_error_set(err, MC_ERR_USAGE, "%s: expected START:END in seconds, START < END, got "
+                     "'%s'", opt, value);
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     mc_report_opts o;
     memset(&o, 0, sizeof o);
-    const char **inputs = calloc((size_t)argc, sizeof *inputs);
-    const char **sets = calloc((size_t)argc, sizeof *sets);
+    cli_list inputs = {0}, sets = {0};
     const char *out = NULL;
     int quiet = 0, rc = CLI_OK;
-    if (!inputs || !sets) {
-        free(inputs);
-        free(sets);
-        return cli_usage_error("report: out of memory");
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int next = i + 1 < argc;
-        if (cli_is_help(s)) {
-            fputs(report_usage, stdout);
-            goto done;
-        }
-        if (strcmp(s, "-o") == 0 && next) {
-            out = argv[++i];
-        } else if (strcmp(s, "--platform") == 0 && next) {
-            o.platform = argv[++i];
-        } else if (strcmp(s, "--set") == 0 && next) {
-            sets[o.nsets++] = argv[++i];
-        } else if (strcmp(s, "--plots") == 0 && next) {
-            o.plots_dir = argv[++i];
-        } else if (strcmp(s, "--window") == 0 && next) {
-            char *end;
-            o.window_start = strtod(argv[++i], &end);
-            if (*end != ':' || (o.window_end = strtod(end + 1, &end), *end) ||
-                !(o.window_end > o.window_start)) {
-                rc = cli_usage_error("report: --window: expected START:END in seconds, START < END, got '%s'",
-                                     argv[i]);
-                goto done;
-            }
-        } else if (strcmp(s, "--no-predict") == 0) {
-            o.no_predict = 1;
-        } else if (strcmp(s, "--quiet") == 0 || strcmp(s, "-q") == 0) {
-            quiet = 1;
-        } else if (s[0] == '-' && s[1]) {
-            rc = cli_usage_error("report: unknown option or missing value: %s (see 'mpicast report --help')", s);
-            goto done;
-        } else {
-            inputs[o.ninputs++] = s;
-        }
-    }
-    if (!o.ninputs || !out) {
+    const cli_opt opts[] = {
+        {"-o", NULL, "FILE.html", CLI_VALUE, "output file (- for stdout)", &out, NULL},
+        {"--platform", NULL, "FILE", CLI_VALUE, "platform for the predictions (default: built-in)",
+         &o.platform, NULL},
+        {"--set", NULL, "KEY=VALUE", CLI_LIST, "override a platform key", &sets, NULL},
+        {"--window", NULL, "START:END", CLI_VALUE,
+         "timeline window in seconds (default: whole run)", &o, set_window},
+        {"--no-predict", NULL, NULL, CLI_FLAG, "statistics only", &o.no_predict, NULL},
+        {"--plots", NULL, "DIR", CLI_VALUE,
+         "also write every plot as DIR/NAME.png and DIR/NAME.svg", &o.plots_dir, NULL},
+        {"--quiet", "-q", NULL, CLI_FLAG, "no progress line on stderr", &quiet, NULL},
+    };
+    const cli_spec spec = {"report", report_head, report_tail, 24, opts, CLI_NOPTS(opts),
+                           cli_collect, &inputs, 0, 0};
+    if (cli_parse(&spec, argc, argv, &rc))
+        goto done;
+    if (!inputs.n || !out) {
         rc = cli_usage_error("report: usage: mpicast report INPUT... -o FILE.html (see --help)");
         goto done;
     }
-    o.inputs = inputs;
-    o.sets = sets;
-    inputs[o.ninputs] = o.platform; /* an input too; room: argc > ninputs */
-    if ((rc = cli_output_clear(out, inputs, (size_t)o.ninputs + 1)) != CLI_OK)
-        goto done;
     mc_error err = {0};
+    o.ninputs = inputs.n;
+    o.nsets = sets.n;
+    /* the platform is an input too (never to be overwritten by -o) */
+    if (cli_list_add(&inputs, o.platform, &err)) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    o.inputs = inputs.v;
+    o.sets = sets.v;
+    if ((rc = cli_output_clear(out, inputs.v, (size_t)inputs.n)) != CLI_OK)
+        goto done;
     mc_out of;
     FILE *f = cli_output_open(&of, out, &err);
     if (!f) {
@@ -107,7 +99,7 @@ int cmd_report(int argc, char **argv)
     if (e)
         rc = cli_fail(&err);
 done:
-    free(inputs);
-    free(sets);
+    cli_list_free(&inputs);
+    cli_list_free(&sets);
     return rc;
 }

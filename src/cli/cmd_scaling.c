@@ -15,10 +15,11 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "mpicast/export.h"
 #include "mpicast/model.h"
 
-static const char scaling_usage[] =
+static const char scaling_head[] =
     "usage: mpicast scaling INPUT... [--strong n=N]... [--weak k=K]... [--p-max P]\n"
     "                       [--p1 P] [--eps-min E] [--a-degree D] [--c-degree D]\n"
     "                       [--json | --csv] [--plot FILE.svg|FILE.png]\n"
@@ -36,24 +37,9 @@ static const char scaling_usage[] =
     "    the label gives p=P). tau is the run's elapsed time as `mpicast stats`\n"
     "    counts it, gamma the ranks' summed time inside the parallel part.\n"
     "Runs at the same p and n are averaged.\n"
-    "\n"
-    "  --strong n=N     strong-scaling table at problem size N (repeatable)\n"
-    "  --weak k=K       weak-scaling table at K = n/p per process (repeatable)\n"
-    "  --p-max P        largest p in the tables (default 4 x the largest measured)\n"
-    "  --p1 P           reference count for gamma (default: smallest p of each n)\n"
-    "  --eps-min E      efficiency window: runs with E < eps'p <= 1 are fitted\n"
-    "                   (default 0.1)\n"
-    "  --a-degree D     highest polynomial degree of a(n) (the algorithm's order;\n"
-    "                   default 2)\n"
-    "  --c-degree D     highest polynomial degree of c'1(n), c'2(n) (default 1;\n"
-    "                   c0 + c1/n is always a candidate)\n"
-    "  --json           one JSON document on stdout (docs/json.md)\n"
-    "  --csv            the strong and weak tables as CSV\n"
-    "  --label p=P,n=N  coordinates of the trace directory just before it\n"
-    "  --plot FILE      draw the strong and weak curves and their decomposition\n"
-    "                   (tau, a/p, chi0, chi1; measured tau as points) with\n"
-    "                   gnuplot to FILE.svg or FILE.png; without --strong/--weak,\n"
-    "                   strong scaling at every fitted n\n"
+    "\n";
+
+static const char scaling_tail[] =
     "\n"
     "Example:\n"
     "  mpicast scaling timings.csv --strong n=80000 --weak k=2500\n"
@@ -93,70 +79,139 @@ static int parse_case(const char *v, char var, double *out)
     return var == 'n' ? mc_parse_size(v + 2, out) : parse_pos(v + 2, out);
 }
 
+static int usage(mc_error *err, const char *msg)
+{
+    mc_error_set(err, MC_ERR_USAGE, "%s", msg);
+    return -1;
+}
+
+static int add_strong(void *opts, const char *opt, const char *v, mc_error *err)
+{
+    scaling_opts *o = opts;
+    (void)opt;
+    if (o->nstrong == MAX_CASES || parse_case(v, 'n', &o->strong[o->nstrong]))
+        return usage(err, "--strong takes n=N (N > 0 or a class S,W,A..E)");
+    o->nstrong++;
+    return 0;
+}
+
+static int add_weak(void *opts, const char *opt, const char *v, mc_error *err)
+{
+    scaling_opts *o = opts;
+    (void)opt;
+    if (o->nweak == MAX_CASES || parse_case(v, 'k', &o->weak[o->nweak]))
+        return usage(err, "--weak takes k=K (K > 0, the problem size per process)");
+    o->nweak++;
+    return 0;
+}
+
+static int set_p_max(void *p_max, const char *opt, const char *v, mc_error *err)
+{
+    (void)opt;
+    return parse_pos(v, p_max) ? usage(err, "--p-max takes a number > 0") : 0;
+}
+
+static int set_p1(void *p1, const char *opt, const char *v, mc_error *err)
+{
+    (void)opt;
+    return parse_pos(v, p1) ? usage(err, "--p1 takes a process count > 0") : 0;
+}
+
+static int set_eps_min(void *eps, const char *opt, const char *v, mc_error *err)
+{
+    double d;
+    (void)opt;
+    if (parse_pos(v, &d) || d >= 1)
+        return usage(err, "--eps-min takes a number in (0, 1)");
+    *(double *)eps = d;
+    return 0;
+}
+
+/* --a-degree, --c-degree: 1, 2 or 3 */
+static int set_degree(void *degree, const char *opt, const char *v, mc_error *err)
+{
+    double d;
+    if (parse_pos(v, &d) || d != floor(d) || d > 3) {
+        mc_error_set(err, MC_ERR_USAGE, "%s takes 1, 2 or 3", opt);
+        return -1;
+    }
+    *(int *)degree = (int)d;
+    return 0;
+}
+
+/* --label p=P,n=N: the coordinates of the input just before it */
+static int set_label(void *opts, const char *opt, const char *v, mc_error *err)
+{
+    scaling_opts *o = opts;
+    mc_error e = {0};
+    (void)opt;
+    if (o->ninputs == 0)
+        return usage(err, "--label must follow the trace directory it labels");
+    if (mc_parse_label(v, &o->labels[o->ninputs - 1], &e)) {
+        mc_error_set(err, MC_ERR_USAGE, "--label: %s", e.msg);
+        return -1;
+    }
+    o->have_label[o->ninputs - 1] = 1;
+    return 0;
+}
+
+/* INPUT or INPUT:p=P,n=N */
+static int add_input(void *opts, char *arg, mc_error *err)
+{
+    scaling_opts *o = opts;
+    if (o->ninputs == MAX_INPUTS) {
+        mc_error_set(err, MC_ERR_USAGE, "too many inputs (at most %d)", MAX_INPUTS);
+        return -1;
+    }
+    int k = cli_split_label(arg, &o->labels[o->ninputs]);
+    if (k < 0) {
+        mc_error_set(err, MC_ERR_USAGE, "bad label in '%s': expected DIR:n=N or DIR:p=P,n=N",
+                     arg);
+        return -1;
+    }
+    o->have_label[o->ninputs] = k;
+    o->inputs[o->ninputs++] = arg;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, scaling_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->fit = mc_scaling_opts_default();
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        double d;
-        if (cli_is_help(a)) {
-            fputs(scaling_usage, stdout);
-            return CLI_OK;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--csv") == 0) {
-            o->csv = 1;
-        } else if (cli_is_opt(a, "--strong")) {
-            v = cli_opt_value(argc, argv, &i, "--strong");
-            if (o->nstrong == MAX_CASES || parse_case(v, 'n', &o->strong[o->nstrong]))
-                return cli_usage_error("--strong takes n=N (N > 0 or a class S,W,A..E)");
-            o->nstrong++;
-        } else if (cli_is_opt(a, "--weak")) {
-            v = cli_opt_value(argc, argv, &i, "--weak");
-            if (o->nweak == MAX_CASES || parse_case(v, 'k', &o->weak[o->nweak]))
-                return cli_usage_error("--weak takes k=K (K > 0, the problem size per process)");
-            o->nweak++;
-        } else if (cli_is_opt(a, "--p-max")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--p-max")) || parse_pos(v, &o->p_max))
-                return cli_usage_error("--p-max takes a number > 0");
-        } else if (cli_is_opt(a, "--p1")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--p1")) || parse_pos(v, &o->fit.p1))
-                return cli_usage_error("--p1 takes a process count > 0");
-        } else if (cli_is_opt(a, "--eps-min")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--eps-min")) || parse_pos(v, &d) || d >= 1)
-                return cli_usage_error("--eps-min takes a number in (0, 1)");
-            o->fit.eps_min = d;
-        } else if (cli_is_opt(a, "--a-degree") || cli_is_opt(a, "--c-degree")) {
-            int is_a = a[2] == 'a';
-            v = cli_opt_value(argc, argv, &i, is_a ? "--a-degree" : "--c-degree");
-            if (!v || parse_pos(v, &d) || d != floor(d) || d > 3)
-                return cli_usage_error("%s takes 1, 2 or 3", is_a ? "--a-degree" : "--c-degree");
-            *(is_a ? &o->fit.a_degree : &o->fit.c_degree) = (int)d;
-        } else if (cli_is_opt(a, "--plot")) {
-            if (!(v = cli_opt_value(argc, argv, &i, "--plot")) || !cli_plot_kind_ok(v))
-                return cli_usage_error("--plot takes FILE.svg or FILE.png");
-            o->plot = v;
-        } else if (cli_is_opt(a, "--label")) {
-            mc_error e = {0};
-            if (o->ninputs == 0)
-                return cli_usage_error("--label must follow the trace directory it labels");
-            if (!(v = cli_opt_value(argc, argv, &i, "--label")) ||
-                mc_parse_label(v, &o->labels[o->ninputs - 1], &e))
-                return cli_usage_error("--label: %s", v ? e.msg : "takes p=P,n=N");
-            o->have_label[o->ninputs - 1] = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("scaling: unknown option '%s'; see 'mpicast scaling --help'", a);
-        } else {
-            if (o->ninputs == MAX_INPUTS)
-                return cli_usage_error("too many inputs (at most %d)", MAX_INPUTS);
-            int k = cli_split_label(argv[i], &o->labels[o->ninputs]);
-            if (k < 0)
-                return cli_usage_error("bad label in '%s': expected DIR:n=N or DIR:p=P,n=N", a);
-            o->have_label[o->ninputs] = k;
-            o->inputs[o->ninputs++] = argv[i];
-        }
-    }
+    const cli_opt opts[] = {
+        {"--strong", NULL, "n=N", CLI_LIST, "strong-scaling table at problem size N (repeatable)",
+         o, add_strong},
+        {"--weak", NULL, "k=K", CLI_LIST,
+         "weak-scaling table at K = n/p per process (repeatable)", o, add_weak},
+        {"--p-max", NULL, "P", CLI_VALUE,
+         "largest p in the tables (default 4 x the largest measured)", &o->p_max, set_p_max},
+        {"--p1", NULL, "P", CLI_VALUE,
+         "reference count for gamma (default: smallest p of each n)", &o->fit.p1, set_p1},
+        {"--eps-min", NULL, "E", CLI_VALUE,
+         "efficiency window: runs with E < eps'p <= 1 are fitted\n"
+         "(default 0.1)", &o->fit.eps_min, set_eps_min},
+        {"--a-degree", NULL, "D", CLI_VALUE,
+         "highest polynomial degree of a(n) (the algorithm's order;\n"
+         "default 2)", &o->fit.a_degree, set_degree},
+        {"--c-degree", NULL, "D", CLI_VALUE,
+         "highest polynomial degree of c'1(n), c'2(n) (default 1;\n"
+         "c0 + c1/n is always a candidate)", &o->fit.c_degree, set_degree},
+        {"--json", NULL, NULL, CLI_FLAG, "one JSON document on stdout (docs/json.md)", &o->json,
+         NULL},
+        {"--csv", NULL, NULL, CLI_FLAG, "the strong and weak tables as CSV", &o->csv, NULL},
+        {"--label", NULL, "p=P,n=N", CLI_LIST, "coordinates of the trace directory just before it",
+         o, set_label},
+        {"--plot", NULL, "FILE", CLI_VALUE,
+         "draw the strong and weak curves and their decomposition\n"
+         "(tau, a/p, chi0, chi1; measured tau as points) with\n"
+         "gnuplot to FILE.svg or FILE.png; without --strong/--weak,\n"
+         "strong scaling at every fitted n", &o->plot, cli_set_plot},
+    };
+    const cli_spec spec = {"scaling", scaling_head, scaling_tail, 19, opts, CLI_NOPTS(opts),
+                           add_input, o, 1, 0};
+    int rc;
+    if (cli_parse(&spec, argc, argv, &rc))
+        return rc;
     if (o->ninputs == 0)
         return cli_usage_error("scaling: no input file; see 'mpicast scaling --help'");
     o->file = o->inputs[0];

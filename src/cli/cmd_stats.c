@@ -14,13 +14,14 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "mpicast/format.h"
 #include "mpicast/stats.h"
 #include "mpicast/input.h"
 
 enum { TOP_SITES = 20 };
 
-static const char stats_usage[] =
+static const char stats_head[] =
     "usage: mpicast stats TRACE [--json]\n"
     "\n"
     "Statistics of TRACE (any input kind: a trace directory, an OTF2 archive,\n"
@@ -28,8 +29,9 @@ static const char stats_usage[] =
     "bytes and time inside MPI; per rank the application time, MPI time and\n"
     "MPI %; point-to-point message statistics (messages sent per rank, average\n"
     "length, total volume); the top call sites by MPI time.\n"
-    "\n"
-    "  --json   one JSON document on stdout (keys: docs/json.md)\n"
+    "\n";
+
+static const char stats_tail[] =
     "\n"
     "A truncated trace (a run that crashed) is summarised from its readable\n"
     "prefix, with a warning on stderr and \"truncated\": true; exit status 0.\n"
@@ -402,26 +404,19 @@ static int print_text(const view *v)
 /* Returns -1 to continue, or an exit code. */
 static int parse_args(int argc, char **argv, const char **dir, int *json)
 {
-    *dir = NULL;
     *json = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            fputs(stats_usage, stdout);
-            return CLI_OK;
-        } else if (strcmp(a, "--json") == 0) {
-            *json = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("stats: unknown option '%s'; see 'mpicast stats --help'", a);
-        } else if (*dir) {
-            return cli_usage_error("stats: one trace directory expected, got '%s' and '%s'",
-                                   *dir, a);
-        } else {
-            *dir = a;
-        }
-    }
-    if (!*dir)
-        return cli_usage_error("stats: missing trace directory; see 'mpicast stats --help'");
+    *dir = NULL;
+    cli_one trace = {NULL, "TRACE"};
+    const cli_opt opts[] = {
+        {"--json", NULL, NULL, CLI_FLAG, "one JSON document on stdout (keys: docs/json.md)",
+         json, NULL},
+    };
+    const cli_spec spec = {"stats", stats_head, stats_tail, 11, opts, CLI_NOPTS(opts),
+                           cli_take_one, &trace, 0, 0};
+    int rc;
+    if (cli_parse(&spec, argc, argv, &rc))
+        return rc;
+    *dir = trace.value;
     return -1;
 }
 

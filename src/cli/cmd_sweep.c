@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "progress_source.h"
-#include "sweep.h"
+#include "sweep_args.h"
 
 /* Runs on the sweep's worker threads: the ticker's counter is atomic. */
 static void task_done(void *ctx, int done)

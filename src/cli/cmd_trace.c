@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "mpicast/format.h"
 #include "mpicast/outfile.h"
 #include "trace_profile.h"
@@ -34,45 +35,24 @@
 
 enum flavour { OPENMPI, MPICH };
 
-static void usage(FILE *out)
-{
-    fputs("usage: mpicast trace [-o DIR] [--force] [--mode wall|cpu|token|profile]\n"
-          "                     [--sample-rate R] [--no-fold] -- COMMAND [ARGS...]\n\n"
-          "Runs COMMAND (usually an MPI launcher such as 'mpirun -np 4 ./app') with the\n"
-          "mpicast tracer preloaded and writes one trace directory.\n\n"
-          "  -o DIR        trace directory (default mpicast-trace-<timestamp>); created\n"
-          "                owner-only; an existing DIR must be empty\n"
-          "  --force       reuse a DIR that holds a trace: first removes its meta.json,\n"
-          "                rank-N.mct, sites-N.txt and cpu-profile files; refused if\n"
-          "                DIR holds anything else\n"
-          "  --mode wall   time compute bursts with the wall clock (default)\n"
-          "  --mode cpu    also record thread CPU time (more ranks than cores)\n"
-          "  --mode token  token execution: only one rank computes at a time, so\n"
-          "                bursts are uncontended even with more ranks than cores;\n"
-          "                slower; limits in docs/compute-data.md\n"
-          "  --mode profile  also run every rank under Valgrind lackey and write\n"
-          "                DIR/cpu-profile.txt: per block and rank, instructions, loads,\n"
-          "                stores and LRU stack-distance histograms (data and\n"
-          "                instructions; lines of 32, 64, 128 B); bursts timed with the\n"
-          "                wall clock (slowed by Valgrind); docs/compute-data.md\n"
-          "  --sample-rate R  profile: SHARDS sampling of cache lines, R in (0,1]\n"
-          "                (default 1: every line)\n"
-          "  --no-fold     write every failed poll; by default a run of Test*/Iprobe\n"
-          "                calls that find nothing, less than 2 us apart, is one record\n"
-          "                counting its calls (MPICAST_POLL_FOLD=SECONDS sets the gap;\n"
-          "                docs/trace-format.md, \"Folded polls\")\n\n"
-          "The tracer build (Open MPI or MPICH) is the one of the MPI the program is\n"
-          "linked against (as ldd resolves it), else the launcher's; a launcher of one\n"
-          "MPI running a program of the other is refused before anything runs.\n"
-          "\n"
-          "Example:\n"
-          "  mpicast trace -o run9/ -- mpirun -np 9 ./halo2d\n"
-          "SIGINT, SIGTERM and SIGHUP are passed on to the command's process group,\n"
-          "and mpicast waits for it to end.\n"
-          "Exit status: the command's; 1 if it cannot be started, or if it ran no\n"
-          "traced MPI program (no trace written) and itself exited 0.\n",
-          out);
-}
+static const char trace_head[] =
+    "usage: mpicast trace [-o DIR] [--force] [--mode wall|cpu|token|profile]\n"
+    "                     [--sample-rate R] [--no-fold] -- COMMAND [ARGS...]\n\n"
+    "Runs COMMAND (usually an MPI launcher such as 'mpirun -np 4 ./app') with the\n"
+    "mpicast tracer preloaded and writes one trace directory.\n\n";
+
+static const char trace_tail[] =
+    "\n"
+    "The tracer build (Open MPI or MPICH) is the one of the MPI the program is\n"
+    "linked against (as ldd resolves it), else the launcher's; a launcher of one\n"
+    "MPI running a program of the other is refused before anything runs.\n"
+    "\n"
+    "Example:\n"
+    "  mpicast trace -o run9/ -- mpirun -np 9 ./halo2d\n"
+    "SIGINT, SIGTERM and SIGHUP are passed on to the command's process group,\n"
+    "and mpicast waits for it to end.\n"
+    "Exit status: the command's; 1 if it cannot be started, or if it ran no\n"
+    "traced MPI program (no trace written) and itself exited 0.\n";
 
 /* Full path of an executable name, searching PATH like execvp. */
 static int find_in_path(const char *name, char *out, size_t len)
@@ -780,46 +760,58 @@ static void symbolise_sites(const char *dir)
     mc_meta_destroy(m);
 }
 
+/* The first word of the command: options end there (or at "--"). */
+static int take_command(void *first, char *arg, mc_error *err)
+{
+    (void)err;
+    if (!*(char **)first)
+        *(char **)first = arg;
+    return 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
     const char *out = NULL, *mode = "wall", *rate = "1";
     int force = 0, no_fold = 0;
+    char *first = NULL;
+    const cli_opt opts[] = {
+        {"-o", NULL, "DIR", CLI_VALUE,
+         "trace directory (default mpicast-trace-<timestamp>); created\n"
+         "owner-only; an existing DIR must be empty", &out, NULL},
+        {"--force", NULL, NULL, CLI_FLAG,
+         "reuse a DIR that holds a trace: first removes its meta.json,\n"
+         "rank-N.mct, sites-N.txt and cpu-profile files; refused if\n"
+         "DIR holds anything else", &force, NULL},
+        {"--mode", NULL, "M", CLI_VALUE,
+         "how compute bursts are timed:\n"
+         "wall: the wall clock (default)\n"
+         "cpu: also record thread CPU time (more ranks than cores)\n"
+         "token: token execution: only one rank computes at a time, so\n"
+         "bursts are uncontended even with more ranks than cores;\n"
+         "slower; limits in docs/compute-data.md\n"
+         "profile: also run every rank under Valgrind lackey and write\n"
+         "DIR/cpu-profile.txt: per block and rank, instructions, loads,\n"
+         "stores and LRU stack-distance histograms (data and\n"
+         "instructions; lines of 32, 64, 128 B); bursts timed with the\n"
+         "wall clock (slowed by Valgrind); docs/compute-data.md", &mode, NULL},
+        {"--sample-rate", NULL, "R", CLI_VALUE,
+         "profile: SHARDS sampling of cache lines, R in (0,1]\n"
+         "(default 1: every line)", &rate, NULL},
+        {"--no-fold", NULL, NULL, CLI_FLAG,
+         "write every failed poll; by default a run of Test*/Iprobe\n"
+         "calls that find nothing, less than 2 us apart, is one record\n"
+         "counting its calls (MPICAST_POLL_FOLD=SECONDS sets the gap;\n"
+         "docs/trace-format.md, \"Folded polls\")", &no_fold, NULL},
+    };
+    const cli_spec spec = {"trace", trace_head, trace_tail, 16, opts, CLI_NOPTS(opts),
+                           take_command, &first, 0, 1};
+    int status;
+    if (cli_parse(&spec, argc, argv, &status))
+        return status;
     int i = 1;
-    for (; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            i++;
-            break;
-        }
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return CLI_OK;
-        }
-        if (strcmp(argv[i], "--force") == 0) {
-            force = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "--no-fold") == 0) {
-            no_fold = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--mode") == 0 ||
-            strcmp(argv[i], "--sample-rate") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("trace: %s needs a value", argv[i]);
-            if (argv[i][1] == 'o')
-                out = argv[++i];
-            else if (argv[i][2] == 'm')
-                mode = argv[++i];
-            else
-                rate = argv[++i];
-            continue;
-        }
-        if (argv[i][0] == '-')
-            return cli_usage_error("trace: unknown option '%s'; see 'mpicast trace --help'",
-                                   argv[i]);
-        break; /* the command starts here */
-    }
-    if (i >= argc)
+    while (i < argc && argv[i] != first) /* the command is argv's own tail */
+        i++;
+    if (!first)
         return cli_usage_error("trace: no command given; see 'mpicast trace --help'");
     int profile = strcmp(mode, "profile") == 0;
     if (strcmp(mode, "wall") != 0 && strcmp(mode, "cpu") != 0 && strcmp(mode, "token") != 0 &&

@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "mpicast/predict.h"
 
-static const char validate_usage[] =
+static const char validate_head[] =
     "usage: mpicast validate TRACE [--platform FILE] [--set KEY=VALUE]... [--json]\n"
     "\n"
     "Replays TRACE on the platform it was measured on (the platform file that\n"
@@ -21,11 +22,9 @@ static const char validate_usage[] =
     "comm + wait). Errors as MPIETE's Eq. 8, (predicted - measured) / measured,\n"
     "so a negative error is a prediction that is too short. TRACE is any input\n"
     "kind with measured times (a trace directory, an OTF2 archive).\n"
-    "\n"
-    "  --platform FILE  the measured platform (INI, docs/platform.md); default:\n"
-    "                   the built-in machine\n"
-    "  --set KEY=VALUE  override one platform key\n"
-    "  --json           one JSON document on stdout (keys: docs/json.md)\n"
+    "\n";
+
+static const char validate_tail[] =
     "\n"
     "Example:\n"
     "  mpirun -np 2 mpicast-bench -o here.ini && mpicast validate run2/ --platform here.ini\n"
@@ -34,45 +33,27 @@ static const char validate_usage[] =
 
 typedef struct validate_args {
     const char *trace, *platform;
-    const char **sets;
-    int nsets, json;
+    cli_list sets; /* --set, in order */
+    int json;
 } validate_args;
 
 static int parse_args(int argc, char **argv, validate_args *a, int *rc)
 {
     memset(a, 0, sizeof *a);
-    if (!(a->sets = calloc((size_t)argc, sizeof *a->sets))) {
-        *rc = cli_usage_error("validate: out of memory");
+    cli_one trace = {NULL, "TRACE"};
+    const cli_opt opts[] = {
+        {"--platform", NULL, "FILE", CLI_VALUE,
+         "the measured platform (INI, docs/platform.md); default:\n"
+         "the built-in machine", &a->platform, NULL},
+        {"--set", NULL, "KEY=VALUE", CLI_LIST, "override one platform key", &a->sets, NULL},
+        {"--json", NULL, NULL, CLI_FLAG, "one JSON document on stdout (keys: docs/json.md)",
+         &a->json, NULL},
+    };
+    const cli_spec spec = {"validate", validate_head, validate_tail, 19, opts, CLI_NOPTS(opts),
+                           cli_take_one, &trace, 0, 0};
+    if (cli_parse(&spec, argc, argv, rc))
         return -1;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int has_next = i + 1 < argc;
-        if (cli_is_help(s)) {
-            fputs(validate_usage, stdout);
-            *rc = CLI_OK;
-            return -1;
-        } else if (strcmp(s, "--json") == 0) {
-            a->json = 1;
-        } else if (strcmp(s, "--platform") == 0 && has_next) {
-            a->platform = argv[++i];
-        } else if (strcmp(s, "--set") == 0 && has_next) {
-            a->sets[a->nsets++] = argv[++i];
-        } else if (s[0] == '-' && s[1]) {
-            *rc = cli_usage_error("validate: unknown option or missing value: %s "
-                                  "(see 'mpicast validate --help')", s);
-            return -1;
-        } else if (!a->trace) {
-            a->trace = s;
-        } else {
-            *rc = cli_usage_error("validate: more than one TRACE given: %s", s);
-            return -1;
-        }
-    }
-    if (!a->trace) {
-        *rc = cli_usage_error("validate: no TRACE given (see 'mpicast validate --help')");
-        return -1;
-    }
+    a->trace = trace.value;
     return 0;
 }
 
@@ -180,13 +161,13 @@ int cmd_validate(int argc, char **argv)
     validate_args a;
     int rc = CLI_OK;
     if (parse_args(argc, argv, &a, &rc)) {
-        free(a.sets);
+        cli_list_free(&a.sets);
         return rc;
     }
     mc_error err = {0};
-    mc_platform *p = mc_platform_open(a.platform, a.sets, a.nsets, &err);
+    mc_platform *p = mc_platform_open(a.platform, a.sets.v, a.sets.n, &err);
     if (!p) {
-        free(a.sets);
+        cli_list_free(&a.sets);
         return cli_fail(&err);
     }
     mc_validate_result v;
@@ -198,6 +179,6 @@ int cmd_validate(int argc, char **argv)
         print_text(&a, &v);
     mc_validate_result_free(&v);
     mc_platform_destroy(p);
-    free(a.sets);
+    cli_list_free(&a.sets);
     return rc;
 }

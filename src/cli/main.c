@@ -47,25 +47,9 @@ int cli_usage_error(const char *fmt, ...)
     return CLI_USAGE;
 }
 
-int cli_is_help(const char *arg)
+static int is_help(const char *arg)
 {
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
-}
-
-const char *cli_opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
-int cli_is_opt(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -77,6 +61,16 @@ static int ends_with(const char *s, const char *suf)
 int cli_plot_kind_ok(const char *path)
 {
     return ends_with(path, ".svg") || ends_with(path, ".png");
+}
+
+int cli_set_plot(void *plot, const char *opt, const char *value, mc_error *err)
+{
+    if (!cli_plot_kind_ok(value)) {
+        mc_error_set(err, MC_ERR_USAGE, "%s takes FILE.svg or FILE.png", opt);
+        return -1;
+    }
+    *(const char **)plot = value;
+    return 0;
 }
 
 FILE *cli_plot_data_file(char *path_template, const char *plot)
@@ -127,30 +121,6 @@ static int finish_stdout(int rc)
     return rc;
 }
 
-/* One option grammar for every subcommand: "--opt=value" is "--opt value".
- * Options end at a bare "--" (after it comes the traced command line). */
-static char **split_opt_values(int argc, char **argv, int *out_argc)
-{
-    char **v = calloc((size_t)argc * 2 + 1, sizeof *v);
-    if (!v)
-        return NULL;
-    int n = 0, options = 1;
-    for (int i = 0; i < argc; i++) {
-        char *a = argv[i], *eq = strchr(a, '=');
-        if (options && strcmp(a, "--") == 0)
-            options = 0;
-        if (options && i > 1 && a[0] == '-' && a[1] == '-' && eq && eq > a + 2) {
-            *eq = '\0'; /* argv's strings are ours to modify */
-            v[n++] = a;
-            v[n++] = eq + 1;
-        } else {
-            v[n++] = a;
-        }
-    }
-    *out_argc = n;
-    return v;
-}
-
 static void warn_env(const char *msg)
 {
     fprintf(stderr, "mpicast: warning: %s\n", msg);
@@ -162,7 +132,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
-    if (cli_is_help(argv[1])) {
+    if (is_help(argv[1])) {
         usage(stdout);
         return CLI_OK;
     }
@@ -179,16 +149,8 @@ int main(int argc, char **argv)
      * the program's command line, passed on untouched */
     if (strcmp(argv[1], "_profile-rank") == 0)
         return cmd_profile_rank(argc - 1, argv + 1);
-    int n;
-    char **args = split_opt_values(argc, argv, &n);
-    if (!args)
-        return cli_usage_error("out of memory");
     for (size_t i = 0; i < ncommands; i++)
-        if (strcmp(argv[1], commands[i].name) == 0) {
-            int rc = finish_stdout(commands[i].run(n - 1, args + 1));
-            free(args);
-            return rc;
-        }
-    free(args);
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return finish_stdout(commands[i].run(argc - 1, argv + 1));
     return cli_usage_error("'%s' is not a command; see 'mpicast --help'", argv[1]);
 }

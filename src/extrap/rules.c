@@ -390,41 +390,6 @@ int cdesc_member(const cdesc *cd, const xgrid *g, int r, int k)
     }
 }
 
-int mc_extrap_rules_option(int argc, char *const *argv, int *i, mc_extrap_rules *r,
-                           mc_error *err)
-{
-    const char *s = argv[*i];
-    int has_next = *i + 1 < argc;
-    mc_err e;
-    if (strcmp(s, "--rules") == 0 && has_next) {
-        e = mc_extrap_rules_load(r, argv[++*i], err);
-    } else if (strcmp(s, "--rule") == 0 && has_next) {
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", argv[++*i]);
-        char *eq = strchr(buf, '=');
-        if (!eq) {
-            mc_error_set(err, MC_ERR_USAGE, "--rule %s: expected KEY=VALUE", buf);
-            return -1;
-        }
-        *eq = '\0';
-        e = mc_extrap_rules_set(r, buf, eq + 1, err);
-    } else if (strcmp(s, "--grid") == 0 && has_next) {
-        e = mc_extrap_rules_set(r, "grid", argv[++*i], err);
-    } else if (strcmp(s, "--periodic") == 0 && has_next) {
-        e = mc_extrap_rules_set(r, "periodic", argv[++*i], err);
-    } else if (strcmp(s, "--scaling") == 0 && has_next) {
-        e = mc_extrap_rules_set(r, "scaling", argv[++*i], err);
-    } else if (strcmp(s, "--replicate") == 0) {
-        const char *v = "";
-        if (has_next && argv[*i + 1][0] >= '0' && argv[*i + 1][0] <= '9')
-            v = argv[++*i];
-        e = mc_extrap_rules_set(r, "replicate", v, err);
-    } else {
-        return 0;
-    }
-    return e == MC_OK ? 1 : -1;
-}
-
 /* ------------------------------------------------------------ describe */
 
 static const char *const sc_keys[MC_SC_COUNT] = {"size.p2p", "size.reduce", "size.block",

@@ -33,49 +33,7 @@
 #include "mpicast/input.h"
 #include "mpicast/predict.h"
 
-static const char usage_text[] =
-    "usage: mpicast %s TRACE [--platform FILE] [--set KEY=VALUE]...\n"
-    "              [--vary KEY=V1,V2,...]... [--ranks P1,P2,...] [--jobs N]\n"
-    "              [--target-efficiency E --solve KEY] [--json | --csv] [--quiet]\n"
-    "\n"
-    "Predicts TRACE once per point of the cross product of the --vary values\n"
-    "and the process counts, and prints one row per point: predicted time,\n"
-    "computation (mean over ranks), communication (the rest) and parallel\n"
-    "efficiency: with one process count, mean computation c / predicted time T;\n"
-    "with several, relative to the smallest count P0: T(P0)P0/(T(P)P) under\n"
-    "--scaling strong, else (weak scaling) for the work done,\n"
-    "(c(P)/T(P)) / (c(P0)/T(P0)), which is T(P0)/T(P) when c stays the same.\n"
-    "\n"
-    "  --platform FILE, --set KEY=VALUE   as for mpicast predict\n"
-    "  --vary KEY=V1,V2,...  values of one platform key (repeatable: cross product)\n"
-    "  --ranks P1,P2,...     process counts; others than the trace's are\n"
-    "                        extrapolated from the trace (docs/extrapolation.md)\n"
-    "                        with the rules of 'mpicast extrapolate': --scaling\n"
-    "                        weak|strong, --rules FILE, --rule KEY=VALUE, --grid DxD,\n"
-    "                        --periodic 0,1, --replicate [R]\n"
-    "  --compute FILE        compute table (mpicast blocks --table): each burst takes\n"
-    "                        its block's time, scaled like the bursts by the\n"
-    "                        compute law at other process counts\n"
-    "  --profile FILE        CPU profile: each burst takes its block's time on the\n"
-    "                        processor model of the point's [cpu] keys (vary\n"
-    "                        cpu.l1d.size, cpu.frequency, ...); not with --compute\n"
-    "  --jobs N              points predicted in parallel (default: 1)\n"
-    "  --target-efficiency E --solve KEY\n"
-    "                        also find, for each process count (and --vary\n"
-    "                        combination), the value of KEY (network.overhead,\n"
-    "                        network.bandwidth, network.latency, cpu.speed, ...)\n"
-    "                        at which efficiency crosses E (Brent's method,\n"
-    "                        from the platform's own value of KEY)\n"
-    "  --json, --csv         one JSON document / CSV table on stdout\n"
-    "                        (keys: docs/json.md)\n"
-    "  --quiet               no progress line on stderr (points done / total,\n"
-    "                        shown only when stderr is a terminal)\n"
-    "\n"
-    "Example:\n"
-    "  mpicast sweep run16/ --vary network.bandwidth=1GB/s,10GB/s --ranks 16,64,256\n"
-    "Exit status: 0 ok; 1 bad input or a point that cannot be predicted; 2 usage.\n";
-
-/* ------------------------------------------------------------ parsing */
+/* ------------------------------------------------------------ setup */
 
 static int usage_error(const char *prog, const char *fmt, const char *arg)
 {
@@ -83,85 +41,6 @@ static int usage_error(const char *prog, const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fputc('\n', stderr);
     return SWEEP_USAGE;
-}
-
-static int split_list(const char *s, char ***out)
-{
-    int n = 1;
-    for (const char *c = s; *c; c++)
-        n += *c == ',';
-    char **v = calloc((size_t)n, sizeof *v);
-    if (!v)
-        return -1;
-    int k = 0;
-    const char *start = s;
-    for (const char *c = s;; c++) {
-        if (*c == ',' || !*c) {
-            v[k++] = strndup(start, (size_t)(c - start));
-            start = c + 1;
-            if (!*c)
-                break;
-        }
-    }
-    *out = v;
-    return n;
-}
-
-static int add_vary(sweep_cfg *c, const char *arg)
-{
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg || !eq[1])
-        return usage_error(c->prog, "--vary %s: expected KEY=V1,V2,...", arg);
-    /* a second --vary of one key would silently override the first's values */
-    size_t klen = (size_t)(eq - arg);
-    for (int k = 0; k < c->nvary; k++)
-        if (strlen(c->vary[k].key) == klen && !strncmp(c->vary[k].key, arg, klen))
-            return usage_error(c->prog, "--vary %s: the key is given twice (list all its "
-                               "values in one --vary)", c->vary[k].key);
-    sweep_vary *v = realloc(c->vary, (size_t)(c->nvary + 1) * sizeof *v);
-    if (!v)
-        return usage_error(c->prog, "%s", "out of memory");
-    c->vary = v;
-    sweep_vary *x = &c->vary[c->nvary++];
-    x->key = strndup(arg, (size_t)(eq - arg));
-    x->nvals = split_list(eq + 1, &x->vals);
-    if (x->nvals < 0)
-        return usage_error(c->prog, "%s", "out of memory");
-    for (int i = 0; i < x->nvals; i++)
-        if (!x->vals[i] || !x->vals[i][0])
-            return usage_error(c->prog, "--vary %s: empty value", arg);
-    return SWEEP_OK;
-}
-
-static int parse_ranks(sweep_cfg *c, const char *arg)
-{
-    char **v;
-    int n = split_list(arg, &v);
-    if (n < 0)
-        return usage_error(c->prog, "%s", "out of memory");
-    free(c->ranks);
-    c->ranks = calloc((size_t)n, sizeof *c->ranks);
-    int rc = SWEEP_OK;
-    for (int i = 0; i < n; i++) {
-        char *end;
-        long p = v[i] ? strtol(v[i], &end, 10) : 0;
-        if (!v[i] || !*v[i] || *end || p < 1 || p > (1L << 30))
-            rc = usage_error(c->prog, "--ranks %s: expected process counts like 16,64", arg);
-        else if (c->ranks)
-            c->ranks[i] = (int)p;
-        free(v[i]);
-    }
-    free(v);
-    c->nranks = n;
-    if (rc == SWEEP_OK) /* ascending, so the first is the reference count */
-        for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++)
-                if (c->ranks[j] < c->ranks[i]) {
-                    int t = c->ranks[i];
-                    c->ranks[i] = c->ranks[j];
-                    c->ranks[j] = t;
-                }
-    return rc;
 }
 
 /* Loads the platform with --set and one value per --vary key (combo), and
@@ -236,101 +115,24 @@ static int check_inputs(sweep_cfg *c)
     return SWEEP_OK;
 }
 
-/* An extrapolation rule option: 1 taken, 0 not one, -SWEEP_USAGE or
- * -SWEEP_BAD_INPUT after printing the error. */
-static int rule_option(sweep_cfg *c, int argc, char **argv, int *i)
-{
-    mc_error err = {0};
-    int k = mc_extrap_rules_option(argc, argv, i, &c->rules, &err);
-    if (k >= 0)
-        return k;
-    fprintf(stderr, "mpicast: %s: %s\n", c->prog, err.msg);
-    return err.code == MC_ERR_USAGE ? -SWEEP_USAGE : -SWEEP_BAD_INPUT;
-}
-
-int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog)
+void sweep_cfg_init(sweep_cfg *c, const char *prog)
 {
     memset(c, 0, sizeof *c);
     mc_extrap_rules_init(&c->rules);
     c->prog = prog;
     c->jobs = 1;
-    *stop = 0;
-    c->sets = calloc((size_t)argc + 1, sizeof *c->sets);
-    if (!c->sets)
-        return usage_error(prog, "%s", "out of memory");
-    int rc;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int has = i + 1 < argc;
-        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-            printf(usage_text, prog);
-            *stop = 1;
-            return SWEEP_OK;
-        } else if (!strcmp(s, "--json")) {
-            c->json = 1;
-        } else if (!strcmp(s, "--csv")) {
-            c->csv = 1;
-        } else if (!strcmp(s, "--quiet")) {
-            c->quiet = 1;
-        } else if (!strcmp(s, "--platform") && has) {
-            c->platform = argv[++i];
-        } else if (!strcmp(s, "--set") && has) {
-            c->sets[c->nsets++] = argv[++i];
-        } else if (!strcmp(s, "--vary") && has) {
-            if ((rc = add_vary(c, argv[++i])))
-                return rc;
-        } else if (!strcmp(s, "--ranks") && has) {
-            if ((rc = parse_ranks(c, argv[++i])))
-                return rc;
-        } else if (!strcmp(s, "--jobs") && has) {
-            char *end;
-            long j = strtol(argv[++i], &end, 10);
-            if (*end || j < 1 || j > 1024)
-                return usage_error(prog, "--jobs %s: expected a number of jobs >= 1", argv[i]);
-            c->jobs = (int)j;
-        } else if (!strcmp(s, "--target-efficiency") && has) {
-            char *end;
-            c->target = strtod(argv[++i], &end);
-            if (*end || !(c->target > 0 && c->target <= 1))
-                return usage_error(prog, "--target-efficiency %s: expected a number in (0, 1]",
-                                   argv[i]);
-        } else if (!strcmp(s, "--solve") && has) {
-            c->solve = argv[++i];
-        } else if (!strcmp(s, "--compute") && has) {
-            c->compute_file = argv[++i];
-        } else if (!strcmp(s, "--profile") && has) {
-            c->profile_file = argv[++i];
-        } else if ((rc = rule_option(c, argc, argv, &i)) != 0) {
-            if (rc < 0)
-                return rc == -SWEEP_USAGE ? SWEEP_USAGE : SWEEP_BAD_INPUT;
-        } else if (s[0] == '-' && s[1]) {
-            return usage_error(prog, "unknown option or missing value: %s (see --help)", s);
-        } else if (!c->trace) {
-            c->trace = s;
-        } else {
-            return usage_error(prog, "more than one TRACE given: %s", s);
-        }
-    }
-    if (!c->trace)
-        return usage_error(prog, "%s", "no TRACE given (see --help)");
-    if (c->json && c->csv)
-        return usage_error(prog, "%s", "--json and --csv exclude each other");
-    if (!c->solve != !(c->target > 0))
-        return usage_error(prog, "%s", "--solve KEY and --target-efficiency E go together");
-    if (c->compute_file && c->profile_file)
-        return usage_error(prog, "%s", "--compute and --profile both give the blocks' times: "
-                           "give one");
-    for (int k = 0; c->solve && k < c->nvary; k++)
-        if (!strcmp(c->vary[k].key, c->solve))
-            return usage_error(prog, "--solve %s: the key is also in --vary (the search sets it)",
-                               c->solve);
+}
+
+int sweep_prepare(sweep_cfg *c)
+{
     c->ncombos = 1;
     for (int k = 0; k < c->nvary; k++) {
         if (c->ncombos > 1000000 / c->vary[k].nvals)
-            return usage_error(prog, "%s", "--vary: more than 10^6 combinations");
+            return usage_error(c->prog, "%s", "--vary: more than 10^6 combinations");
         c->ncombos *= c->vary[k].nvals;
     }
-    if ((rc = check_inputs(c)))
+    int rc = check_inputs(c);
+    if (rc)
         return rc;
     mc_error err = {0};
     if (c->profile_file && !(c->profile = mc_cpu_profile_load(c->profile_file, &err))) {

@@ -45,10 +45,10 @@ typedef struct sweep_cfg {
     mc_extrap_rules rules;    /* --scaling, --rule(s), --grid, ...: for --ranks */
     const char *compute_file; /* --compute: per-block compute table, or NULL */
     const char *profile_file; /* --profile: per-block CPU profile, or NULL */
-    struct mc_cpu_profile *profile; /* loaded by sweep_parse; read-only, shared by tasks */
+    struct mc_cpu_profile *profile; /* loaded by sweep_prepare; read-only, shared by tasks */
     /* Called after each task, from the thread that ran it (so it must be
      * thread-safe), with the number of tasks finished so far by this call's
-     * sweep_run_tasks; NULL for none. Set after sweep_parse. */
+     * sweep_run_tasks; NULL for none. Set after sweep_prepare. */
     void (*on_task_done)(void *ctx, int done);
     void *on_task_ctx;
 } sweep_cfg;
@@ -65,9 +65,13 @@ typedef struct sweep_result {
     char note[240];
 } sweep_result;
 
-/* Parses argv (argv[0] is the subcommand). Returns SWEEP_OK, or an exit code
- * after printing help (SWEEP_OK with *stop = 1) or an error on stderr. */
-int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog);
+/* An empty configuration (jobs 1, default rules) for command prog ("sweep"
+ * or "sweep-mpi", in messages); the command line fills it (src/cli/sweep_args.c). */
+void sweep_cfg_init(sweep_cfg *c, const char *prog);
+/* After the command line: checks the platforms of every --vary combination
+ * and --solve's key, opens the trace (held), loads --profile and counts the
+ * tasks. SWEEP_OK, or an exit code after printing the error. */
+int sweep_prepare(sweep_cfg *c);
 /* One warning line on `out` when --ranks extrapolates with stated rules:
  * from one trace they cannot be checked (docs/extrapolation.md). */
 void sweep_warn_unchecked(const sweep_cfg *c, FILE *out);

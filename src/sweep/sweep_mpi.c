@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sweep.h"
+#include "sweep_args.h"
 #include "mpicast/export.h"
 
 int main(int argc, char **argv)
