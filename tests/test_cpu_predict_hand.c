@@ -218,6 +218,20 @@ static void check_cpi_records(void)
     doc = load("p.json");
     NEAR_NS(num(doc, "predicted_time"), 5910);
     json_decref(doc);
+    /* a profile with only some blocks' own cpi says so (the others take
+     * cpu.cpi): predict, sweep and blocks; a complete one says nothing */
+    CHECK_EQ_INT(sh("cp %s/p.prof %s/p3.prof && grep -P '^cpi\t0x20' %s/r.txt >> %s/p3.prof",
+                    dir, dir, dir, dir), 0);
+    CHECK_EQ_INT(sh("%s predict %s/trace --profile %s/p3.prof %s 2>%s/err.txt >/dev/null && "
+                    "%s sweep %s/trace --profile %s/p3.prof %s --vary cpu.cpi=1,2 --quiet "
+                    "2>>%s/err.txt >/dev/null && %s blocks %s/trace --profile %s/p3.prof "
+                    "2>>%s/err.txt >/dev/null", MPICAST_BIN, dir, dir, platform, dir, MPICAST_BIN,
+                    dir, dir, platform, dir, MPICAST_BIN, dir, dir, dir), 0);
+    CHECK_EQ_INT(sh("test $(grep -c 'warning: .*p3.prof: 1 of 2 block rows have no cpi record' "
+                    "%s/err.txt) = 3", dir), 0);
+    CHECK_EQ_INT(sh("%s predict %s/trace --profile %s/p2.prof %s 2>%s/err.txt >/dev/null && "
+                    "! grep -q 'no cpi record' %s/err.txt", MPICAST_BIN, dir, dir, platform, dir,
+                    dir), 0);
     /* misses alone above the measured mean: no record, the reason instead */
     CHECK_EQ_INT(sh("%s blocks %s/trace --profile %s/p.prof %s --set cpu.l2.latency=2000ns "
                     "--fit-cpi --cpi-records > %s/r.txt", MPICAST_BIN, dir, dir, platform, dir),

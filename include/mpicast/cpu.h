@@ -76,6 +76,11 @@ mc_cpu_profile *mc_cpu_profile_load(const char *path, mc_error *err);
 void mc_cpu_profile_destroy(mc_cpu_profile *p);
 const char *mc_cpu_profile_path(const mc_cpu_profile *p);
 size_t mc_cpu_profile_count(const mc_cpu_profile *p);
+/* When some blocks of p have a `cpi` record and others none (blocks
+ * --cpi-records leaves out a block whose modelled misses exceed its
+ * measured time), a one-line note naming how many rows take cpu.cpi
+ * instead, in buf; returns 1 then, 0 when there is nothing to say. */
+int mc_cpu_profile_cpi_note(const mc_cpu_profile *p, char *buf, size_t cap);
 const mc_cpu_block *mc_cpu_profile_at(const mc_cpu_profile *p, size_t i);
 /* The line sizes (B) for which block i has a histogram of `stream`, into
  * lines[0..cap); returns how many there are. */

@@ -449,6 +449,9 @@ static int open_profile(blocks_args *a, const mc_meta *m)
     mc_error err = {0};
     if (!(a->profile = mc_cpu_profile_load(a->profile_file, &err)))
         return cli_fail(&err);
+    char note[600];
+    if (mc_cpu_profile_cpi_note(a->profile, note, sizeof note))
+        fprintf(stderr, "mpicast: warning: %s\n", note);
     mc_platform *p = mc_platform_open(a->platform, a->sets.v, a->sets.n, &err);
     if (!p)
         return cli_fail(&err);

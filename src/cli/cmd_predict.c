@@ -381,6 +381,9 @@ int cmd_predict(int argc, char **argv)
         cli_list_free(&a.sets);
         return cli_fail(&err);
     }
+    char note[600];
+    if (mc_cpu_profile_cpi_note(a.profile, note, sizeof note))
+        fprintf(stderr, "mpicast: warning: %s\n", note);
     mc_platform *p = mc_platform_open(a.platform, a.sets.v, a.sets.n, &err);
     if (!p) {
         mc_cpu_profile_destroy(a.profile);

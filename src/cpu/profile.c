@@ -535,6 +535,19 @@ void mc_cpu_profile_destroy(mc_cpu_profile *p)
 const char *mc_cpu_profile_path(const mc_cpu_profile *p) { return p->path; }
 size_t mc_cpu_profile_count(const mc_cpu_profile *p) { return p->nblocks; }
 
+int mc_cpu_profile_cpi_note(const mc_cpu_profile *p, char *buf, size_t cap)
+{
+    size_t without = 0;
+    for (size_t i = 0; p && i < p->nblocks; i++)
+        without += !(p->blocks[i].pub.cpi > 0);
+    if (!p || !p->ncpis || !without)
+        return 0;
+    snprintf(buf, cap, "%s: %zu of %zu block rows have no cpi record and take cpu.cpi: "
+             "their times do not come from this core's cycles (docs/cpu-profile.md)",
+             p->path, without, p->nblocks);
+    return 1;
+}
+
 const mc_cpu_block *mc_cpu_profile_at(const mc_cpu_profile *p, size_t i)
 {
     return i < p->nblocks ? &p->blocks[i].pub : NULL;

@@ -146,6 +146,9 @@ int sweep_prepare(sweep_cfg *c)
 
 void sweep_warn_unchecked(const sweep_cfg *c, FILE *out)
 {
+    char note[600];
+    if (mc_cpu_profile_cpi_note(c->profile, note, sizeof note))
+        fprintf(out, "mpicast: warning: %s\n", note);
     int extrapolates = 0;
     for (int k = 0; k < c->nranks; k++)
         extrapolates |= c->ranks[k] != c->trace_ranks;

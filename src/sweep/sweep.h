@@ -72,8 +72,9 @@ void sweep_cfg_init(sweep_cfg *c, const char *prog);
  * and --solve's key, opens the trace (held), loads --profile and counts the
  * tasks. SWEEP_OK, or an exit code after printing the error. */
 int sweep_prepare(sweep_cfg *c);
-/* One warning line on `out` when --ranks extrapolates with stated rules:
- * from one trace they cannot be checked (docs/extrapolation.md). */
+/* One warning line on `out` when --ranks extrapolates with stated rules
+ * (from one trace they cannot be checked: docs/extrapolation.md), and one
+ * when the profile gives only some blocks their own cpi. */
 void sweep_warn_unchecked(const sweep_cfg *c, FILE *out);
 void sweep_cfg_free(sweep_cfg *c);
 static inline int sweep_ntasks(const sweep_cfg *c) { return c->npoints + c->nsolves; }
