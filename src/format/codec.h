@@ -87,18 +87,27 @@ static inline uint64_t mc_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (0 - (
 static inline int64_t mc_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
 /* Decodes one uvarint from [*p, end); 0 on success, -1 if it runs past end
- * or is longer than 10 bytes. */
+ * or is longer than 10 bytes. Most fields fit in one byte: that path is
+ * first and short. */
 static inline int mc_get_uvarint(const unsigned char **p, const unsigned char *end, uint64_t *out)
 {
+    const unsigned char *q = *p;
+    if (q < end && *q < 0x80) {
+        *out = *q;
+        *p = q + 1;
+        return 0;
+    }
     uint64_t v = 0;
-    for (int shift = 0; shift < 70 && *p < end; shift += 7) {
-        unsigned char b = *(*p)++;
+    for (int shift = 0; shift < 70 && q < end; shift += 7) {
+        unsigned char b = *q++;
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
             *out = v;
+            *p = q;
             return 0;
         }
     }
+    *p = q;
     return -1;
 }
 

@@ -43,34 +43,36 @@ typedef struct loop_state {
 } loop_state;
 
 struct mc_rank_reader {
-    FILE *f;              /* NULL while the pool has closed the file */
-    long resume;          /* offset to reopen at when f is NULL */
+    /* What each event reads and writes first, in one cache line or two: a
+     * replay of thousands of ranks takes each reader in turn, cold. */
+    const unsigned char *pos, *end; /* decoding cursor in raw */
+    uint32_t left;        /* events left in the chunk */
+    int done;             /* end reached or error reported */
+    int64_t prev_end;     /* delta base inside the chunk */
+    int64_t last_end;     /* previous event's end, across chunks (for burst) */
+    int have_last;
+    int last_op;          /* the previous event's operation */
+    uint64_t event_index; /* index in the file of the next event (from 0) */
+    int64_t shift;        /* delivered time - stored time, after loops */
+    int64_t *vals;
+    size_t vals_cap;
+    unsigned flags;
+    int fd;               /* -1 while the pool has closed the file */
+    long next;            /* file offset of the next read (pread: no seek) */
     dev_t dev;            /* identity of the file first opened, so a file */
     ino_t ino;            /* replaced while closed by the pool is noticed */
-    int busy;             /* f in use by its owner: the pool must not close it */
+    int busy;             /* fd in use by its owner: the pool must not close it */
     mc_rank_reader *lru_prev, *lru_next; /* in the pool's list while open and idle */
-    char path[4096];
-    unsigned flags;
     long chunk_index;     /* index of the chunk being decoded (-1 before the first) */
     long chunk_offset;    /* file offset of its header */
     unsigned char *comp;  /* stored payload */
     size_t comp_cap;
     unsigned char *raw;   /* decompressed payload */
     size_t raw_cap;
-    const unsigned char *pos, *end; /* decoding cursor in raw */
-    uint32_t left;        /* events left in the chunk */
-    int64_t prev_end;     /* delta base inside the chunk */
-    int64_t last_end;     /* previous event's end, across chunks (for burst) */
-    int have_last;
-    int last_op;          /* the previous event's operation */
-    uint64_t event_index; /* index in the file of the next event (from 0) */
-    int64_t *vals;
-    size_t vals_cap;
-    int done;             /* end reached or error reported */
-    int64_t shift;        /* delivered time - stored time, after loops */
     loop_state loop;
     uint64_t loop_cap;    /* iterations delivered per loop record (0: all) */
     uint64_t loop_skipped, loop_records; /* under the cap */
+    char path[4096];
 };
 
 
@@ -85,7 +87,7 @@ struct mc_rank_reader {
  * one thread at a time (busy), and only idle files are closed. */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static mc_rank_reader *lru_first, *lru_last; /* idle open readers, oldest first */
-static size_t pool_open;                     /* readers holding a FILE */
+static size_t pool_open;                     /* readers holding a descriptor */
 
 static void lru_unlink(mc_rank_reader *r)
 {
@@ -120,23 +122,24 @@ static int pool_evict_one(void)
     if (!v)
         return 0;
     lru_unlink(v);
-    v->resume = ftell(v->f);
-    fclose(v->f);
-    v->f = NULL;
+    close(v->fd);
+    v->fd = -1;
     pool_open--;
     return 1;
 }
 
-/* Opens r's file at its offset (first open: at 0, identity recorded). */
+/* Opens r's file (first open: identity recorded). A descriptor, not a
+ * FILE: glibc's fclose walks every open stream, which made closing and
+ * reopening through the pool quadratic at 16384 ranks. */
 static int reopen(mc_rank_reader *r, mc_error *err)
 {
-    FILE *f = mc_in_fopen(r->path, err); /* a FIFO or device is refused, never waited on */
-    if (!f)
+    int fd = mc_in_open(r->path, err); /* a FIFO or device is refused, never waited on */
+    if (fd < 0)
         return -1;
     struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         mc_error_set(err, MC_ERR_IO, "%s: cannot stat: %s", r->path, strerror(errno));
-        fclose(f);
+        close(fd);
         return -1;
     }
     if (r->ino == 0 && r->dev == 0) {
@@ -144,26 +147,39 @@ static int reopen(mc_rank_reader *r, mc_error *err)
         r->ino = st.st_ino;
     } else if (st.st_dev != r->dev || st.st_ino != r->ino) {
         mc_error_set(err, MC_ERR_IO, "%s:%ld: the file was replaced while it was being read",
-                     r->path, r->resume);
-        fclose(f);
+                     r->path, r->next);
+        close(fd);
         return -1;
     }
-    if (r->resume > 0 && fseek(f, r->resume, SEEK_SET) != 0) {
-        mc_error_set(err, MC_ERR_IO, "%s:%ld: cannot seek: %s", r->path, r->resume,
-                     strerror(errno));
-        fclose(f);
-        return -1;
-    }
-    r->f = f;
+    r->fd = fd;
     return 0;
 }
 
-/* Makes r->f usable by its owner until pool_release. */
+/* Reads up to n bytes at r->next (advancing it): the bytes read, fewer only
+ * at the end of the file; -1 with errno on a read error. */
+static ssize_t read_at(mc_rank_reader *r, void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(r->fd, (char *)buf + got, n - got, (off_t)r->next);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            break;
+        got += (size_t)k;
+        r->next += k;
+    }
+    return (ssize_t)got;
+}
+
+/* Makes r->fd usable by its owner until pool_release. */
 static int pool_acquire(mc_rank_reader *r, mc_error *err)
 {
     pthread_mutex_lock(&pool_lock);
     r->busy = 1;
-    if (r->f) {
+    if (r->fd >= 0) {
         lru_unlink(r);
         pthread_mutex_unlock(&pool_lock);
         return 0;
@@ -186,7 +202,7 @@ static void pool_release(mc_rank_reader *r)
 {
     pthread_mutex_lock(&pool_lock);
     r->busy = 0;
-    if (r->f)
+    if (r->fd >= 0)
         lru_append(r);
     pthread_mutex_unlock(&pool_lock);
 }
@@ -195,9 +211,9 @@ static void pool_close(mc_rank_reader *r)
 {
     pthread_mutex_lock(&pool_lock);
     lru_unlink(r);
-    if (r->f) {
-        fclose(r->f);
-        r->f = NULL;
+    if (r->fd >= 0) {
+        close(r->fd);
+        r->fd = -1;
         pool_open--;
     }
     pthread_mutex_unlock(&pool_lock);
@@ -248,12 +264,18 @@ mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
         return NULL;
     }
     snprintf(r->path, sizeof r->path, "%s", path);
+    r->fd = -1;
     r->chunk_index = -1;
     if (pool_acquire(r, err) != 0)
         goto fail;
     unsigned char hdr[MC_FILE_HEADER_SIZE];
-    size_t got = fread(hdr, 1, sizeof hdr, r->f);
+    ssize_t rd = read_at(r, hdr, sizeof hdr);
     pool_release(r);
+    if (rd < 0) {
+        mc_error_set(err, MC_ERR_IO, "%s:0: cannot read: %s", path, strerror(errno));
+        goto fail;
+    }
+    size_t got = (size_t)rd;
     if (got < 8 || memcmp(hdr, MC_FILE_MAGIC, 8) != 0) {
         mc_error_set(err, MC_ERR_FORMAT, "%s:0: not an mpicast rank file (bad magic)", path);
         goto fail;
@@ -343,16 +365,41 @@ static int grow(unsigned char **buf, size_t *cap, size_t need)
     return 0;
 }
 
-/* Reads and decodes the next chunk from r->f (held by the caller). */
+/* One decompression context per thread, not per rank (94 KiB on each of
+ * thousands of ranks) nor per chunk (creating one cost 7 % of reading a
+ * 16384-rank trace); freed when the thread ends. */
+static pthread_key_t dctx_key;
+static pthread_once_t dctx_once = PTHREAD_ONCE_INIT;
+static int dctx_key_ok;
+
+static void dctx_free(void *p) { ZSTD_freeDCtx(p); }
+static void dctx_key_make(void) { dctx_key_ok = pthread_key_create(&dctx_key, dctx_free) == 0; }
+
+static ZSTD_DCtx *thread_dctx(void)
+{
+    pthread_once(&dctx_once, dctx_key_make);
+    if (!dctx_key_ok)
+        return NULL;
+    ZSTD_DCtx *d = pthread_getspecific(dctx_key);
+    if (!d && (d = ZSTD_createDCtx()) != NULL && pthread_setspecific(dctx_key, d) != 0) {
+        ZSTD_freeDCtx(d);
+        d = NULL;
+    }
+    return d;
+}
+
+/* Reads and decodes the next chunk from r->fd (held by the caller). */
 static int load_chunk_held(mc_rank_reader *r, mc_error *err)
 {
     unsigned char h[MC_CHUNK_HEADER_SIZE];
     r->chunk_index++;
-    r->chunk_offset = ftell(r->f);
-    size_t got = fread(h, 1, sizeof h, r->f);
-    if (got == 0 && feof(r->f))
+    r->chunk_offset = r->next;
+    ssize_t got = read_at(r, h, sizeof h);
+    if (got < 0)
+        return chunk_error(r, MC_ERR_IO, err, strerror(errno));
+    if (got == 0)
         return 0;
-    if (got < sizeof h)
+    if ((size_t)got < sizeof h)
         return chunk_error(r, MC_ERR_TRUNCATED, err, "file ends inside the chunk header");
     if (mc_get_u32(h) != MC_CHUNK_MAGIC || mc_get_u32(h + 20) != (uint32_t)crc32(0L, h, 20))
         return chunk_error(r, MC_ERR_FORMAT, err, "corrupt chunk header");
@@ -373,17 +420,17 @@ static int load_chunk_held(mc_rank_reader *r, mc_error *err)
     }
     if (g)
         return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
-    if (fread(r->comp, 1, comp_len, r->f) < comp_len)
+    got = read_at(r, r->comp, comp_len);
+    if (got < 0)
+        return chunk_error(r, MC_ERR_IO, err, strerror(errno));
+    if ((size_t)got < comp_len)
         return chunk_error(r, MC_ERR_TRUNCATED, err, "file ends inside the chunk");
     if (mc_get_u32(h + 16) != (uint32_t)crc32(0L, r->comp, comp_len))
         return chunk_error(r, MC_ERR_FORMAT, err, "checksum mismatch");
-    /* A context for this chunk only: kept per rank it cost 94 KiB on each of
-     * thousands of ranks for a few microseconds saved per chunk. */
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    ZSTD_DCtx *dctx = thread_dctx();
     if (!dctx)
         return chunk_error(r, MC_ERR_NOMEM, err, "out of memory");
     size_t n = ZSTD_decompressDCtx(dctx, r->raw, raw_len, r->comp, comp_len);
-    ZSTD_freeDCtx(dctx);
     if (ZSTD_isError(n) || n != raw_len)
         return chunk_error(r, MC_ERR_FORMAT, err, "payload does not decompress to its size");
     r->pos = r->raw;
@@ -405,65 +452,71 @@ static int load_chunk(mc_rank_reader *r, mc_error *err)
     return rc;
 }
 
-static int get_s(mc_rank_reader *r, int64_t *out)
+/* The decoders work on a cursor kept in a register (cur), stored back to
+ * the reader once per event, not once per byte. */
+typedef struct cursor {
+    const unsigned char *p, *end;
+} cursor;
+
+static inline int get_s(cursor *c, int64_t *out)
 {
     uint64_t v;
-    if (mc_get_uvarint(&r->pos, r->end, &v))
+    if (mc_get_uvarint(&c->p, c->end, &v))
         return -1;
     *out = mc_unzigzag(v);
     return 0;
 }
 
-static int get_s32(mc_rank_reader *r, int32_t *out)
+static inline int get_u(cursor *c, uint64_t *out, uint64_t max)
 {
-    int64_t v;
-    if (get_s(r, &v) || v < INT32_MIN || v > INT32_MAX)
-        return -1;
-    *out = (int32_t)v;
-    return 0;
+    return mc_get_uvarint(&c->p, c->end, out) || *out > max ? -1 : 0;
 }
 
-static int get_u(mc_rank_reader *r, uint64_t *out, uint64_t max)
-{
-    return mc_get_uvarint(&r->pos, r->end, out) || *out > max ? -1 : 0;
-}
-
-static void set_defaults(mc_event *e)
-{
-    memset(e, 0, sizeof *e);
-#define DEFAULT_(field, bit, enc, def) e->field = (def);
-    MC_EVENT_FIELDS(DEFAULT_)
+/* An event with every field at its default: copied whole per event (a
+ * memset and then the defaults cost a slow `rep stos`). */
+#define DEFAULT_(field, bit, enc, def) .field = (def),
+static const mc_event event_defaults = {MC_EVENT_FIELDS(DEFAULT_)};
 #undef DEFAULT_
-}
+
+static inline void set_defaults(mc_event *e) { *e = event_defaults; }
 
 /* The decoders of the MC_EVENT_FIELDS encodings: 0, or -1 if malformed. */
-static int get_U31(mc_rank_reader *r, int32_t *out)
+static inline int get_U31(cursor *c, int32_t *out)
 {
     uint64_t v;
-    if (get_u(r, &v, INT32_MAX))
+    if (get_u(c, &v, INT32_MAX))
         return -1;
     *out = (int32_t)v;
     return 0;
 }
 
-static int get_U32(mc_rank_reader *r, uint32_t *out)
+static inline int get_U32(cursor *c, uint32_t *out)
 {
     uint64_t v;
-    if (get_u(r, &v, UINT32_MAX))
+    if (get_u(c, &v, UINT32_MAX))
         return -1;
     *out = (uint32_t)v;
     return 0;
 }
 
-static int get_U64(mc_rank_reader *r, uint64_t *out) { return get_u(r, out, UINT64_MAX); }
-static int get_S32(mc_rank_reader *r, int32_t *out) { return get_s32(r, out); }
-static int get_S64(mc_rank_reader *r, int64_t *out) { return get_s(r, out); }
+static inline int get_U64(cursor *c, uint64_t *out) { return get_u(c, out, UINT64_MAX); }
 
-static int decode_vals(mc_rank_reader *r, mc_event *e)
+static inline int get_S32(cursor *c, int32_t *out)
+{
+    int64_t v;
+    if (get_s(c, &v) || v < INT32_MIN || v > INT32_MAX)
+        return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+static inline int get_S64(cursor *c, int64_t *out) { return get_s(c, out); }
+
+static int decode_vals(mc_rank_reader *r, cursor *c, mc_event *e)
 {
     uint64_t n;
     /* each value takes at least one byte: a count beyond the bytes left is corrupt */
-    if (get_u(r, &n, MC_EVENT_MAX_VALS) || n > (uint64_t)(r->end - r->pos))
+    if (get_u(c, &n, MC_EVENT_MAX_VALS) || n > (uint64_t)(c->end - c->p))
         return -1;
     if (n > r->vals_cap) {
         int64_t *v = realloc(r->vals, n * sizeof *v);
@@ -473,7 +526,7 @@ static int decode_vals(mc_rank_reader *r, mc_event *e)
         r->vals_cap = n;
     }
     for (uint64_t i = 0; i < n; i++)
-        if (get_s(r, &r->vals[i]))
+        if (get_s(c, &r->vals[i]))
             return -1;
     e->nvals = (uint32_t)n;
     e->vals = r->vals;
@@ -482,30 +535,38 @@ static int decode_vals(mc_rank_reader *r, mc_event *e)
 
 /* Decodes one event at the cursor; -1 if malformed. Times that overflow
  * int64 are malformed too (a corrupt delta must not wrap around). */
-static int decode_event(mc_rank_reader *r, mc_event *e)
+static int decode_fields(mc_rank_reader *r, cursor *c, mc_event *e)
 {
     uint64_t op, f;
     int64_t start, dur;
     set_defaults(e);
-    if (get_u(r, &op, MC_FILE_OP_LOOP) || (op >= MC_OP_COUNT && op != MC_FILE_OP_LOOP) ||
-        get_u(r, &f, MC_F_ALL) || get_s(r, &start) || get_s(r, &dur))
+    if (get_u(c, &op, MC_FILE_OP_LOOP) || (op >= MC_OP_COUNT && op != MC_FILE_OP_LOOP) ||
+        get_u(c, &f, MC_F_ALL) || get_s(c, &start) || get_s(c, &dur))
         return -1;
     e->op = (int32_t)op;
     if (__builtin_add_overflow(r->prev_end, start, &e->t_start) ||
         __builtin_add_overflow(e->t_start, dur, &e->t_end))
         return -1;
 #define GET_(field, bit, enc, def)                   \
-    if ((f & (bit)) && get_##enc(r, &e->field) != 0) \
+    if ((f & (bit)) && get_##enc(c, &e->field) != 0) \
         return -1;
     MC_EVENT_FIELDS(GET_)
 #undef GET_
-    if ((f & MC_F_VALS) && decode_vals(r, e))
+    if ((f & MC_F_VALS) && decode_vals(r, c, e))
         return -1;
     /* folded is for failed polls only: anything else is corrupt */
     if ((f & MC_F_FOLDED) &&
-        (get_u(r, &e->folded, INT64_MAX - 1) || !mc_event_is_failed_poll(e)))
+        (get_u(c, &e->folded, INT64_MAX - 1) || !mc_event_is_failed_poll(e)))
         return -1;
     return 0;
+}
+
+static int decode_event(mc_rank_reader *r, mc_event *e)
+{
+    cursor c = {r->pos, r->end};
+    int rc = decode_fields(r, &c, e);
+    r->pos = c.p;
+    return rc;
 }
 
 static int event_error(mc_rank_reader *r, mc_error *err, const char *what)
@@ -514,6 +575,15 @@ static int event_error(mc_rank_reader *r, mc_error *err, const char *what)
     mc_error_set(err, MC_ERR_FORMAT, "%s: chunk %ld at offset %ld: event %llu: %s", r->path,
                  r->chunk_index, r->chunk_offset, (unsigned long long)r->event_index, what);
     return -1;
+}
+
+void mc_rank_reader_prefetch(const mc_rank_reader *r)
+{
+    if (r->loop.active) /* the body and values it reads instead */
+        __builtin_prefetch(&r->loop.body[r->loop.k]);
+    else if (r->pos && r->pos < r->end)
+        __builtin_prefetch(r->pos);
+    __builtin_prefetch(r->vals);
 }
 
 void mc_rank_reader_where(const mc_rank_reader *r, long *chunk, long *offset, uint64_t *event)

@@ -10,4 +10,8 @@
  * of the event returned last. */
 void mc_rank_reader_where(const mc_rank_reader *r, long *chunk, long *offset, uint64_t *event);
 
+/* A hint that r's next event will be read soon: fetches what decoding it
+ * touches first (its bytes, the values buffer) into the cache. */
+void mc_rank_reader_prefetch(const mc_rank_reader *r);
+
 #endif

@@ -403,7 +403,21 @@ static const mc_meta *trace_meta(const mc_source *s)
     return ((const trace_source *)s)->meta;
 }
 
-static const mc_source_ops trace_ops = {.next = trace_next, .close = trace_close, .meta = trace_meta};
+/* The replay names the ranks it will step a few events ahead (at 4096 ranks
+ * and more, sim_prefetch.h): their state and their next bytes are fetched
+ * then, so the misses overlap instead of following each other. */
+static void trace_prefetch(const mc_source *s, int rank)
+{
+    const trace_source *ts = (const trace_source *)s;
+    if (rank < 0 || rank >= s->nranks)
+        return;
+    const rank_state *rs = &ts->ranks[rank];
+    if (rs->qlen == 0 && rs->reader)
+        mc_rank_reader_prefetch(rs->reader);
+}
+
+static const mc_source_ops trace_ops = {.next = trace_next, .close = trace_close,
+                                        .prefetch = trace_prefetch, .meta = trace_meta};
 
 /* Highest N among DIR/rank-N.mct, or -1 if none. */
 static int scan_max_rank(const char *dir, mc_error *err, int *max_rank)
