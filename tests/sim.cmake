@@ -27,7 +27,7 @@ add_test(NAME test_predict_interrupt
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_predict_interrupt.py
                  $<TARGET_FILE:mpicast>)
 set_tests_properties(test_predict_interrupt PROPERTIES TIMEOUT 300)
-mc_add_test(test_net_models_match_platform mc_net mc_platform)
+mc_add_test(test_net_check_owns_names mc_net mc_platform)
 add_test(NAME test_predict_jobs_same_result
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_predict_jobs_same_result.sh
                  $<TARGET_FILE:mpicast> ${CMAKE_CURRENT_SOURCE_DIR}/bad)

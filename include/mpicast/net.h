@@ -102,6 +102,10 @@ typedef struct mc_net_ops {
     /* Platform keys only this model reads (NULL-terminated, or NULL): a key
      * set while another model is chosen is named as ignored. */
     const char *const *keys;
+    /* Optional: checks the values of this model's keys that are set (names
+     * it owns, such as topologies), whichever model is chosen, so a typo is
+     * found when the platform loads; "network.topology: unknown value ...". */
+    mc_err (*check)(const mc_platform *p, mc_error *err);
 } mc_net_ops;
 
 /* Capabilities a model declares, so that the simulator asks for a property
@@ -138,6 +142,13 @@ static inline size_t mc_net_link_stats(const mc_net *n, mc_net_link_stat *out, s
     return n && n->ops->flow && n->ops->flow->link_stats ? n->ops->flow->link_stats(n, out, max)
                                                          : 0;
 }
+
+/* Checks the values the network models own, after a platform is loaded and
+ * before anything is replayed: network.model names a model of the registry,
+ * and every model's check op accepts its keys. The error names where the
+ * value came from ("cluster.ini:3: network.model: unknown value 'logpg'
+ * (expected one of loggp, free, topo, table; did you mean loggp?)"). */
+mc_err mc_net_check(const mc_platform *p, mc_error *err);
 
 /* Keys that only some network models read (the topo model's shape, links,
  * mapping and sharing), set in the platform (file or --set) while its

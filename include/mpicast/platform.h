@@ -43,6 +43,10 @@ mc_platform *mc_platform_open(const char *file, const char *const *sets, int nse
 mc_err mc_platform_set(mc_platform *p, const char *assignment, mc_error *err);
 /* Overrides one key from separate key ("section.key") and value. */
 mc_err mc_platform_set_kv(mc_platform *p, const char *key, const char *value, mc_error *err);
+/* The same, given by option `from` ("--vary"): the value's origin is then
+ * "--vary KEY=VALUE" (mc_platform_set_kv's is "--set KEY=VALUE"). */
+mc_err mc_platform_set_from(mc_platform *p, const char *key, const char *value, const char *from,
+                            mc_error *err);
 
 /* Typed getters for keys of the table; the key must be known (programming
  * error otherwise: returns NaN / NULL). `inf` is returned as INFINITY.
@@ -56,6 +60,11 @@ int mc_platform_is_set(const mc_platform *p, const char *key);
  * default. Owned by the platform. For errors found later (by a network
  * model) to name the place the user can fix. */
 const char *mc_platform_origin(const mc_platform *p, const char *key);
+
+/* MC_OK if value is one of choices ('|'-separated), else MC_ERR_PLATFORM
+ * "unknown value 'V' (expected one of A, B; did you mean A?)": for modules
+ * that own a key's values (the network models' and topologies' names). */
+mc_err mc_platform_check_choice(const char *value, const char *choices, mc_error *err);
 
 /* Parses a value with units into SI (s, B, B/s, Hz); returns MC_ERR_PLATFORM
  * with a message naming the value on failure. */

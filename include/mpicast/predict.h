@@ -95,6 +95,13 @@ typedef struct mc_predict_result {
 mc_err mc_predict_run(const mc_predict_request *rq, mc_predict_result *res, mc_error *err);
 void mc_predict_result_free(mc_predict_result *res);
 
+/* The platform of a prediction: mc_platform_open (the file, or the defaults,
+ * with the --set overrides), then mc_net_check, so a model or topology name
+ * that no network model knows is refused with its FILE:LINE before anything
+ * is read. NULL with err filled. */
+mc_platform *mc_predict_platform(const char *file, const char *const *sets, int nsets,
+                                 mc_error *err);
+
 /* Communicators of the source's meta data as the simulator takes them
  * (intercommunicators left out: learnt from their events); *n entries,
  * borrowing the meta's member arrays. NULL with *n = 0 when there are none. */

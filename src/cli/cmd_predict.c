@@ -384,7 +384,7 @@ int cmd_predict(int argc, char **argv)
     char note[600];
     if (mc_cpu_profile_cpi_note(a.profile, note, sizeof note))
         fprintf(stderr, "mpicast: warning: %s\n", note);
-    mc_platform *p = mc_platform_open(a.platform, a.sets.v, a.sets.n, &err);
+    mc_platform *p = mc_predict_platform(a.platform, a.sets.v, a.sets.n, &err);
     if (!p) {
         mc_cpu_profile_destroy(a.profile);
         mc_ctable_destroy(a.compute);

@@ -165,7 +165,7 @@ int cmd_validate(int argc, char **argv)
         return rc;
     }
     mc_error err = {0};
-    mc_platform *p = mc_platform_open(a.platform, a.sets.v, a.sets.n, &err);
+    mc_platform *p = mc_predict_platform(a.platform, a.sets.v, a.sets.n, &err);
     if (!p) {
         cli_list_free(&a.sets);
         return cli_fail(&err);

@@ -178,7 +178,7 @@ static void add_point(rep *R, double p, double t, double comp, double comm, cons
 static void prediction_section(rep *R, const char *dir, int idx, int nranks)
 {
     const mc_report_opts *o = R->o;
-    mc_platform *p = mc_platform_open(o->platform, o->sets, o->nsets, R->err);
+    mc_platform *p = mc_predict_platform(o->platform, o->sets, o->nsets, R->err);
     if (!p) {
         fputs("<p class=\"note\">No prediction: ", R->out);
         esc(R->out, R->err->msg);

@@ -49,23 +49,43 @@ static void name_origin(const mc_platform *p, mc_error *err)
         mc_error_prefix(err, "%s", where);
 }
 
+/* name is a model of the registry, else the error names the choices (and
+ * where network.model was set, when p says). */
+static mc_err check_model_name(const mc_platform *p, const char *name, mc_error *err)
+{
+    if (mc_net_find(name))
+        return MC_OK;
+    char known[256] = "";
+    for (int i = 0; i < NMODELS; i++) {
+        if (i)
+            strncat(known, "|", sizeof known - strlen(known) - 1);
+        strncat(known, registry[i]->name, sizeof known - strlen(known) - 1);
+    }
+    mc_platform_check_choice(name, known, err);
+    mc_error_prefix(err, "network.model");
+    name_origin(p, err);
+    return MC_ERR_PLATFORM;
+}
+
+mc_err mc_net_check(const mc_platform *p, mc_error *err)
+{
+    if (check_model_name(p, mc_platform_str(p, "network.model"), err) != MC_OK)
+        return MC_ERR_PLATFORM;
+    for (int i = 0; i < NMODELS; i++)
+        if (registry[i]->check && registry[i]->check(p, err) != MC_OK) {
+            name_origin(p, err);
+            return MC_ERR_PLATFORM;
+        }
+    return MC_OK;
+}
+
 mc_net *mc_net_create(const char *name, const mc_platform *p, int nranks, mc_error *err)
 {
-    if (!name)
-        name = p ? mc_platform_str(p, "network.model") : "loggp";
-    if (!name)
-        name = "loggp";
+    if (!name) /* p NULL: the default model */
+        name = mc_platform_str(p, "network.model");
     const mc_net_ops *ops = mc_net_find(name);
     if (!ops) {
-        char known[256] = "";
-        for (int i = 0; i < NMODELS; i++) {
-            if (i)
-                strncat(known, ", ", sizeof known - strlen(known) - 1);
-            strncat(known, registry[i]->name, sizeof known - strlen(known) - 1);
-        }
-        mc_error_set(err, MC_ERR_PLATFORM,
-                     "network.model: model '%s' is not available (available: %s)", name,
-                     known);
+        check_model_name(p, name, err);
         return NULL;
     }
     mc_net *n = ops->create(p, nranks, err);

@@ -499,6 +499,18 @@ static const char *const topo_keys[] = {
     "network.mapping",  "network.mapping_file", "network.routing",          "network.sharing",
     NULL};
 
+/* network.topology names one of ours whichever model is chosen (a sweep may
+ * switch to topo at a later point). */
+static mc_err topo_check(const mc_platform *p, mc_error *err)
+{
+    if (!mc_platform_is_set(p, "network.topology") ||
+        mc_platform_check_choice(mc_platform_str(p, "network.topology"), TOPO_NAMES, err) ==
+            MC_OK)
+        return MC_OK;
+    mc_error_prefix(err, "network.topology");
+    return MC_ERR_PLATFORM;
+}
+
 const mc_net_ops mc_net_topo_ops = {
     .name = "topo",
     .summary = "topology (crossbar, ring, mesh/torus, fattree, hxb, switches, dragonfly) with "
@@ -508,4 +520,5 @@ const mc_net_ops mc_net_topo_ops = {
     .destroy = topo_destroy,
     .flow = &topo_flow_ops,
     .keys = topo_keys,
+    .check = topo_check,
 };

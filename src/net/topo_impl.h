@@ -35,6 +35,9 @@ typedef struct topo_shape {
 
 /* Builds the shape `name` (network.topology) for nnodes nodes. dims: the
  * network.dims text ("" to derive). Fails with MC_ERR_PLATFORM. */
+/* The topologies topo_shape_init builds, as network.topology names them. */
+#define TOPO_NAMES "crossbar|ring|mesh2d|torus2d|mesh3d|torus3d|fattree|hxb|dragonfly|switches"
+
 mc_err topo_shape_init(topo_shape *t, const char *name, const char *dims, int nnodes, int arity,
                        double taper, int ecmp, mc_error *err);
 /* Writes the topology links of the route from node s to node d into path

@@ -37,7 +37,6 @@ typedef struct key_def {
     const char *help;
 } key_def;
 
-#define TOPOLOGIES "crossbar|ring|mesh2d|torus2d|mesh3d|torus3d|fattree|hxb|dragonfly|switches"
 #define COLL(op) {"collectives." op, MC_UNIT_STRING, "auto", 0, NULL, NULL, \
                   "algorithm of MPI_" op " in the simulator, or auto (validated by the simulator)"}
 
@@ -58,11 +57,10 @@ static const key_def keys[] = {
      "flop/s of the target processor, for compute amounts given in flops (time-independent traces)"},
     {"cpu.reduce_cost", MC_UNIT_TIME, "0", K_NONNEG, NULL, NULL,
      "CPU time per byte of reduction operands combined by a collective (reduce, allreduce, reduce_scatter, scan)"},
-    /* The network registry (src/net) owns the names; they are repeated here so
-     * that a typo is reported with its FILE:LINE when the platform loads
-     * (test_net_models_match_platform keeps both lists equal). */
-    {"network.model", MC_UNIT_STRING, "loggp", 0, "loggp|free|topo|table", NULL,
-     "network model: loggp, table or topo (free: zero cost, the reference network)"},
+    /* The network registry (src/net) owns the model names and the topo model
+     * its topology names: mc_net_check checks both, naming FILE:LINE. */
+    {"network.model", MC_UNIT_STRING, "loggp", 0, NULL, NULL,
+     "network model, by name (docs/platform.md; free: zero cost, the reference network)"},
     {"network.latency", MC_UNIT_TIME, "0.5us", K_NONNEG, NULL, NULL,
      "L: wire time of a message between two nodes"},
     {"network.overhead", MC_UNIT_TIME, "0.2us", K_NONNEG, NULL, NULL,
@@ -73,7 +71,7 @@ static const key_def keys[] = {
      "1/G: bandwidth of one transfer between two nodes"},
     {"network.eager_limit", MC_UNIT_BYTES, "64KiB", K_NONNEG | K_INF, NULL, NULL,
      "largest message sent eagerly; larger ones use rendezvous"},
-    {"network.topology", MC_UNIT_STRING, "crossbar", 0, TOPOLOGIES, NULL,
+    {"network.topology", MC_UNIT_STRING, "crossbar", 0, NULL, NULL,
      "shape of the network for the topo model"},
     {"network.dims", MC_UNIT_STRING, "", K_DIMS, NULL, NULL,
      "dimensions of the topology, e.g. 4x4x4 (empty: derived from the number of nodes)"},
@@ -278,6 +276,15 @@ static int choice_ok(const char *choices, const char *value)
         c += len + (end != NULL);
     }
     return 0;
+}
+
+static mc_err bad_choice(const char *choices, const char *value, mc_error *err);
+
+mc_err mc_platform_check_choice(const char *value, const char *choices, mc_error *err)
+{
+    if (value && choice_ok(choices, value))
+        return MC_OK;
+    return bad_choice(choices, value ? value : "", err);
 }
 
 static mc_err bad_choice(const char *choices, const char *value, mc_error *err)
@@ -696,9 +703,9 @@ double mc_platform_num(const mc_platform *p, const char *key)
 const char *mc_platform_str(const mc_platform *p, const char *key)
 {
     int i = key_index(key);
-    if (!p || i < 0 || keys[i].unit != MC_UNIT_STRING)
+    if (i < 0 || keys[i].unit != MC_UNIT_STRING)
         return NULL;
-    return p->str[i];
+    return p ? p->str[i] : keys[i].def;
 }
 
 int mc_platform_is_set(const mc_platform *p, const char *key)
@@ -711,6 +718,12 @@ int mc_platform_is_set(const mc_platform *p, const char *key)
 
 mc_err mc_platform_set_kv(mc_platform *p, const char *key, const char *value, mc_error *err)
 {
+    return mc_platform_set_from(p, key, value, NULL, err);
+}
+
+mc_err mc_platform_set_from(mc_platform *p, const char *key, const char *value, const char *from,
+                            mc_error *err)
+{
     int i = key_index(key);
     const char *dot = strchr(key, '.');
     mc_err rc = i >= 0 ? apply(p, i, value, err)
@@ -720,7 +733,7 @@ mc_err mc_platform_set_kv(mc_platform *p, const char *key, const char *value, mc
         mc_error_prefix(err, "%s", key);
     else if (i >= 0) {
         char where[512];
-        snprintf(where, sizeof where, "--set %s=%s", key, value);
+        snprintf(where, sizeof where, "%s %s=%s", from ? from : "--set", key, value);
         set_origin(p, i, where);
     }
     return rc;

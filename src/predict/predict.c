@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mpicast/input.h"
+#include "mpicast/net.h"
 
 mc_sim_comm *mc_predict_comms(const mc_source *src, size_t *n)
 {
@@ -472,4 +473,15 @@ static mc_err run_sampled(const mc_predict_request *rq, mc_predict_result *res,
     mc_predict_result_free(&twice);
     free(s);
     return rc;
+}
+
+mc_platform *mc_predict_platform(const char *file, const char *const *sets, int nsets,
+                                 mc_error *err)
+{
+    mc_platform *p = mc_platform_open(file, sets, nsets, err);
+    if (p && mc_net_check(p, err) != MC_OK) {
+        mc_platform_destroy(p);
+        return NULL;
+    }
+    return p;
 }

@@ -55,7 +55,7 @@ static mc_platform *point_platform(const sweep_cfg *c, int combo, const char *xk
         const sweep_vary *v = &c->vary[k];
         const char *val = v->vals[combo % v->nvals];
         combo /= v->nvals;
-        if (mc_platform_set_kv(p, v->key, val, err)) {
+        if (mc_platform_set_from(p, v->key, val, "--vary", err)) {
             mc_error_prefix(err, "--vary %s=%s", v->key, val);
             mc_platform_destroy(p);
             return NULL;
@@ -64,11 +64,15 @@ static mc_platform *point_platform(const sweep_cfg *c, int combo, const char *xk
     if (xkey) {
         char buf[64];
         snprintf(buf, sizeof buf, "%.17g", xval);
-        if (mc_platform_set_kv(p, xkey, buf, err)) {
+        if (mc_platform_set_from(p, xkey, buf, "--solve", err)) {
             mc_error_prefix(err, "--solve %s", xkey);
             mc_platform_destroy(p);
             return NULL;
         }
+    }
+    if (mc_net_check(p, err) != MC_OK) {
+        mc_platform_destroy(p);
+        return NULL;
     }
     return p;
 }
