@@ -12,7 +12,7 @@ typedef struct cli_command {
     /* argv[0] is the subcommand name; each parses its options by its table
      * (opts.h: one grammar, --opt=value and --opt value everywhere) */
     int (*run)(int argc, char **argv);
-    const char *summary;
+    const char *summary; /* NULL: internal, not listed (its caller is mpicast itself) */
 } cli_command;
 
 /* Prints "mpicast: MSG" on stderr and returns CLI_BAD_INPUT. */

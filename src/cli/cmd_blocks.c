@@ -91,10 +91,7 @@ static int parse_args(int argc, char **argv, blocks_args *a, int *rc)
          "CPU profile (docs/compute-data.md): per block also the\n"
          "instructions, the misses at each cache level and the time per\n"
          "burst of the processor model of the platform's [cpu] keys", &a->profile_file, NULL},
-        {"--platform", NULL, "FILE", CLI_VALUE, "the platform of the model (as for predict)",
-         &a->platform, NULL},
-        {"--set", NULL, "KEY=VALUE", CLI_LIST, "override one key of that platform", &a->sets,
-         NULL},
+        CLI_PLATFORM_OPTS(&a->platform, &a->sets),
         {"--fit-cpi", NULL, NULL, CLI_FLAG,
          "with --profile: the cpu.cpi that fits the measured mean bursts\n"
          "best (least squares weighted by executions; the model's miss\n"

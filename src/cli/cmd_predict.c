@@ -109,11 +109,7 @@ static int parse_args(int argc, char **argv, predict_args *a, int *rc)
     mc_extrap_rules_init(&a->xrules);
     cli_one trace = {NULL, "TRACE"};
     const cli_opt opts[] = {
-        {"--platform", NULL, "FILE", CLI_VALUE,
-         "platform description (INI, docs/platform.md); default:\n"
-         "the built-in shared-memory-like machine", &a->platform, NULL},
-        {"--set", NULL, "KEY=VALUE", CLI_LIST,
-         "override one platform key (e.g. network.bandwidth=10GB/s)", &a->sets, NULL},
+        CLI_PLATFORM_OPTS(&a->platform, &a->sets),
         {"--json", NULL, NULL, CLI_FLAG, "one JSON document on stdout (keys: docs/json.md)",
          &a->json, NULL},
         {"--timeline", NULL, "FILE", CLI_VALUE,

@@ -58,9 +58,7 @@ int cmd_report(int argc, char **argv)
     int quiet = 0, rc = CLI_OK;
     const cli_opt opts[] = {
         {"-o", NULL, "FILE.html", CLI_VALUE, "output file (- for stdout)", &out, NULL},
-        {"--platform", NULL, "FILE", CLI_VALUE, "platform for the predictions (default: built-in)",
-         &o.platform, NULL},
-        {"--set", NULL, "KEY=VALUE", CLI_LIST, "override a platform key", &sets, NULL},
+        CLI_PLATFORM_OPTS(&o.platform, &sets),
         {"--window", NULL, "START:END", CLI_VALUE,
          "timeline window in seconds (default: whole run)", &o, set_window},
         {"--no-predict", NULL, NULL, CLI_FLAG, "statistics only", &o.no_predict, NULL},

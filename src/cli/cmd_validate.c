@@ -42,10 +42,7 @@ static int parse_args(int argc, char **argv, validate_args *a, int *rc)
     memset(a, 0, sizeof *a);
     cli_one trace = {NULL, "TRACE"};
     const cli_opt opts[] = {
-        {"--platform", NULL, "FILE", CLI_VALUE,
-         "the measured platform (INI, docs/platform.md); default:\n"
-         "the built-in machine", &a->platform, NULL},
-        {"--set", NULL, "KEY=VALUE", CLI_LIST, "override one platform key", &a->sets, NULL},
+        CLI_PLATFORM_OPTS(&a->platform, &a->sets),
         {"--json", NULL, NULL, CLI_FLAG, "one JSON document on stdout (keys: docs/json.md)",
          &a->json, NULL},
     };

@@ -27,6 +27,9 @@ static const cli_command commands[] = {
     {"report", cmd_report, "one self-contained HTML page: stats, prediction, timeline, plots"},
     {"extrapolate", cmd_extrapolate, "pseudo-trace of a larger run from small traces"},
     {"compress", cmd_compress, "store each rank's main loop once: every reader expands it"},
+    /* one rank of `trace --mode profile` (trace_profile.c starts it under
+     * mpirun); its argv is the program's command line, passed on untouched */
+    {"_profile-rank", cmd_profile_rank, NULL},
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
 
@@ -107,7 +110,8 @@ static void usage(FILE *out)
     fputs("usage: mpicast COMMAND [ARGS...]   (mpicast COMMAND --help for details)\n\n"
           "commands:\n", out);
     for (size_t i = 0; i < ncommands; i++)
-        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].summary)
+            fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
 }
 
 /* Like git's run_builtin: a command that succeeded but whose output could not
@@ -145,10 +149,6 @@ int main(int argc, char **argv)
         return cli_fail(&env_err); /* a setting mpicast would otherwise ignore */
     mc_out_cleanup_on_signals(); /* an interrupted command leaves no temporary output */
     mc_import_register_inputs();
-    /* internal, not listed: one rank of `trace --mode profile`; its argv is
-     * the program's command line, passed on untouched */
-    if (strcmp(argv[1], "_profile-rank") == 0)
-        return cmd_profile_rank(argc - 1, argv + 1);
     for (size_t i = 0; i < ncommands; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return finish_stdout(commands[i].run(argc - 1, argv + 1));

@@ -95,6 +95,16 @@ typedef struct cli_one {
 /* cli_spec.positional for a cli_one pos_ctx. */
 int cli_take_one(void *one, char *arg, mc_error *err);
 
+/* The platform options, one fragment for every command that loads a
+ * platform (predict, validate, sweep, report, blocks): `platform` a
+ * const char ** target, `sets` the list of --set assignments. */
+#define CLI_PLATFORM_OPTS(platform, sets)                                                    \
+    {"--platform", NULL, "FILE", CLI_VALUE,                                                  \
+     "platform description (INI, docs/platform.md); default:\n"                              \
+     "the built-in shared-memory-like machine", platform, NULL},                             \
+    {"--set", NULL, "KEY=VALUE", CLI_LIST,                                                   \
+     "override one platform key (e.g. network.bandwidth=10GB/s)", sets, NULL}
+
 /* The extrapolation rule options (rule_opts.c), one table fragment shared by
  * extrapolate, predict --ranks and sweep --ranks: rows for a cli_opt array,
  * with `rules` an mc_extrap_rules *. */

@@ -170,10 +170,7 @@ int sweep_parse(int argc, char **argv, sweep_cfg *c, int *stop, const char *prog
     cli_list sets = {0};
     cli_one trace = {NULL, "TRACE"};
     const cli_opt opts[] = {
-        {"--platform", NULL, "FILE", CLI_VALUE, "platform description, as for mpicast predict",
-         &c->platform, NULL},
-        {"--set", NULL, "KEY=VALUE", CLI_LIST, "override one platform key, as for mpicast predict",
-         &sets, NULL},
+        CLI_PLATFORM_OPTS(&c->platform, &sets),
         {"--vary", NULL, "KEY=V1,V2,...", CLI_LIST,
          "values of one platform key (repeatable: cross product)", c, add_vary},
         {"--ranks", NULL, "P1,P2,...", CLI_VALUE,
