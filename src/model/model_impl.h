@@ -3,28 +3,6 @@
 #define MPICAST_MODEL_IMPL_H
 #ifndef MPICAST_MODEL_INTERNAL
 #error "model_impl.h is internal to src/model"
-/* Leverages h_i (diagonal of the hat matrix) of X (row-major, N × k,
- * k ≤ MCM_MAX_COLS): thin QR by modified Gram–Schmidt, twice, on columns
- * scaled to unit maximum. -1 when X has a dependent column. */
-int mcm_leverage(const double *X, size_t N, size_t k, double *h);
-
-/* Leave-one-out of y ≈ b + a·z (N ≥ 3) from one fit: pred[i] is the fold
- * without point i's prediction of y[i], fold_rss[i] (may be NULL) that
- * fold's RSS; NAN for a fold whose z are all equal. -1 when the full fit has
- * no slope. O(N). */
-int mcm_loo_column(const double *z, const double *y, size_t N, double *pred, double *fold_rss);
-
-/* Saturation b + a·min(x, x′) over prefix sums of the points grouped by x. */
-typedef struct mcm_sat mcm_sat;
-mcm_sat *mcm_sat_create(const double *x, const double *y, size_t N);
-void mcm_sat_free(mcm_sat *s);
-/* The breakpoint of the full data (docs/models.md's search). -1: none. */
-int mcm_sat_fit(const mcm_sat *s, double *xbreak);
-/* Leave-one-out predictions, each fold searching its own breakpoint
- * (near the full fit's `xbreak` when there are more than 64 distinct x).
- * -1 when a fold has fewer than 3 distinct x. */
-int mcm_sat_loo(const mcm_sat *s, const double *x, const double *y, double xbreak, double *pred);
-
 #endif
 
 #include "mpicast/model.h"
