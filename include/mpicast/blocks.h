@@ -77,8 +77,31 @@ static inline double mc_block_mean_ns(const mc_block_stat *s)
  * build (the MPIETE split of program data and compute data). */
 typedef struct mc_ctable mc_ctable;
 
+/* Room for a site key with its NUL: a longer one is cut there, by every
+ * writer and reader alike, so that the keys still match. */
+#define MC_SITE_KEY_MAX 256
+
 /* Writes the key of a site into buf (meta may be NULL). Returns buf. */
 char *mc_site_key(const mc_meta *m, int32_t site, char *buf, size_t len);
+
+/* The keys of a table of blocks (a compute table, a CPU profile's times) as
+ * numbers: the distinct key strings sorted, and a trace's call sites bound
+ * to them, so that looking up a burst's block costs binary searches over
+ * integers. The strings are borrowed: they must outlive the object. */
+typedef struct mc_block_keys mc_block_keys;
+/* The distinct strings among keys[0..n); NULL when out of memory. */
+mc_block_keys *mc_block_keys_create(const char *const *keys, size_t n);
+void mc_block_keys_destroy(mc_block_keys *k);
+/* The index of a key string, or -1. */
+long mc_block_keys_find(const mc_block_keys *k, const char *key);
+/* The key string of index i (0 <= i < the number of distinct keys). */
+const char *mc_block_keys_at(const mc_block_keys *k, long i);
+/* Binds the sites of meta (NULL: none) to their keys, replacing an earlier
+ * binding. MC_ERR_NOMEM with err filled. */
+mc_err mc_block_keys_bind(mc_block_keys *k, const mc_meta *meta, mc_error *err);
+/* The key index of a site: its bound file:line key, else its "0x" form; -1
+ * when the table has neither. */
+long mc_block_keys_of_site(const mc_block_keys *k, int32_t site);
 
 /* Writes the compute table of b to out (format: docs/compute-data.md): the
  * all-ranks row of every block, and with per_rank also one row per (block,

@@ -116,7 +116,7 @@ static int join_rank(mc_prof *all, const char *path, const mc_meta *meta, mc_err
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < mc_prof_nblocks(p); i++) {
         const mc_prof_block *b = mc_prof_block_at(p, i);
-        char from[256], to[256];
+        char from[MC_SITE_KEY_MAX], to[MC_SITE_KEY_MAX];
         mc_site_key(meta, (int32_t)strtol(b->from, NULL, 10), from, sizeof from);
         mc_site_key(meta, (int32_t)strtol(b->to, NULL, 10), to, sizeof to);
         rc = mc_prof_add(all, b, from, to, err) == MC_OK ? 0 : -1;

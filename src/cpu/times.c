@@ -18,25 +18,13 @@ typedef struct time_row {
     size_t block;   /* in the profile (all-ranks row: one of the block's) */
 } time_row;
 
-typedef struct site_key {
-    int32_t site;
-    long key;
-} site_key;
 
 struct mc_cpu_times {
-    const char **keys; /* sorted, distinct; borrowed from the profile */
-    size_t nkeys;
-    time_row *rows;    /* sorted by (from, to, rank) */
+    mc_block_keys *keys; /* over the profile's strings (borrowed) */
+    time_row *rows;      /* sorted by (from, to, rank) */
     size_t nrows;
-    site_key *sites;   /* sorted by site id */
-    size_t nsites;
     mc_cpu_counts counts;
 };
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
 
 static int cmp_row(const void *pa, const void *pb)
 {
@@ -48,56 +36,21 @@ static int cmp_row(const void *pa, const void *pb)
     return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
-static int cmp_site(const void *pa, const void *pb)
-{
-    const site_key *a = pa, *b = pb;
-    return (a->site > b->site) - (a->site < b->site);
-}
-
-static long key_index(const mc_cpu_times *t, const char *key)
-{
-    const char **k = t->nkeys ? bsearch(&key, t->keys, t->nkeys, sizeof *t->keys, cmp_str) : NULL;
-    return k ? (long)(k - t->keys) : -1;
-}
-
+/* Numbers the profile's block keys (mc_block_keys; the strings stay the
+ * profile's). */
 static mc_err intern_keys(mc_cpu_times *t, const mc_cpu_profile *p, mc_error *err)
 {
     size_t n = mc_cpu_profile_count(p);
-    t->keys = calloc(2 * n + 1, sizeof *t->keys);
-    if (!t->keys)
+    const char **all = malloc((2 * n + 1) * sizeof *all);
+    if (!all)
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        t->keys[2 * i] = mc_cpu_profile_at(p, i)->from;
-        t->keys[2 * i + 1] = mc_cpu_profile_at(p, i)->to;
+        all[2 * i] = mc_cpu_profile_at(p, i)->from;
+        all[2 * i + 1] = mc_cpu_profile_at(p, i)->to;
     }
-    if (n > 0)
-        qsort(t->keys, 2 * n, sizeof *t->keys, cmp_str);
-    size_t u = 0;
-    for (size_t i = 0; i < 2 * n; i++)
-        if (u == 0 || strcmp(t->keys[u - 1], t->keys[i]) != 0)
-            t->keys[u++] = t->keys[i];
-    t->nkeys = u;
-    return MC_OK;
-}
-
-static mc_err bind_sites(mc_cpu_times *t, const mc_meta *meta, mc_error *err)
-{
-    size_t n = meta ? mc_meta_nsites(meta) : 0;
-    if (!n)
-        return MC_OK;
-    t->sites = calloc(n, sizeof *t->sites);
-    if (!t->sites)
-        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-    char key[1024];
-    for (size_t i = 0; i < n; i++) {
-        int32_t id = mc_meta_site_at(meta, i)->id;
-        long k = key_index(t, mc_site_key(meta, id, key, sizeof key));
-        if (k >= 0)
-            t->sites[t->nsites++] = (site_key){id, k};
-    }
-    if (t->nsites > 1)
-        qsort(t->sites, t->nsites, sizeof *t->sites, cmp_site);
-    return MC_OK;
+    t->keys = mc_block_keys_create(all, 2 * n);
+    free(all);
+    return t->keys ? MC_OK : mc_error_set(err, MC_ERR_NOMEM, "out of memory");
 }
 
 /* Appends one all-ranks row per block (rows sorted by block): the sum of
@@ -145,13 +98,14 @@ mc_cpu_times *mc_cpu_times_create(const mc_cpu_model *m, const mc_cpu_profile *p
         if (cpu_eval_block(m, p, i, &e, &ms, err) != MC_OK)
             goto fail;
         bursts[i] = b->bursts;
-        t->rows[t->nrows++] = (time_row){key_index(t, b->from), key_index(t, b->to), b->rank,
+        t->rows[t->nrows++] = (time_row){mc_block_keys_find(t->keys, b->from),
+                                         mc_block_keys_find(t->keys, b->to), b->rank,
                                          e.time / b->bursts * factor, i};
     }
     if (t->nrows > 1)
         qsort(t->rows, t->nrows, sizeof *t->rows, cmp_row);
     add_all_ranks_rows(t, bursts, per_rank);
-    if (bind_sites(t, meta, err) != MC_OK)
+    if (mc_block_keys_bind(t->keys, meta, err) != MC_OK)
         goto fail;
     cpu_memos_free(&ms);
     free(bursts);
@@ -167,23 +121,9 @@ void mc_cpu_times_destroy(mc_cpu_times *t)
 {
     if (!t)
         return;
-    free(t->keys);
+    mc_block_keys_destroy(t->keys);
     free(t->rows);
-    free(t->sites);
     free(t);
-}
-
-/* The key index of a site: its bound file:line key, else its "0x" form. */
-static long site_index(const mc_cpu_times *t, int32_t site)
-{
-    site_key probe = {site, 0};
-    const site_key *s =
-        t->nsites ? bsearch(&probe, t->sites, t->nsites, sizeof *t->sites, cmp_site) : NULL;
-    if (s)
-        return s->key;
-    char key[32];
-    snprintf(key, sizeof key, "0x%x", (unsigned)site);
-    return key_index(t, key);
 }
 
 static const time_row *find(const mc_cpu_times *t, int32_t rank, long from, long to)
@@ -194,7 +134,8 @@ static const time_row *find(const mc_cpu_times *t, int32_t rank, long from, long
 
 static const time_row *lookup(const mc_cpu_times *t, int rank, int32_t prev_site, int32_t site)
 {
-    long from = site_index(t, prev_site), to = site_index(t, site);
+    long from = mc_block_keys_of_site(t->keys, prev_site);
+    long to = mc_block_keys_of_site(t->keys, site);
     if (from < 0 || to < 0)
         return NULL;
     const time_row *r = find(t, rank, from, to);

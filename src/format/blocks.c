@@ -206,7 +206,7 @@ int mc_blocks_truncated(const mc_blocks *b) { return b->truncated; }
 /* ---------------------------------------------------------------- table */
 
 #define CTABLE_MAGIC "# mpicast compute table 1"
-enum { KEY_MAX = 256 };
+enum { KEY_MAX = MC_SITE_KEY_MAX };
 
 char *mc_site_key(const mc_meta *m, int32_t site, char *buf, size_t len)
 {
@@ -315,21 +315,15 @@ typedef struct ct_row {
     uint32_t from, to;  /* key indices */
     int32_t rank;       /* -1: all ranks */
     double mean_ns;
-    char *kfrom, *kto;  /* while loading */
+    char *kfrom, *kto;  /* the key strings (t->keys numbers them) */
 } ct_row;
 
-typedef struct site_key {
-    int32_t site;
-    uint32_t key;
-} site_key;
+
 
 struct mc_ctable {
-    char **keys;        /* sorted, distinct */
-    size_t nkeys;
-    ct_row *rows;       /* sorted by (from, to, rank) */
+    mc_block_keys *keys; /* over the rows' strings */
+    ct_row *rows;        /* sorted by (from, to, rank) */
     size_t n, cap;
-    site_key *sites;    /* bound sites, sorted by id */
-    size_t nsites;
     mc_ctable_counts counts;
 };
 
@@ -341,11 +335,6 @@ static int cmp_ct(const void *pa, const void *pb)
     if (a->to != b->to)
         return a->to < b->to ? -1 : 1;
     return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-static int cmp_str(const void *pa, const void *pb)
-{
-    return strcmp(*(char *const *)pa, *(char *const *)pb);
 }
 
 /* A key: "file:line" or "0x<hex>"; no '#' or whitespace (the splitter). */
@@ -463,44 +452,24 @@ static mc_err load_rows(mc_ctable *t, FILE *fp, const char *path, mc_error *err)
     return MC_OK;
 }
 
-static long key_index(const mc_ctable *t, const char *key)
-{
-    if (!t->nkeys)
-        return -1;
-    char *const *p = bsearch(&key, t->keys, t->nkeys, sizeof *t->keys, cmp_str);
-    return p ? (long)(p - t->keys) : -1;
-}
-
-/* Interns the rows' key strings into the sorted key array. */
+/* Numbers the rows' key strings (mc_block_keys); the rows keep them. */
 static mc_err intern_keys(mc_ctable *t, mc_error *err)
 {
-    t->keys = calloc(2 * t->n + 1, sizeof *t->keys);
+    const char **all = malloc((2 * t->n + 1) * sizeof *all);
+    if (!all)
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < t->n; i++) {
+        all[2 * i] = t->rows[i].kfrom;
+        all[2 * i + 1] = t->rows[i].kto;
+    }
+    t->keys = mc_block_keys_create(all, 2 * t->n);
+    free(all);
     if (!t->keys)
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        t->keys[k++] = t->rows[i].kfrom;
-        t->keys[k++] = t->rows[i].kto;
-    }
-    qsort(t->keys, k, sizeof *t->keys, cmp_str);
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (u == 0 || strcmp(t->keys[u - 1], t->keys[i]) != 0)
-            t->keys[u++] = t->keys[i];
-    t->nkeys = u;
     for (size_t i = 0; i < t->n; i++) {
         ct_row *r = &t->rows[i];
-        r->from = (uint32_t)key_index(t, r->kfrom);
-        r->to = (uint32_t)key_index(t, r->kto);
-    }
-    /* the key array now owns one copy of each string: free the others */
-    for (size_t i = 0; i < t->n; i++) {
-        ct_row *r = &t->rows[i];
-        if (t->keys[r->from] != r->kfrom)
-            free(r->kfrom);
-        if (t->keys[r->to] != r->kto)
-            free(r->kto);
-        r->kfrom = r->kto = NULL;
+        r->from = (uint32_t)mc_block_keys_find(t->keys, r->kfrom);
+        r->to = (uint32_t)mc_block_keys_find(t->keys, r->kto);
     }
     return MC_OK;
 }
@@ -510,7 +479,8 @@ static mc_err check_duplicates(const mc_ctable *t, const char *path, mc_error *e
     for (size_t i = 1; i < t->n; i++)
         if (cmp_ct(&t->rows[i - 1], &t->rows[i]) == 0)
             return mc_error_set(err, MC_ERR_FORMAT, "%s: block %s %s rank %d appears twice",
-                                path, t->keys[t->rows[i].from], t->keys[t->rows[i].to],
+                                path, mc_block_keys_at(t->keys, t->rows[i].from),
+                                mc_block_keys_at(t->keys, t->rows[i].to),
                                 (int)t->rows[i].rank);
     return MC_OK;
 }
@@ -540,62 +510,20 @@ void mc_ctable_destroy(mc_ctable *t)
 {
     if (!t)
         return;
-    if (t->keys) {
-        for (size_t i = 0; i < t->nkeys; i++)
-            free(t->keys[i]);
-    } else {
-        for (size_t i = 0; i < t->n; i++) { /* failed before interning */
-            free(t->rows[i].kfrom);
-            free(t->rows[i].kto);
-        }
+    mc_block_keys_destroy(t->keys);
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->rows[i].kfrom);
+        free(t->rows[i].kto);
     }
-    free(t->keys);
     free(t->rows);
-    free(t->sites);
     free(t);
 }
 
 size_t mc_ctable_size(const mc_ctable *t) { return t->n; }
 
-static int cmp_site(const void *pa, const void *pb)
-{
-    const site_key *a = pa, *b = pb;
-    return (a->site > b->site) - (a->site < b->site);
-}
-
 mc_err mc_ctable_bind(mc_ctable *t, const mc_meta *meta, mc_error *err)
 {
-    free(t->sites);
-    t->sites = NULL;
-    t->nsites = 0;
-    size_t n = meta ? mc_meta_nsites(meta) : 0;
-    if (!n)
-        return MC_OK;
-    t->sites = calloc(n, sizeof *t->sites);
-    if (!t->sites)
-        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-    char key[KEY_MAX];
-    for (size_t i = 0; i < n; i++) {
-        int32_t id = mc_meta_site_at(meta, i)->id;
-        long k = key_index(t, mc_site_key(meta, id, key, sizeof key));
-        if (k >= 0)
-            t->sites[t->nsites++] = (site_key){id, (uint32_t)k};
-    }
-    qsort(t->sites, t->nsites, sizeof *t->sites, cmp_site);
-    return MC_OK;
-}
-
-/* The key index of a site: its bound file:line key, else its "0x" form. */
-static long site_index(const mc_ctable *t, int32_t site)
-{
-    site_key probe = {site, 0};
-    const site_key *s =
-        t->nsites ? bsearch(&probe, t->sites, t->nsites, sizeof *t->sites, cmp_site) : NULL;
-    if (s)
-        return s->key;
-    char key[32];
-    snprintf(key, sizeof key, "0x%x", (unsigned)site);
-    return key_index(t, key);
+    return mc_block_keys_bind(t->keys, meta, err);
 }
 
 static const ct_row *find(const mc_ctable *t, int32_t rank, long from, long to)
@@ -606,7 +534,8 @@ static const ct_row *find(const mc_ctable *t, int32_t rank, long from, long to)
 
 double mc_ctable_lookup(const mc_ctable *t, int rank, int32_t prev_site, int32_t site)
 {
-    long from = site_index(t, prev_site), to = site_index(t, site);
+    long from = mc_block_keys_of_site(t->keys, prev_site);
+    long to = mc_block_keys_of_site(t->keys, site);
     if (from < 0 || to < 0)
         return -1.0;
     const ct_row *r = find(t, rank, from, to);
