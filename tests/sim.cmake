@@ -5,6 +5,7 @@ target_include_directories(mc_test_mem PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(mc_test_mem PUBLIC mc_sim mc_platform mc_format mc_base)
 
 mc_add_test(test_net_loggp mc_net mc_platform)
+mc_add_test(test_net_prices_by_leg mc_net mc_platform)
 mc_add_test(test_sim_p2p_golden mc_test_mem mc_sim)
 mc_add_test(test_sim_free_network mc_test_mem mc_sim)
 mc_add_test(test_sim_free_sync_collectives mc_test_mem mc_sim)

@@ -81,7 +81,12 @@ int main(int argc, char **argv)
     mc_net *net = mc_net_create("table", p, 2, &err);
     CHECK(net != NULL);
     mc_net_cost c;
-    mc_net_transfer(net, 0, 0, 1, (int64_t)(max_size / 2), &c);
+    /* the leg the simulator would send a message of that size as */
+    const char *rdv = mc_platform_str(p, "network.rendezvous");
+    mc_net_leg leg = max_size / 2 <= el                      ? MC_NET_LEG_EAGER
+                     : rdv && strcmp(rdv, "handshake") == 0 ? MC_NET_LEG_HS_DATA
+                                                            : MC_NET_LEG_RDV;
+    mc_net_transfer(net, 0, 0, 1, (int64_t)(max_size / 2), leg, &c);
     double one_way = (double)(c.arrive + c.recv_cpu) / MC_PS_PER_S;
     CHECK(one_way >= (t[0] + st[0]) / 2 * 0.5 && one_way <= (t[n - 1] + st[n - 1]) / 2 * 1.5);
 

@@ -42,11 +42,11 @@ static mc_platform *load(const char *text, mc_error *err)
     return p;
 }
 
-static void check_cost(mc_net *n, int64_t bytes, int64_t send_cpu, int64_t arrive,
-                       int64_t recv_cpu, int64_t nic)
+static void check_cost(mc_net *n, int64_t bytes, mc_net_leg leg, int64_t send_cpu,
+                       int64_t arrive, int64_t recv_cpu, int64_t nic)
 {
     mc_net_cost c;
-    mc_net_transfer(n, 0, 0, 1, bytes, &c);
+    mc_net_transfer(n, 0, 0, 1, bytes, leg, &c);
     if (c.send_cpu != send_cpu || c.arrive != arrive || c.recv_cpu != recv_cpu ||
         c.send_nic != nic || c.recv_nic != nic) {
         fprintf(stderr, "%lld B: got %lld %lld %lld %lld %lld\n", (long long)bytes,
@@ -92,14 +92,14 @@ int main(void)
     /* R(s) = 1us + s/1024 us up to 1KiB, then + 1us per KiB; S(s) = 0.2us +
      * 0.8us * s/4KiB; T1 = (R + S) / 2.
      * 0 B: R 1us, S 0.2us, T1 0.6us; eager: send = recv cpu = S */
-    check_cost(n, 0, 200000, 400000, 200000, 0);
+    check_cost(n, 0, MC_NET_LEG_EAGER, 200000, 400000, 200000, 0);
     /* 100 B: R 1097656.25 ps, S 219531.25 ps, T1 658593.75 ps */
-    check_cost(n, 100, 219531, 658594 - 219531, 219531, 658594 - 600000);
+    check_cost(n, 100, MC_NET_LEG_EAGER, 219531, 658594 - 219531, 219531, 658594 - 600000);
     /* 512 B: R 1.5us, S 0.3us, T1 0.9us */
-    check_cost(n, 512, 300000, 600000, 300000, 300000);
+    check_cost(n, 512, MC_NET_LEG_EAGER, 300000, 600000, 300000, 300000);
     /* 8 KiB (past the table, rendezvous): R 9us (last slope), S 1.8us, T1
      * 5.4us; arrive = S, recv = T1 - S, send cpu = S(0) */
-    check_cost(n, 8192, 200000, 1800000, 3600000, 4800000);
+    check_cost(n, 8192, MC_NET_LEG_RDV, 200000, 1800000, 3600000, 4800000);
 
     CHECK_EQ_INT(mc_net_coll_time(n, "allreduce", 4, 0), 3000000);
     CHECK_EQ_INT(mc_net_coll_time(n, "allreduce", 4, 512), 4000000);
@@ -122,7 +122,7 @@ int main(void)
     n = mc_net_create("table", q, 2, &err);
     CHECK(n != NULL);
     /* 500 B: R 1.5us, S 0.4us, T1 0.95us; T1(0) 0.7us */
-    check_cost(n, 500, 400000, 550000, 400000, 250000);
+    check_cost(n, 500, MC_NET_LEG_EAGER, 400000, 550000, 400000, 250000);
     mc_net_destroy(n);
     mc_platform_destroy(q);
 

@@ -30,6 +30,25 @@ extern "C" {
 /* Picoseconds per second, for conversions. */
 #define MC_PS_PER_S 1000000000000.0
 
+/* The leg of a protocol that one transfer carries. The simulator alone
+ * decides it (network.eager_limit, network.rendezvous): a model that derived
+ * it again from the size would be a second copy of that rule, free to
+ * disagree with the first. A model prices by the leg: what a rendezvous
+ * costs beyond its messages (loggp's rendezvous_overhead), or how a measured
+ * one-way time is split between the legs (table). */
+typedef enum mc_net_leg {
+    /* an eager message, or a synchronous one at or below the eager limit */
+    MC_NET_LEG_EAGER,
+    /* a rendezvous message without handshake (network.rendezvous = loggops,
+     * LogGOPSim's): the data leaves at once, the send completes at the match */
+    MC_NET_LEG_RDV,
+    /* network.rendezvous = handshake: the empty request-to-send, sender ->
+     * receiver; then the empty reply, receiver -> sender; then the data */
+    MC_NET_LEG_HS_REQUEST,
+    MC_NET_LEG_HS_REPLY,
+    MC_NET_LEG_HS_DATA,
+} mc_net_leg;
+
 /* The price of one transfer of `bytes` started at t (sender CPU and NIC free).
  * All durations are relative: to t for the send side and the arrival, to the
  * start of the receiver's processing for the receive side. */
@@ -91,8 +110,9 @@ typedef struct mc_net_ops {
     const char *summary; /* one line for --help and docs */
     /* Builds the model from the platform keys for nranks ranks. */
     mc_net *(*create)(const mc_platform *p, int nranks, mc_error *err);
-    /* Prices a transfer src -> dst (world ranks) of `bytes` started at t_ps. */
-    void (*transfer)(mc_net *n, int64_t t_ps, int src, int dst, int64_t bytes,
+    /* Prices leg `leg` of a message src -> dst (world ranks): `bytes` on the
+     * wire (0 for the handshake's request and reply), started at t_ps. */
+    void (*transfer)(mc_net *n, int64_t t_ps, int src, int dst, int64_t bytes, mc_net_leg leg,
                      mc_net_cost *out);
     void (*destroy)(mc_net *n);
     /* Flow interface, or NULL in pure pricing models (loggp): the engine then
@@ -130,9 +150,9 @@ const mc_net_ops *mc_net_at(int i);
  * fail with MC_ERR_PLATFORM listing the known models. */
 mc_net *mc_net_create(const char *name, const mc_platform *p, int nranks, mc_error *err);
 static inline void mc_net_transfer(mc_net *n, int64_t t_ps, int src, int dst, int64_t bytes,
-                                   mc_net_cost *out)
+                                   mc_net_leg leg, mc_net_cost *out)
 {
-    n->ops->transfer(n, t_ps, src, dst, bytes, out);
+    n->ops->transfer(n, t_ps, src, dst, bytes, leg, out);
 }
 void mc_net_destroy(mc_net *n);
 /* Link statistics of a flow model after (or during) a replay; 0 for models

@@ -1,6 +1,7 @@
 /* The loggp network model: LogGOPS as simulated by LogGOPSim (Hoefler,
- * Schneider, Lumsdaine, HPDC 2010), with O = 0 and S = network.eager_limit
- * (the protocol switch itself is the simulator's job).
+ * Schneider, Lumsdaine, HPDC 2010), with O = 0. The eager limit (LogGOPS's
+ * S) and the rendezvous protocol are the simulator's: it names the leg of
+ * each transfer (mc_net_leg) and this model prices that leg.
  *
  * For a message of s bytes started at t (sender CPU and NIC free):
  *   sender CPU busy until  t + o
@@ -9,13 +10,12 @@
  *   receiver, from the moment its CPU and receive NIC are free: CPU busy for
  *   o + (s-1)G (LogGOPSim: o + max((s-1)O, (s-1)G)), NIC busy for g + (s-1)G.
  * (s-1) is taken as 0 for empty messages (LogGOPSim never sends those).
- * A message above network.eager_limit (a rendezvous one) costs the receiver
- * network.rendezvous_overhead (intranode.rendezvous_overhead) more CPU: the
- * fixed cost of the protocol beyond its messages (buffer registration, the
- * single-copy setup of a shared-memory transport), 0 by default so that the
- * LogGOPSim times stay exact. The simulator prices the legs of a handshake
- * rendezvous (network.rendezvous = handshake) as separate transfers: empty
- * ones for the request and the reply, s bytes for the data.
+ * The data of a rendezvous (MC_NET_LEG_RDV, MC_NET_LEG_HS_DATA) costs the
+ * receiver network.rendezvous_overhead (intranode.rendezvous_overhead) more
+ * CPU: the fixed cost of the protocol beyond its messages (buffer
+ * registration, the single-copy setup of a shared-memory transport), 0 by
+ * default so that the LogGOPSim times stay exact. The handshake's request
+ * and reply are empty messages priced by the same formula.
  * Ranks on the same node (network.ranks_per_node > 1, block mapping: rank r
  * on node r / ranks_per_node) use the intranode.* values instead.
  *
@@ -38,7 +38,6 @@ typedef struct loggp_net {
     mc_net base;
     loggp_params inter, intra;
     int ranks_per_node;
-    int64_t eager_limit; /* bytes, as the simulator reads it */
 } loggp_net;
 
 static double ps_per_byte(double bandwidth)
@@ -88,8 +87,6 @@ static mc_net *loggp_create(const mc_platform *p, int nranks, mc_error *err)
     read_params(p, "intranode", &n->inter, &n->intra);
     double rpn = num_or(p, "network.ranks_per_node", 1);
     n->ranks_per_node = rpn >= 1 && rpn < 1e9 ? (int)rpn : 1;
-    double el = mc_platform_num(p, "network.eager_limit"); /* p NULL: the default */
-    n->eager_limit = el >= 9.2e18 ? INT64_MAX : (int64_t)el;
     return &n->base;
 }
 
@@ -104,12 +101,11 @@ static mc_net *free_create(const mc_platform *p, int nranks, mc_error *err)
     }
     n->base.ops = &mc_net_free_ops;
     n->ranks_per_node = 1;
-    n->eager_limit = INT64_MAX;
     return &n->base;
 }
 
 static void loggp_transfer(mc_net *base, int64_t t_ps, int src, int dst, int64_t bytes,
-                           mc_net_cost *out)
+                           mc_net_leg leg, mc_net_cost *out)
 {
     (void)t_ps;
     const loggp_net *n = (const loggp_net *)base;
@@ -123,7 +119,8 @@ static void loggp_transfer(mc_net *base, int64_t t_ps, int src, int dst, int64_t
     out->send_cpu = q->o;
     out->send_nic = q->g + sG;
     out->arrive = q->o + q->L;
-    out->recv_cpu = q->o + sG + (bytes > n->eager_limit ? q->rdv : 0);
+    int rdv_data = leg == MC_NET_LEG_RDV || leg == MC_NET_LEG_HS_DATA;
+    out->recv_cpu = q->o + sG + (rdv_data ? q->rdv : 0);
     out->recv_nic = q->g + sG;
 }
 

@@ -11,16 +11,16 @@
  * The loop alternates Send and Recv, so one round trip is S + R and the
  * one-way time is T1(s) = (R(s) + S(s)) / 2. The transfer is priced so that
  * the simulator's round trip (2 × (arrive + recv_cpu), src/sim/engine.c) is
- * exactly the measured one and the Send call lasts S(s):
- *   eager (s <= network.eager_limit): send_cpu = recv_cpu = min(S, T1),
- *                                     arrive = T1 - recv_cpu;
- *   rendezvous: the simulator completes the send when the receiver starts
- *               processing it, so arrive = min(S, T1), recv_cpu = T1 - arrive,
- *               send_cpu = min(S(0), arrive);
- *   rendezvous with network.rendezvous = handshake: the simulator sends an
- *               empty request and an empty reply (each priced as the eager
- *               empty message: it arrives a0 = T1(0) - min(S(0), T1(0))
- *               after its issue) before the data, so the data leg gets what
+ * exactly the measured one and the Send call lasts S(s). The simulator
+ * names the leg (mc_net_leg); the measured one-way time is split by it:
+ *   eager, and the handshake's empty request and reply:
+ *               send_cpu = recv_cpu = min(S, T1), arrive = T1 - recv_cpu;
+ *   rendezvous without handshake: the simulator completes the send when the
+ *               receiver starts processing it, so arrive = min(S, T1),
+ *               recv_cpu = T1 - arrive, send_cpu = min(S(0), arrive);
+ *   the handshake's data: the empty request and reply (each priced as the
+ *               eager empty message: it arrives a0 = T1(0) - min(S(0), T1(0))
+ *               after its issue) came before it, so the data leg gets what
  *               is left of the one-way time, D = T1(s) - 2 a0:
  *               send_cpu = min(S(0), T1(0)), arrive = min(a0, D),
  *               recv_cpu = D - arrive (the receiver's copy of the data);
@@ -53,8 +53,6 @@ typedef struct table_net {
     mc_net base;
     curve recv, send; /* send.n == 0: constant overhead */
     double overhead_ps;
-    double eager_limit;
-    int handshake; /* network.rendezvous = handshake */
     coll_table *colls;
     int ncolls;
 } table_net;
@@ -201,9 +199,6 @@ static mc_net *table_create(const mc_platform *p, int nranks, mc_error *err)
     n->base.ops = &mc_net_table_ops;
     double o = p ? mc_platform_num(p, "network.overhead") : NAN;
     n->overhead_ps = isnan(o) ? 0.0 : o * MC_PS_PER_S;
-    n->eager_limit = mc_platform_num(p, "network.eager_limit"); /* p NULL: the default */
-    const char *rdv = p ? mc_platform_str(p, "network.rendezvous") : NULL;
-    n->handshake = rdv && strcmp(rdv, "handshake") == 0;
     if (load_curve(p, "pingpong", &n->recv, err) != MC_OK ||
         load_curve(p, "send", &n->send, err) != MC_OK || load_colls(p, n, err) != MC_OK) {
         table_destroy(&n->base);
@@ -238,8 +233,42 @@ static int64_t ps_round(double v)
     return v < 1125899906842624.0 ? llround(v) : 1125899906842624;
 }
 
+/* The eager price: the Send call and the receiver's copy each last
+ * min(S, T1), the flight the rest of the one-way time. */
+static void price_eager(int64_t t1, int64_t snd, mc_net_cost *out)
+{
+    out->send_cpu = snd;
+    out->recv_cpu = snd;
+    out->arrive = t1 - snd;
+}
+
+/* Rendezvous without handshake: the send completes at the match, so the
+ * flight is the Send call's length and the receiver's copy the rest. */
+static void price_rdv(const table_net *n, int64_t t1, int64_t snd, mc_net_cost *out)
+{
+    int64_t o0 = ps_round(send_at(n, 0.0));
+    out->arrive = snd;
+    out->recv_cpu = t1 - snd;
+    out->send_cpu = o0 < snd ? o0 : snd;
+}
+
+/* The handshake's data: what the request's and the reply's flights leave
+ * of the one-way time. */
+static void price_hs_data(const table_net *n, int64_t t1, mc_net_cost *out)
+{
+    int64_t t10 = ps_round(one_way(n, 0.0));
+    int64_t snd0 = ps_round(send_at(n, 0.0));
+    if (snd0 > t10)
+        snd0 = t10;
+    int64_t a0 = t10 - snd0; /* the request's and the reply's flight */
+    int64_t d = t1 - 2 * a0 > 0 ? t1 - 2 * a0 : 0;
+    out->send_cpu = snd0;
+    out->arrive = a0 < d ? a0 : d;
+    out->recv_cpu = d - out->arrive;
+}
+
 static void table_transfer(mc_net *base, int64_t t_ps, int src, int dst, int64_t bytes,
-                           mc_net_cost *out)
+                           mc_net_leg leg, mc_net_cost *out)
 {
     (void)t_ps;
     (void)src;
@@ -251,25 +280,19 @@ static void table_transfer(mc_net *base, int64_t t_ps, int src, int dst, int64_t
     if (snd > t1)
         snd = t1;
     int64_t nic = ps_round(one_way(n, s) - one_way(n, 0.0));
-    if (s <= n->eager_limit) {
-        out->send_cpu = snd;
-        out->recv_cpu = snd;
-        out->arrive = t1 - snd;
-    } else if (n->handshake) {
-        int64_t t10 = ps_round(one_way(n, 0.0));
-        int64_t snd0 = ps_round(send_at(n, 0.0));
-        if (snd0 > t10)
-            snd0 = t10;
-        int64_t a0 = t10 - snd0; /* the request's and the reply's flight */
-        int64_t d = t1 - 2 * a0 > 0 ? t1 - 2 * a0 : 0;
-        out->send_cpu = snd0;
-        out->arrive = a0 < d ? a0 : d;
-        out->recv_cpu = d - out->arrive;
-    } else {
-        int64_t o0 = ps_round(send_at(n, 0.0));
-        out->arrive = snd;
-        out->recv_cpu = t1 - snd;
-        out->send_cpu = o0 < snd ? o0 : snd;
+    switch (leg) {
+    case MC_NET_LEG_RDV:
+        price_rdv(n, t1, snd, out);
+        break;
+    case MC_NET_LEG_HS_DATA:
+        price_hs_data(n, t1, out);
+        break;
+    case MC_NET_LEG_EAGER:
+    case MC_NET_LEG_HS_REQUEST:
+    case MC_NET_LEG_HS_REPLY:
+    default:
+        price_eager(t1, snd, out);
+        break;
     }
     out->send_nic = nic;
     out->recv_nic = nic;

@@ -1,7 +1,9 @@
 /* The replay engine: event loop, one state machine per rank, point-to-point
  * MPI semantics on top of a network model.
  *
- * Transfer semantics (LogGOPSim's, priced by the net model):
+ * Transfer semantics (LogGOPSim's, priced by the net model). The protocol
+ * of each message is chosen here (first_leg) and the model is told which
+ * leg it prices, so that eager and rendezvous are told apart in one place:
  *  - A send is issued once the sender's CPU and send NIC are free; it keeps
  *    the CPU for send_cpu (o) and the NIC for send_nic (g + (s-1)G); the
  *    message arrives at the receiver send_arrive (o + L) after the issue.
@@ -180,14 +182,25 @@ void sim_req_complete(sim *S, int32_t qi, int64_t t)
 
 /* ------------------------------------------------------------ sends */
 
+/* The protocol of a message of `bytes`, as the leg that leaves first: the
+ * one place where eager and rendezvous are told apart (the network model
+ * prices the leg it is given). */
+static mc_net_leg first_leg(const sim *S, int64_t bytes)
+{
+    if (bytes <= S->eager_limit)
+        return MC_NET_LEG_EAGER;
+    return S->rdv_handshake ? MC_NET_LEG_HS_REQUEST : MC_NET_LEG_RDV;
+}
+
 static void issue_send(sim *S, int r, int32_t qi, int64_t T)
 {
     sim_rank *R = &S->r[r];
     sim_req *q = &S->reqs[qi];
+    mc_net_leg leg = first_leg(S, q->bytes);
     /* handshake: what leaves now is the request-to-send, an empty message */
-    int rts = S->rdv_handshake && q->bytes > S->eager_limit;
+    int rts = leg == MC_NET_LEG_HS_REQUEST;
     mc_net_cost c;
-    mc_net_transfer(S->net, T, r, q->peer, rts ? 0 : q->bytes, &c);
+    mc_net_transfer(S->net, T, r, q->peer, rts ? 0 : q->bytes, leg, &c);
     R->nic_s = T + c.send_nic;
     sim_cpu_work(S, r, T, c.send_cpu, "send");
     int32_t mi = msg_new(S);
@@ -205,7 +218,7 @@ static void issue_send(sim *S, int r, int32_t qi, int64_t T)
     m->recv_nic = rts ? 0 : c.recv_nic;
     m->next = -1;
     m->recv_req = -1;
-    m->leg = rts ? MSG_RTS : MSG_PLAIN;
+    m->leg = (uint8_t)leg;
     S->messages++;
     S->bytes += (uint64_t)(q->bytes > 0 ? q->bytes : 0);
     if (q->exec >= 0) {
@@ -218,7 +231,7 @@ static void issue_send(sim *S, int r, int32_t qi, int64_t T)
         sim_push_event(S, m->t_arrive, EV_ARRIVE, mi);
     int notify = q->flags & F_NOTIFY;
     q->flags &= (uint8_t)~F_NOTIFY;
-    if (q->bytes > S->eager_limit || (q->flags & F_SYNC)) {
+    if (leg != MC_NET_LEG_EAGER || (q->flags & F_SYNC)) {
         m->send_req = qi; /* released at the match */
     } else {
         m->send_req = -1;
@@ -256,25 +269,27 @@ int sim_post_send(sim *S, int r, int32_t qi)
 
 /* network.rendezvous = handshake (docs/platform.md "Rendezvous protocols").
  * A message above the eager limit travels as three legs that reuse its
- * sim_msg, each priced by the network model as a message of that size
- * between those two ranks (so intranode pairs use the intranode values and
- * a flow model carries every leg as a flow):
- *   RTS   sender -> receiver, empty, issued by issue_send: sender CPU o, NIC
- *         g, arrival o + L. Handled, once it has arrived and the receiver's
- *         CPU and receive NIC are free, at no cost of its own: its handling
- *         is the reply's overhead. Matched like any message; unmatched, it
- *         waits in the unexpected queue (a probe sees it).
- *   CTS   receiver -> sender, empty: issued at the match (the RTS's handling
- *         if the receive was posted, else the posting of the receive) once
- *         the receiver's CPU and send NIC are free: receiver CPU o, NIC g,
- *         arrival o + L. Handled by the sender at no cost of its own once
- *         its CPU and receive NIC are free: a sender that is computing sees
- *         it only when the burst ends (no asynchronous progress).
- *   data  sender -> receiver, s bytes: issued at the CTS's handling once the
- *         sender's send NIC is free: sender CPU o, NIC g + (s-1)G, arrival
- *         o + L; processed by the receiver like an eager message (loggp:
- *         o + (s-1)G + network.rendezvous_overhead); the receive completes
- *         at the end of that processing.
+ * sim_msg, each priced by the network model as that leg (mc_net_leg) of a
+ * message of that size between those two ranks (so intranode pairs use the
+ * intranode values and a flow model carries every leg as a flow):
+ *   RTS   (MC_NET_LEG_HS_REQUEST) sender -> receiver, empty, issued by
+ *         issue_send: sender CPU o, NIC g, arrival o + L. Handled, once it
+ *         has arrived and the receiver's CPU and receive NIC are free, at
+ *         no cost of its own: its handling is the reply's overhead. Matched
+ *         like any message; unmatched, it waits in the unexpected queue (a
+ *         probe sees it).
+ *   CTS   (MC_NET_LEG_HS_REPLY) receiver -> sender, empty: issued at the
+ *         match (the RTS's handling if the receive was posted, else the
+ *         posting of the receive) once the receiver's CPU and send NIC are
+ *         free: receiver CPU o, NIC g, arrival o + L. Handled by the sender
+ *         at no cost of its own once its CPU and receive NIC are free: a
+ *         sender that is computing sees it only when the burst ends (no
+ *         asynchronous progress).
+ *   data  (MC_NET_LEG_HS_DATA) sender -> receiver, s bytes: issued at the
+ *         CTS's handling once the sender's send NIC is free: sender CPU o,
+ *         NIC g + (s-1)G, arrival o + L; processed by the receiver like an
+ *         eager message (loggp: o + (s-1)G + network.rendezvous_overhead);
+ *         the receive completes at the end of that processing.
  * The send completes when the data has left the sender: the data's issue +
  * max(o, g + (s-1)G). Small synchronous sends keep LogGOPSim's semantics.
  * (LogGP, posted receive, idle ranks: the receive completes 4o + 3L +
@@ -283,23 +298,23 @@ int sim_post_send(sim *S, int r, int32_t qi)
 /* Issues leg `leg` of message mi from rank `from` to `to` at the earliest
  * time from now at which from's CPU and send NIC are free; returns that
  * time and the leg's price in *c. */
-static int64_t send_leg(sim *S, int32_t mi, int from, int to, int64_t bytes, uint8_t leg,
+static int64_t send_leg(sim *S, int32_t mi, int from, int to, int64_t bytes, mc_net_leg leg,
                         const char *what, mc_net_cost *c)
 {
     sim_rank *F = &S->r[from];
     int64_t t = F->cpu > S->now ? F->cpu : S->now;
     if (F->nic_s > t)
         t = F->nic_s;
-    mc_net_transfer(S->net, t, from, to, bytes, c);
+    mc_net_transfer(S->net, t, from, to, bytes, leg, c);
     sim_cpu_work(S, from, t, c->send_cpu, what);
     F->nic_s = t + c->send_nic;
     sim_msg *m = &S->msgs[mi];
     m->src = from;
     m->dst = to;
-    m->leg = leg;
+    m->leg = (uint8_t)leg;
     m->next = -1;
-    m->recv_cpu = leg == MSG_DATA ? c->recv_cpu : 0;
-    m->recv_nic = leg == MSG_DATA ? c->recv_nic : 0;
+    m->recv_cpu = leg == MC_NET_LEG_HS_DATA ? c->recv_cpu : 0;
+    m->recv_nic = leg == MC_NET_LEG_HS_DATA ? c->recv_nic : 0;
     m->t_arrive = t + c->arrive;
     const mc_net_flow_ops *fo = S->net->ops->flow;
     if (!fo || fo->start_flow(S->net, t, from, to, bytes, mi, &m->t_arrive))
@@ -312,11 +327,11 @@ static int64_t send_leg(sim *S, int32_t mi, int from, int to, int64_t bytes, uin
 static void leg_arrived(sim *S, int r, int32_t mi, int64_t T)
 {
     sim_msg *m = &S->msgs[mi];
-    if (m->leg == MSG_CTS) {
+    if (m->leg == MC_NET_LEG_HS_REPLY) {
         int32_t sq = m->send_req;
         m->send_req = -1;
         mc_net_cost c;
-        int64_t t = send_leg(S, mi, r, m->src, m->bytes, MSG_DATA, "send", &c);
+        int64_t t = send_leg(S, mi, r, m->src, m->bytes, MC_NET_LEG_HS_DATA, "send", &c);
         sim_req_complete(S, sq, t + (c.send_nic > c.send_cpu ? c.send_nic : c.send_cpu));
         return;
     }
@@ -335,10 +350,10 @@ static void leg_arrived(sim *S, int r, int32_t mi, int64_t T)
 static void match(sim *S, int32_t qi, int32_t mi, int64_t t_match)
 {
     sim_msg *m = &S->msgs[mi];
-    if (m->leg == MSG_RTS) { /* handshake: reply; the receive ends with the data */
+    if (m->leg == MC_NET_LEG_HS_REQUEST) { /* handshake: reply; the receive ends with the data */
         m->recv_req = qi;
         mc_net_cost c;
-        send_leg(S, mi, m->dst, m->src, 0, MSG_CTS, "reply", &c);
+        send_leg(S, mi, m->dst, m->src, 0, MC_NET_LEG_HS_REPLY, "reply", &c);
         return;
     }
     int64_t done = m->t_proc_end;
@@ -379,7 +394,8 @@ void sim_post_recv(sim *S, int r, int32_t qi)
 /* The receiver processes arrived message mi at T (CPU and NIC free). */
 static void process_msg(sim *S, int r, int32_t mi, int64_t T)
 {
-    if (S->msgs[mi].leg >= MSG_CTS) { /* handshake legs are not matched */
+    uint8_t leg = S->msgs[mi].leg;
+    if (leg == MC_NET_LEG_HS_REPLY || leg == MC_NET_LEG_HS_DATA) { /* not matched */
         leg_arrived(S, r, mi, T);
         return;
     }

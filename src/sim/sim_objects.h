@@ -64,12 +64,8 @@ typedef struct sim_msg {
     int32_t send_req;   /* rendezvous / synchronous sender to release, or -1 */
     int32_t next;
     int32_t recv_req;   /* handshake CTS and data legs: the matched receive */
-    uint8_t leg;        /* MSG_PLAIN, or the leg of a handshake rendezvous */
+    uint8_t leg;        /* mc_net_leg: the protocol leg it carries (engine.c) */
 } sim_msg;
-
-/* Legs of a rendezvous with network.rendezvous = handshake (engine.c):
- * request-to-send, clear-to-send, data. Everything else is MSG_PLAIN. */
-enum { MSG_PLAIN, MSG_RTS, MSG_CTS, MSG_DATA };
 
 /* One executing collective schedule of one rank. */
 typedef struct sim_exec {
