@@ -278,7 +278,7 @@ void mct_leave(mct_frame *f)
 {
     int32_t recorded = 0;
     if (f->record && mct_state == MCT_ON) {
-        f->ev.site = mct_site_of(f->ret);
+        f->ev.site = mct_site_of_fast(f->ret);
         recorded = f->ev.site;
         write_event(&f->ev);
         if (mct_cpu_mode)
