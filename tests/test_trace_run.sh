@@ -15,6 +15,9 @@
 #            poll     PROGRAM (tests/mpi/trace_poll.c) polls: its failed polls are
 #                     folded into a few records (MPICAST_POLL_FOLD=0: one each),
 #                     and stats counts every call the program counted
+#            thread   PROGRAM (tests/mpi/trace_known.*) traced with chunks of 4
+#                     events, compressed on the compressor thread and inline
+#                     (MPICAST_COMPRESS_THREAD=off): the same events
 #   FLAVOUR  ompi | mpich
 set -u
 what=$1 mpicast=$2 check=$3 flavour=$4 prog=$5 np=${6:-2}
@@ -97,6 +100,26 @@ for want in ("physics::Solver::exchange(int)", "double physics::total<double>(do
 assert not any(n.startswith("_Z") for n in names), "a mangled name is left"
 assert any(str(s.get("file", "")).endswith("trace_cxx.cpp") for s in sites), "no file:line"
 PY
+    ;;
+thread)
+    for m in on off; do
+        MPICAST_CHUNK_EVENTS=4 MPICAST_COMPRESS_THREAD=$m timeout 120 "$mpicast" trace \
+            -o "$tmp/t-$m" -- "${launcher[@]}" "$prog" >"$tmp/out" 2>&1 ||
+            { cat "$tmp/out"; fail "traced run ($m) exited with $?"; }
+        "$mpicast" dump --no-times "$tmp/t-$m" >"$tmp/dump-$m" || fail "dump ($m)"
+    done
+    chunks=$(python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+p, n = 32, 0
+while p < len(d):
+    p += 24 + struct.unpack_from("<I", d, p + 12)[0]
+    n += 1
+print(n)' "$tmp/t-on/rank-000000.mct")
+    events=$(wc -l <"$tmp/dump-on")
+    echo "compressor thread: $events events, rank 0 in $chunks chunks"
+    [ "$chunks" -ge 5 ] || fail "only $chunks chunks: the thread had nothing to do"
+    diff "$tmp/dump-on" "$tmp/dump-off" || fail "the compressor thread changed the trace"
     ;;
 poll)
     # calls of OP on rank 0 in the trace in $1 (stats --json), and its records

@@ -44,12 +44,14 @@ function(mc_trace_tests fl mpi fc)
            $<TARGET_FILE:trace_spin_${fl}>)
   add_test(NAME test_trace_polls_folded_${fl} COMMAND ${MCT_RUN} poll ${args}
            $<TARGET_FILE:trace_poll_${fl}>)
+  add_test(NAME test_trace_compress_thread_same_${fl} COMMAND ${MCT_RUN} thread ${args}
+           $<TARGET_FILE:trace_known_${fl}>)
   add_test(NAME test_trace_all_calls_2_${fl} COMMAND ${MCT_RUN} all ${args}
            $<TARGET_FILE:trace_all_${fl}> 2)
   add_test(NAME test_trace_all_calls_4_${fl} COMMAND ${MCT_RUN} all ${args}
            $<TARGET_FILE:trace_all_${fl}> 4)
   set(names test_trace_known_c_${fl} test_trace_exit_code_${fl} test_trace_sigkill_prefix_${fl}
-      test_trace_polls_folded_${fl}
+      test_trace_polls_folded_${fl} test_trace_compress_thread_same_${fl}
       test_trace_all_calls_2_${fl} test_trace_all_calls_4_${fl})
   # Fortran twins: mpif.h (trace_known.f90) and mpi_f08 (trace_known_f08.f90),
   # compiled by the flavour's own wrapper in their own directory (module files).

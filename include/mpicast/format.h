@@ -275,8 +275,27 @@ void mc_loop_shift_requests(mc_event *e, uint32_t first, uint32_t count, uint64_
 void mc_event_shift_requests(mc_event *e, uint64_t lo, uint64_t hi, int64_t delta);
 /* Appends one event (copied). Writes a chunk when the buffer is full. */
 mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err);
-/* Writes the buffered events as a chunk now (e.g. from a signal path). */
+/* Writes the buffered events as a chunk now (e.g. from a signal path),
+ * after every chunk handed to the compressor thread: on return all events
+ * added are in the file. With err == NULL (a signal handler) nothing is
+ * allocated, formatted or locked, and the wait for the thread is bounded
+ * (about 2 s; then MC_ERR_IO and the buffered events stay unwritten). */
 mc_err mc_writer_flush(mc_writer *w, mc_error *err);
+/* Hands the buffered events to the compressor thread as a chunk without
+ * waiting for it to be written (mc_writer_flush without a thread). */
+mc_err mc_writer_push(mc_writer *w, mc_error *err);
+/* Compresses and writes full chunks on a thread of the writer's own, so
+ * that mc_writer_add only encodes (the tracer: docs/tracer-safety.md). The
+ * file is the same byte for byte. The thread blocks every signal, is
+ * joined by mc_writer_close, and never outlives the writer. 0, or -1 if it
+ * cannot be started (the writer then compresses on the caller's thread, as
+ * without this call). Call before any other thread uses the writer. */
+int mc_writer_start_thread(mc_writer *w);
+/* Waits, async-signal-safely and for about 2 s at most, until the thread
+ * has written every chunk handed to it: for a signal handler that cannot
+ * flush (it interrupted the writer). 0 when written (or no thread), -1 if
+ * not. */
+int mc_writer_wait_written(mc_writer *w);
 /* Flushes and closes; NULL is a no-op. */
 mc_err mc_writer_close(mc_writer *w, mc_error *err);
 

@@ -31,6 +31,7 @@ static const env_var vars[] = {
     {"MPICAST_BUFFER", ENV_BYTES, NULL},
     {"MPICAST_FLUSH_INTERVAL", ENV_SECONDS, NULL},
     {"MPICAST_POLL_FOLD", ENV_SECONDS, NULL},  /* gap that folds failed polls; 0: off */
+    {"MPICAST_COMPRESS_THREAD", ENV_CHOICE, "on|off"}, /* chunks compressed off the MPI thread */
     {"MPICAST_CLOCK", ENV_CHOICE, "auto|tsc|monotonic"},
     {"MPICAST_TOKEN_POLL_US", ENV_COUNT, NULL},
     {"MPICAST_TOKEN_STATS", ENV_ANY, NULL},

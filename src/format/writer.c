@@ -5,13 +5,24 @@
  * for level 1 and any input (ZSTD_initStaticCCtx never allocates), output
  * uses write(2), and with err == NULL a failure formats no message (no
  * strerror, no snprintf). The memory is bounded by the chunk buffer, which
- * grows only for a single event larger than it. */
+ * grows only for a single event larger than it.
+ *
+ * With mc_writer_start_thread (the tracer), full chunks are compressed and
+ * written by a thread of the writer's own, so the caller only encodes: two
+ * raw buffers, one filled by the caller while the other is compressed. Only
+ * that thread writes chunks while it has work; a flush first waits until it
+ * has none (polling an atomic counter, so a signal handler can wait too)
+ * and then compresses the rest itself, with the same context. */
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_initStaticCCtx, ZSTD_estimateCCtxSize */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -24,6 +35,21 @@
  * 1.6 GB with the former 65536 — and a crashed run loses less. */
 #define DEFAULT_CHUNK_EVENTS 8192u
 #define EVENT_FIXED_MAX (16 * 10) /* op, present, times and 12 fields, 10 B each */
+/* Raw buffers with a compressor thread: the one filled, the one compressed. */
+#define NSLOTS 2
+/* How long a flush without an error report (a signal handler) waits for the
+ * compressor to finish its chunk before giving up on the rest. */
+#define SIGNAL_WAIT_NS 2000000000LL
+
+/* A chunk handed to the compressor thread. */
+typedef struct slot {
+    unsigned char *raw;
+    size_t len, cap;
+    uint32_t nevents;
+} slot;
+
+/* Why the compressor thread stopped writing (the caller formats it). */
+enum { BG_OK, BG_ZSTD, BG_WRITE };
 
 struct mc_writer {
     int fd;
@@ -41,6 +67,19 @@ struct mc_writer {
     int64_t fold_gap; /* mc_writer_set_fold; 0: off */
     int held_poll;    /* `held` is a failed poll not yet written */
     mc_event held;
+    /* The compressor thread (mc_writer_start_thread); async = 0 without.
+     * Chunk i is slots[i % NSLOTS]; chunks done .. handed-1 are the
+     * thread's, the current buffer (raw) is slots[cur] and the caller's. */
+    int async, cur;
+    slot slots[NSLOTS];
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t work, idle;
+    int stop;                 /* under mu: no more chunks, exit */
+    atomic_uint handed, done; /* chunks given to / written by the thread */
+    atomic_int bg_failed;     /* BG_*: the thread's write failed ... */
+    int bg_errno;             /* ... with this errno (set before bg_failed) */
+    size_t bg_zstd;           /* ... or this zstd error code */
 };
 
 #define ZSTD_LEVEL 1
@@ -70,7 +109,11 @@ static int make_dir(const char *dir, mode_t mode)
     return mkdir(dir, mode) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-/* Sizes the raw and output buffers for `cap` raw bytes. */
+static int wait_idle(mc_writer *w, int64_t max_ns);
+
+/* Sizes the current raw buffer, and the output buffer, for `cap` raw bytes
+ * (the output buffer only grows: with a compressor thread it serves every
+ * raw buffer, so it is resized only while the thread is idle). */
 static mc_err reserve(mc_writer *w, size_t cap, mc_error *err)
 {
     if (cap <= w->raw_cap)
@@ -83,7 +126,15 @@ static mc_err reserve(mc_writer *w, size_t cap, mc_error *err)
         return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory for the trace buffer", w->path);
     w->raw = raw;
     w->raw_cap = cap;
+    if (w->async) {
+        w->slots[w->cur].raw = raw;
+        w->slots[w->cur].cap = cap;
+    }
     size_t out_cap = MC_CHUNK_HEADER_SIZE + ZSTD_compressBound(cap);
+    if (out_cap <= w->out_cap)
+        return MC_OK;
+    if (w->async)
+        (void)wait_idle(w, -1);
     unsigned char *out = realloc(w->out, out_cap);
     if (!out)
         return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory for the trace buffer", w->path);
@@ -229,6 +280,8 @@ mc_err mc_writer_add(mc_writer *w, const mc_event *e, mc_error *err)
     return MC_OK;
 }
 
+static mc_err hand_off(mc_writer *w, mc_error *err);
+
 static mc_err add_one(mc_writer *w, const mc_event *e, mc_error *err)
 {
     if (w->failed)
@@ -238,7 +291,9 @@ static mc_err add_one(mc_writer *w, const mc_event *e, mc_error *err)
                             e->nvals);
     size_t need = EVENT_FIXED_MAX + (size_t)e->nvals * 10;
     if (w->nevents >= w->chunk_events || w->raw_len + need > w->raw_cap) {
-        mc_err rc = mc_writer_flush(w, err);
+        /* Without an error report (a signal handler) nothing is handed
+         * to the thread: that takes its mutex. */
+        mc_err rc = w->async && err ? hand_off(w, err) : mc_writer_flush(w, err);
         if (rc != MC_OK)
             return rc;
     }
@@ -274,35 +329,241 @@ mc_err mc_writer_add_loop(mc_writer *w, const mc_loop_record *l, mc_error *err)
     return add_one(w, &e, err);
 }
 
+/* Compresses raw[0, len) into w->out and writes it as one chunk of n
+ * events: BG_OK, or BG_ZSTD with *zerr, or BG_WRITE with *eno. Allocates
+ * nothing and formats nothing (signal handlers and the thread call it). */
+static int write_chunk(mc_writer *w, const unsigned char *raw, size_t len, uint32_t n,
+                       size_t *zerr, int *eno)
+{
+    unsigned char *payload = w->out + MC_CHUNK_HEADER_SIZE;
+    size_t clen = ZSTD_compressCCtx(w->cctx, payload, w->out_cap - MC_CHUNK_HEADER_SIZE, raw,
+                                    len, ZSTD_LEVEL);
+    if (ZSTD_isError(clen)) {
+        *zerr = clen;
+        return BG_ZSTD;
+    }
+    unsigned char *h = w->out;
+    mc_put_u32(h, MC_CHUNK_MAGIC);
+    mc_put_u32(h + 4, n);
+    mc_put_u32(h + 8, (uint32_t)len);
+    mc_put_u32(h + 12, (uint32_t)clen);
+    mc_put_u32(h + 16, (uint32_t)crc32(0L, payload, (uInt)clen));
+    mc_put_u32(h + 20, (uint32_t)crc32(0L, h, 20));
+    if (write_all(w->fd, w->out, MC_CHUNK_HEADER_SIZE + clen) != 0) {
+        *eno = errno;
+        return BG_WRITE;
+    }
+    return BG_OK;
+}
+
+/* Stops the writer after a failed chunk and says why. */
+static mc_err chunk_failed(mc_writer *w, int why, size_t zerr, int eno, mc_error *err)
+{
+    w->failed = 1;
+    if (why == BG_ZSTD)
+        return mc_error_set(err, MC_ERR_INTERNAL, "%s: compression failed: %s", w->path,
+                            err ? ZSTD_getErrorName(zerr) : "");
+    return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", w->path,
+                        err ? strerror(eno) : "");
+}
+
+/* ------------------------------------------------------------ compressor thread */
+
+/* The thread's failure, reported by the caller once it sees it. */
+static mc_err check_thread(mc_writer *w, mc_error *err)
+{
+    int why = atomic_load_explicit(&w->bg_failed, memory_order_acquire);
+    return why == BG_OK ? MC_OK : chunk_failed(w, why, w->bg_zstd, w->bg_errno, err);
+}
+
+/* Waits until the thread has written every chunk handed to it: 0, or -1
+ * after about max_ns (< 0: no limit). Polls with nanosleep, so a signal
+ * handler may wait too (the thread takes nothing the handler holds). */
+static int wait_idle(mc_writer *w, int64_t max_ns)
+{
+    int64_t slept = 0;
+    while (atomic_load_explicit(&w->done, memory_order_acquire) !=
+           atomic_load_explicit(&w->handed, memory_order_relaxed)) {
+        if (max_ns >= 0 && slept >= max_ns)
+            return -1;
+        struct timespec ts = {0, 50000};
+        nanosleep(&ts, NULL);
+        slept += ts.tv_nsec;
+    }
+    return 0;
+}
+
+static void *compressor(void *arg)
+{
+    mc_writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        unsigned d = atomic_load_explicit(&w->done, memory_order_relaxed);
+        if (d == atomic_load_explicit(&w->handed, memory_order_acquire)) {
+            if (w->stop)
+                break;
+            pthread_cond_wait(&w->work, &w->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&w->mu);
+        const slot *s = &w->slots[d % NSLOTS];
+        if (atomic_load_explicit(&w->bg_failed, memory_order_relaxed) == BG_OK) {
+            size_t zerr = 0;
+            int eno = 0;
+            int why = write_chunk(w, s->raw, s->len, s->nevents, &zerr, &eno);
+            if (why != BG_OK) {
+                w->bg_zstd = zerr;
+                w->bg_errno = eno;
+                atomic_store_explicit(&w->bg_failed, why, memory_order_release);
+            }
+        }
+        /* Before the mutex: a signal handler waits on `done` alone, and
+         * may have interrupted a caller that holds the mutex. */
+        atomic_store_explicit(&w->done, d + 1, memory_order_release);
+        pthread_mutex_lock(&w->mu);
+        pthread_cond_broadcast(&w->idle);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Gives the current buffer to the thread as the next chunk and goes on in
+ * the next buffer, waiting while that one is still being compressed. */
+static mc_err hand_off(mc_writer *w, mc_error *err)
+{
+    if (w->nevents == 0)
+        return MC_OK;
+    mc_err rc = check_thread(w, err);
+    if (rc != MC_OK)
+        return rc;
+    slot *s = &w->slots[w->cur];
+    s->len = w->raw_len;
+    s->nevents = w->nevents;
+    pthread_mutex_lock(&w->mu);
+    unsigned h = atomic_load_explicit(&w->handed, memory_order_relaxed) + 1;
+    atomic_store_explicit(&w->handed, h, memory_order_release);
+    pthread_cond_signal(&w->work);
+    while (h - atomic_load_explicit(&w->done, memory_order_acquire) > NSLOTS - 1)
+        pthread_cond_wait(&w->idle, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    w->cur = (int)(h % NSLOTS);
+    w->raw = w->slots[w->cur].raw;
+    w->raw_cap = w->slots[w->cur].cap;
+    w->raw_len = 0;
+    w->nevents = 0;
+    w->prev_end = 0;
+    return MC_OK;
+}
+
+int mc_writer_start_thread(mc_writer *w)
+{
+    if (w->async || w->failed)
+        return w->async ? 0 : -1;
+    unsigned char *second = malloc(w->raw_cap);
+    if (!second)
+        return -1;
+    int ok = pthread_mutex_init(&w->mu, NULL) == 0;
+    int okw = ok && pthread_cond_init(&w->work, NULL) == 0;
+    int oki = okw && pthread_cond_init(&w->idle, NULL) == 0;
+    pthread_attr_t attr;
+    int oka = oki && pthread_attr_init(&attr) == 0;
+    int started = 0;
+    if (oka) {
+        w->slots[0] = (slot){.raw = w->raw, .cap = w->raw_cap};
+        w->slots[1] = (slot){.raw = second, .cap = w->raw_cap};
+        w->cur = 0;
+        w->stop = 0;
+        atomic_init(&w->handed, 0);
+        atomic_init(&w->done, 0);
+        atomic_init(&w->bg_failed, BG_OK);
+        /* zstd's level-1 compression needs little stack */
+        (void)pthread_attr_setstacksize(&attr, 256 * 1024);
+        /* Signals go to the program's threads, never to this one: the
+         * tracer's handlers flush by waiting for it. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        started = pthread_create(&w->thread, &attr, compressor, w) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    if (started) {
+        w->async = 1;
+        return 0;
+    }
+    if (oki)
+        pthread_cond_destroy(&w->idle);
+    if (okw)
+        pthread_cond_destroy(&w->work);
+    if (ok)
+        pthread_mutex_destroy(&w->mu);
+    free(second);
+    return -1;
+}
+
+/* Joins the thread (once it has written what it was given) and frees the
+ * buffers that are not the current one. */
+static void stop_thread(mc_writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_signal(&w->work);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->idle);
+    pthread_cond_destroy(&w->work);
+    pthread_mutex_destroy(&w->mu);
+    for (int i = 0; i < NSLOTS; i++)
+        if (i != w->cur)
+            free(w->slots[i].raw);
+    w->async = 0;
+}
+
+/* ------------------------------------------------------------ flush, close */
+
+int mc_writer_wait_written(mc_writer *w)
+{
+    if (!w->async || pthread_equal(pthread_self(), w->thread))
+        return w->async ? -1 : 0;
+    return wait_idle(w, SIGNAL_WAIT_NS);
+}
+
+mc_err mc_writer_push(mc_writer *w, mc_error *err)
+{
+    if (!w->async)
+        return mc_writer_flush(w, err);
+    mc_err rc = write_held(w, err);
+    if (rc != MC_OK)
+        return rc;
+    if (w->failed)
+        return mc_error_set(err, MC_ERR_IO, "%s: writer stopped after an earlier error", w->path);
+    return hand_off(w, err);
+}
+
 mc_err mc_writer_flush(mc_writer *w, mc_error *err)
 {
     mc_err rc = write_held(w, err);
     if (rc != MC_OK)
         return rc;
+    if (w->async) {
+        /* A fault in the thread itself: it cannot wait for itself. */
+        if (pthread_equal(pthread_self(), w->thread))
+            return mc_error_set(err, MC_ERR_INTERNAL, "%s: flush on the compressor thread",
+                                w->path);
+        if (wait_idle(w, err ? -1 : SIGNAL_WAIT_NS) != 0)
+            return mc_error_set(err, MC_ERR_IO, "%s: the compressor thread is stuck", w->path);
+        if (!w->failed && (rc = check_thread(w, err)) != MC_OK)
+            return rc;
+    }
     if (w->nevents == 0)
         return MC_OK;
     if (w->failed)
         return mc_error_set(err, MC_ERR_IO, "%s: writer stopped after an earlier error", w->path);
-    unsigned char *payload = w->out + MC_CHUNK_HEADER_SIZE;
-    size_t clen = ZSTD_compressCCtx(w->cctx, payload, w->out_cap - MC_CHUNK_HEADER_SIZE,
-                                    w->raw, w->raw_len, ZSTD_LEVEL);
-    if (ZSTD_isError(clen)) {
-        w->failed = 1;
-        return mc_error_set(err, MC_ERR_INTERNAL, "%s: compression failed: %s", w->path,
-                            err ? ZSTD_getErrorName(clen) : "");
-    }
-    unsigned char *h = w->out;
-    mc_put_u32(h, MC_CHUNK_MAGIC);
-    mc_put_u32(h + 4, w->nevents);
-    mc_put_u32(h + 8, (uint32_t)w->raw_len);
-    mc_put_u32(h + 12, (uint32_t)clen);
-    mc_put_u32(h + 16, (uint32_t)crc32(0L, payload, (uInt)clen));
-    mc_put_u32(h + 20, (uint32_t)crc32(0L, h, 20));
-    if (write_all(w->fd, w->out, MC_CHUNK_HEADER_SIZE + clen) != 0) {
-        w->failed = 1;
-        return mc_error_set(err, MC_ERR_IO, "%s: cannot write: %s", w->path,
-                            err ? strerror(errno) : "");
-    }
+    size_t zerr = 0;
+    int eno = 0;
+    int why = write_chunk(w, w->raw, w->raw_len, w->nevents, &zerr, &eno);
+    if (why != BG_OK)
+        return chunk_failed(w, why, zerr, eno, err);
     w->raw_len = 0;
     w->nevents = 0;
     w->prev_end = 0;
@@ -314,6 +575,8 @@ mc_err mc_writer_close(mc_writer *w, mc_error *err)
     if (!w)
         return MC_OK;
     mc_err rc = w->failed ? MC_OK : mc_writer_flush(w, err);
+    if (w->async)
+        stop_thread(w);
     if (close(w->fd) != 0 && rc == MC_OK)
         rc = mc_error_set(err, MC_ERR_IO, "%s: cannot close: %s", w->path, strerror(errno));
     free(w->cwork);

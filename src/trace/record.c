@@ -144,6 +144,10 @@ static uint64_t thread_tag(void)
 
 static mct_map reqs;
 static uint32_t next_req = 1;
+/* Changes with every update of the request table (under the lock): a
+ * completion call on the same single request at the same generation finds
+ * what the previous one found (mct_cpl_pre's poll cache). */
+static uint64_t req_gen = 1;
 
 static uint64_t req_key(MPI_Request r)
 {
@@ -226,6 +230,7 @@ static int shared_pick(uint64_t key, const mct_slot *s, int k, uint64_t *a, mct_
  * one of them, else from the slot, which then takes an older id if any. */
 static void req_forget(uint64_t key, uint64_t a)
 {
+    req_gen++;
     if (ndups == 0) { /* the usual case: one probe, not a find then a delete */
         mct_map_del(&reqs, key);
         return;
@@ -253,6 +258,7 @@ void mct_rec_newreq(mct_frame *f, int rc, MPI_Request r, MPI_Comm comm, int kind
         return;
     mct_comm *ci = mct_comm_get(comm);
     mct_lock();
+    req_gen++;
     uint32_t id = next_req++;
     mct_slot *s = mct_map_put(&reqs, req_key(r));
     if (!s)
@@ -272,6 +278,7 @@ void mct_rec_start(mct_frame *f, MPI_Request r)
 {
     mct_lock();
     mct_slot *s = mct_map_find(&reqs, req_key(r));
+    req_gen++;
     if (s)
         s->a |= REQ_ACTIVE;
     mct_unlock();
@@ -301,11 +308,24 @@ typedef struct cpl_entry {
 
 static MCT_TLS cpl_entry *cpl;
 static MCT_TLS int ncpl;
+/* One request (Test, Wait, Testany of 1 ...): its entry, and the last such
+ * lookup with the table generation it was made at. A polling loop calls
+ * Test on the same request over and over while the table stays the same:
+ * the lookup is then done once per run (only below MPI_THREAD_MULTIPLE,
+ * where no other thread changes the table during the call). */
+static MCT_TLS cpl_entry cpl_one, cpl_last;
+static MCT_TLS uint64_t cpl_last_gen;
 
 void mct_cpl_pre(mct_frame *f, int n, const MPI_Request *rs)
 {
+    if (n == 1 && !mct_threaded && cpl_last_gen == req_gen && cpl_last.handle == rs[0]) {
+        cpl_one = cpl_last;
+        cpl = &cpl_one;
+        ncpl = 1;
+        return;
+    }
     ncpl = 0;
-    cpl = n > 0 ? mct_scratch(3, (size_t)n * sizeof *cpl) : NULL;
+    cpl = n == 1 ? &cpl_one : n > 0 ? mct_scratch(3, (size_t)n * sizeof *cpl) : NULL;
     if (n > 0 && !cpl) {
         f->record = 0;
         return;
@@ -329,6 +349,10 @@ void mct_cpl_pre(mct_frame *f, int n, const MPI_Request *rs)
             earlier += cpl[j].handle == rs[i];
         if (!shared_pick(req_key(rs[i]), s, earlier, &cpl[i].a, &cpl[i].ci))
             continue;
+    }
+    if (n == 1) {
+        cpl_last = cpl_one;
+        cpl_last_gen = req_gen;
     }
     mct_unlock();
     ncpl = n;
@@ -358,6 +382,7 @@ void mct_cpl_done(mct_frame *f, int i, const MPI_Status *st)
     mct_lock();
     if (a & REQ_PERSISTENT) {
         mct_slot *s = mct_map_find(&reqs, req_key(cpl[i].handle));
+        req_gen++;
         if (s)
             s->a &= ~REQ_ACTIVE;
     } else {

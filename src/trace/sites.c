@@ -182,13 +182,19 @@ static unsigned site_cache_slot(void *ret)
 
 static int32_t site_lookup(void *ret);
 
+MCT_TLS void *mct_last_ret;
+MCT_TLS int32_t mct_last_site;
+
 int32_t mct_site_of(void *ret)
 {
     if (!ret)
         return 0;
     site_cache_entry *c = &site_cache[site_cache_slot(ret)];
-    if (c->ret == ret)
+    if (c->ret == ret) {
+        mct_last_ret = ret;
+        mct_last_site = c->id;
         return c->id;
+    }
     return site_lookup(ret);
 }
 

@@ -264,7 +264,7 @@ static void write_event(const mc_event *e)
     if (writer) {
         rc = mc_writer_add(writer, e, &err);
         if (rc == MC_OK && e->t_end >= flush_due) {
-            rc = mc_writer_flush(writer, &err);
+            rc = mc_writer_push(writer, &err);
             flush_due = e->t_end + flush_every;
         }
     }
@@ -278,7 +278,7 @@ void mct_leave(mct_frame *f)
 {
     int32_t recorded = 0;
     if (f->record && mct_state == MCT_ON) {
-        f->ev.site = mct_site_of(f->ret);
+        f->ev.site = mct_site_of_fast(f->ret);
         recorded = f->ev.site;
         write_event(&f->ev);
         if (mct_cpu_mode)
@@ -334,8 +334,13 @@ static void write_pending_finalize_in_signal(void)
 
 static void flush_in_signal(void)
 {
-    if (busy_here || mct_state == MCT_OFF || mct_state == MCT_DONE)
+    if (mct_state == MCT_OFF || mct_state == MCT_DONE)
         return;
+    if (busy_here) { /* but what the compressor thread was given is whole */
+        if (writer)
+            (void)mc_writer_wait_written(writer);
+        return;
+    }
     for (int i = 0; atomic_exchange(&writer_busy, 1); i++) {
         if (i == 200)
             return;
@@ -535,6 +540,22 @@ static int64_t poll_fold_gap(void)
     return 2000;
 }
 
+/* Compression on a thread of the writer's own (mc_writer_start_thread), so
+ * that an MPI call only encodes its event. Not in token mode (the thread
+ * would run beside the rank that holds the token and disturb its bursts)
+ * nor in profile mode (its memory accesses would enter the rank's
+ * profile); MPICAST_COMPRESS_THREAD=off keeps it on the calling thread.
+ * If the thread cannot be started, the writer compresses inline. */
+static void start_compressor(void)
+{
+    const char *v = getenv("MPICAST_COMPRESS_THREAD");
+    if (v && *v && strcmp(v, "on") != 0 && strcmp(v, "off") != 0 && mct_world_rank == 0)
+        fprintf(stderr, "mpicast-trace: ignoring MPICAST_COMPRESS_THREAD=%s (on or off)\n", v);
+    if (!writer || mct_token_on || profile_wanted() || (v && strcmp(v, "off") == 0))
+        return;
+    (void)mc_writer_start_thread(writer);
+}
+
 /* Opens this rank's writer; on failure leaves why in `why`. */
 static void open_writer(void)
 {
@@ -608,6 +629,7 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
         mct_state = MCT_ON;
     calibrate_clock();
     agree_on_writers();
+    start_compressor(); /* before the handlers, which may wait for it */
     install_signal_handlers();
     atexit(at_exit);
     pthread_atfork(NULL, NULL, child_after_fork);
@@ -700,14 +722,16 @@ static char *gather_bytes(const void *mine, int len, size_t *total)
         }
         all = malloc(sum + 1);
     }
-    /* Ranks must take part even when rank 0 is out of memory: it then
-     * receives nothing (zero counts). */
-    if (me == 0 && (!all || !lens || !displs)) {
-        free(all);
-        all = NULL;
-        if (lens)
-            memset(lens, 0, (size_t)n * sizeof *lens);
-        sum = 0;
+    /* Without room for the bytes, rank 0 cannot receive them: everyone
+     * skips (a send that rank 0 does not match is an MPI error; MPICH
+     * over UCX reports it on stdout). */
+    ok = me != 0 || all != NULL;
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        free(lens);
+        free(displs);
+        *total = 0;
+        return NULL;
     }
     int zero = 0;
     PMPI_Gatherv(mine, len, MPI_BYTE, all, lens ? lens : &zero, displs ? displs : &zero,

@@ -128,6 +128,14 @@ static inline void mct_unlock(void)
 /* ------------------------------------------------------------ sites */
 
 int32_t mct_site_of(void *ret);
+/* The last direct hit of mct_site_of's cache on this thread: a call from the
+ * same place as the previous one (a polling loop) skips even the cache. */
+extern MCT_TLS void *mct_last_ret;
+extern MCT_TLS int32_t mct_last_site;
+static inline int32_t mct_site_of_fast(void *ret)
+{
+    return ret == mct_last_ret ? mct_last_site : mct_site_of(ret);
+}
 /* Writes sites-NNNNNN.txt and serialises the site table (rank 0 gathers it). */
 char *mct_sites_serialise(size_t *len);
 int mct_sites_write(const char *dir, int rank);
