@@ -35,20 +35,20 @@ best_cpu() {
   echo "$best"
 }
 
-row() { # build input
-  local b=$1 in=$2
+row() { # build label input
+  local b=$1 label=$2 in=$3
   local reader nb full
   reader=$("$b/bench/bench_input" "$in" 4 3 | sed -E 's/.*s CPU \(best of 3\), ([0-9.]+) M events\/s.*/\1/')
   nb=$(best_cpu "$b/bin/mpicast" predict "$in" --no-breakdown --quiet)
   full=$(best_cpu "$b/bin/mpicast" predict "$in" --quiet)
   printf '%-10s %-22s reader %6s M ev/s   predict --no-breakdown %6s s   predict %6s s CPU\n' \
-    "$(basename "$b")" "$(basename "$(dirname "$in")")/$(basename "$in")" "$reader" "$nb" "$full"
+    "$label" "$(basename "$(dirname "$in")")/$(basename "$in")" "$reader" "$nb" "$full"
 }
 
 for in in "$T/bin64" "$T/bin1024" "$T/bin16384" "$T/tit64/trace.list" "$T/tit1024/trace.list" \
           "$T/tit16384/trace.list"; do
   events=$("$B/bench/bench_input" "$in" 4 1 | sed -E 's/.*: ([0-9]+) events.*/\1/')
   echo "== $(basename "$(dirname "$in")")/$(basename "$in"): $events events"
-  [ -n "$BASE" ] && row "$BASE" "$in"
-  row "$B" "$in"
+  [ -n "$BASE" ] && row "$BASE" base "$in"
+  row "$B" new "$in"
 done

@@ -28,7 +28,6 @@ static atomic_size_t held;
 
 /* A loop record being expanded (codec.h, MC_FILE_OP_LOOP). */
 typedef struct loop_state {
-    int active;
     uint64_t iterations, iter; /* N, and the iteration being delivered */
     uint64_t deliver;          /* iterations delivered: N, or the cap */
     uint32_t period, k;        /* body events, and the next one */
@@ -48,6 +47,7 @@ struct mc_rank_reader {
     const unsigned char *pos, *end; /* decoding cursor in raw */
     uint32_t left;        /* events left in the chunk */
     int done;             /* end reached or error reported */
+    int loop_active;      /* a loop record is being expanded (loop) */
     int64_t prev_end;     /* delta base inside the chunk */
     int64_t last_end;     /* previous event's end, across chunks (for burst) */
     int have_last;
@@ -72,7 +72,7 @@ struct mc_rank_reader {
     loop_state loop;
     uint64_t loop_cap;    /* iterations delivered per loop record (0: all) */
     uint64_t loop_skipped, loop_records; /* under the cap */
-    char path[4096];
+    char *path; /* its own block: readers of 16384 ranks stay a few pages */
 };
 
 
@@ -259,11 +259,11 @@ static int check_header_rank(const char *path, uint32_t header_rank, mc_error *e
 mc_rank_reader *mc_rank_reader_open(const char *path, mc_error *err)
 {
     mc_rank_reader *r = calloc(1, sizeof *r);
-    if (!r) {
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
         mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", path);
         return NULL;
     }
-    snprintf(r->path, sizeof r->path, "%s", path);
     r->fd = -1;
     r->chunk_index = -1;
     if (pool_acquire(r, err) != 0)
@@ -306,6 +306,7 @@ void mc_rank_reader_close(mc_rank_reader *r)
     if (!r)
         return;
     pool_close(r);
+    free(r->path);
     atomic_fetch_sub(&held, r->comp_cap + r->raw_cap + r->loop.times_cap + r->loop.body_cap +
                                 r->loop.body_vals_cap + r->loop.out_vals_cap);
     free(r->comp);
@@ -577,13 +578,11 @@ static int event_error(mc_rank_reader *r, mc_error *err, const char *what)
     return -1;
 }
 
-void mc_rank_reader_prefetch(const mc_rank_reader *r)
+const void *mc_rank_reader_ahead(const mc_rank_reader *r)
 {
-    if (r->loop.active) /* the body and values it reads instead */
-        __builtin_prefetch(&r->loop.body[r->loop.k]);
-    else if (r->pos && r->pos < r->end)
-        __builtin_prefetch(r->pos);
-    __builtin_prefetch(r->vals);
+    if (r->loop_active) /* the body it reads instead */
+        return &r->loop.body[r->loop.k];
+    return r->pos && r->pos < r->end ? r->pos : NULL;
 }
 
 void mc_rank_reader_where(const mc_rank_reader *r, long *chunk, long *offset, uint64_t *event)
@@ -720,7 +719,7 @@ static int loop_start(mc_rank_reader *r, const mc_event *rec, mc_error *err)
         return event_error(r, err, "time out of range in a loop");
     L->iter = 0;
     L->k = 0;
-    L->active = 1;
+    r->loop_active = 1;
     L->deliver = r->loop_cap && r->loop_cap < L->iterations ? r->loop_cap : L->iterations;
     r->loop_skipped += L->iterations - L->deliver;
     r->loop_records++;
@@ -776,7 +775,7 @@ static int loop_next(mc_rank_reader *r, mc_event *e, mc_error *err)
         if (++L->iter == L->deliver) {
             /* stored events go on from the original loop's end; under a cap,
              * earlier by the iterations left out */
-            L->active = 0;
+            r->loop_active = 0;
             if (__builtin_sub_overflow(L->cur_end, L->loop_end, &r->shift))
                 return event_error(r, err, "loop record's end time out of range");
             r->last_end = L->loop_end;
@@ -787,7 +786,7 @@ static int loop_next(mc_rank_reader *r, mc_event *e, mc_error *err)
 
 int mc_rank_reader_next(mc_rank_reader *r, mc_event *e, mc_error *err)
 {
-    if (r->loop.active)
+    if (r->loop_active)
         return loop_next(r, e, err);
     int rc = next_stored(r, e, err);
     if (rc != 1)

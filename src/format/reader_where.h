@@ -10,8 +10,9 @@
  * of the event returned last. */
 void mc_rank_reader_where(const mc_rank_reader *r, long *chunk, long *offset, uint64_t *event);
 
-/* A hint that r's next event will be read soon: fetches what decoding it
- * touches first (its bytes, the values buffer) into the cache. */
-void mc_rank_reader_prefetch(const mc_rank_reader *r);
+/* What reading r's next event touches first (its bytes, or a loop body's
+ * record), or NULL: a caller keeps it beside its own state, so that a
+ * prefetch hint need not first fetch the reader (a second cache miss). */
+const void *mc_rank_reader_ahead(const mc_rank_reader *r);
 
 #endif

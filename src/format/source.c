@@ -25,6 +25,7 @@ typedef struct queued {
 
 typedef struct rank_state {
     mc_rank_reader *reader;
+    const void *ahead; /* mc_rank_reader_ahead after the last read: the hint's target */
     uint64_t *comms;   /* sorted ids of the communicators this rank created */
     size_t ncomms, cap_comms;
     queued *q; /* ring buffer */
@@ -287,6 +288,7 @@ static int read_checked(trace_source *ts, rank_state *rs, int rank, mc_event *e)
     err.code = MC_OK;
     err.msg[0] = 0;
     int rc = mc_rank_reader_next(rs->reader, e, &err);
+    rs->ahead = rc > 0 ? mc_rank_reader_ahead(rs->reader) : NULL;
     if (rc > 0 && check_event(ts, rs, rank, e, &err) != 0)
         rc = -1;
     if (rc < 0 && (rs->end_err = malloc(sizeof *rs->end_err)) != NULL)
@@ -412,8 +414,11 @@ static void trace_prefetch(const mc_source *s, int rank)
     if (rank < 0 || rank >= s->nranks)
         return;
     const rank_state *rs = &ts->ranks[rank];
-    if (rs->qlen == 0 && rs->reader)
-        mc_rank_reader_prefetch(rs->reader);
+    if (rs->qlen == 0 && rs->reader) {
+        __builtin_prefetch(rs->reader); /* its cursor: the first line */
+        if (rs->ahead)
+            __builtin_prefetch(rs->ahead);
+    }
 }
 
 static const mc_source_ops trace_ops = {.next = trace_next, .close = trace_close,
