@@ -550,6 +550,86 @@ static int plot_scaling(const scaling_opts *o, const mc_scaling_model *m, double
     return rc;
 }
 
+/* The tables as CSV (docs/models.md). */
+static void print_csv(const tables *t)
+{
+    printf("scaling,p,n,k,tau,parallel,chi0,chi1,efficiency\n");
+    for (size_t i = 0; i < t->n; i++) {
+        const mc_scaling_row *r = &t->rows[i];
+        printf("%s,%.10g,%.10g,", t->weak[i] ? "weak" : "strong", r->p, r->n);
+        if (t->weak[i])
+            printf("%.10g", t->k[i]);
+        printf(",%.10g,%.10g,%.10g,%.10g,%.10g\n", r->tau, r->parallel, r->chi0, r->chi1,
+               r->efficiency);
+    }
+}
+
+/* The model, the tables and their summaries as one JSON document. */
+static void print_json(const scaling_opts *o, const mc_scaling_model *m, const tables *t,
+                       json_t *warnings, json_t *traces)
+{
+    json_t *per_n = json_array(), *excl = json_array(), *strong = json_array(),
+           *weak = json_array(), *ss = json_array(), *ws = json_array();
+    for (size_t i = 0; i < m->nn; i++) {
+        const mc_scaling_n *r = &m->per_n[i];
+        json_array_append_new(
+            per_n, json_pack("{sfsfsfsosososososososisisb}", "n", r->n, "p1", r->p1, "gamma1",
+                             r->gamma1, "c0", num_or_null(r->skipped ? NAN : r->c0), "c1",
+                             num_or_null(r->skipped ? NAN : r->c1), "c2",
+                             num_or_null(r->skipped ? NAN : r->c2), "r",
+                             num_or_null(r->skipped ? NAN : r->r), "a",
+                             num_or_null(r->skipped ? NAN : r->a), "c1_prime",
+                             num_or_null(r->skipped ? NAN : r->c1n), "c2_prime",
+                             num_or_null(r->skipped ? NAN : r->c2n), "used", (int)r->used,
+                             "excluded", (int)r->excluded, "skipped", r->skipped));
+    }
+    for (size_t i = 0; i < m->nexcluded; i++)
+        json_array_append_new(excl, json_pack("{sfsfsf}", "p", m->excluded[i].p, "n",
+                                              m->excluded[i].n, "efficiency", m->excluded[i].eps));
+    for (size_t i = 0; i < t->n; i++)
+        json_array_append_new(t->weak[i] ? weak : strong,
+                              row_json(&t->rows[i], t->weak[i] ? t->k[i] : NAN));
+    for (int s = 0; s < o->nstrong; s++)
+        json_array_append_new(
+            ss, json_pack("{sfsoso}", "n", o->strong[s], "p_half_efficiency",
+                          num_or_null(mc_scaling_p_at_efficiency(m, o->strong[s], 0, 0.5, 1e9)),
+                          "hidden_overhead", hidden_json(m, o->strong[s], 0)));
+    for (int w = 0; w < o->nweak; w++)
+        json_array_append_new(
+            ws, json_pack("{sfso}", "k", o->weak[w], "p_half_efficiency",
+                          num_or_null(mc_scaling_p_at_efficiency(m, o->weak[w], 1, 0.5, 1e9))));
+    char cf[900];
+    closed_form(m, cf, sizeof cf);
+    json_t *model = json_pack("{sosososssfsoso}", "a", law_json(&m->a), "c1_prime",
+                              law_json(&m->c1), "c2_prime", law_json(&m->c2), "closed_form", cf,
+                              "eps_min", o->fit.eps_min, "per_n", per_n, "excluded", excl);
+    json_t *doc = json_pack("{sosososososOsO}", "model", model, "strong", strong, "weak", weak,
+                            "strong_summary", ss, "weak_summary", ws, "traces", traces,
+                            "warnings", warnings);
+    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    fputc('\n', stdout);
+    json_decref(doc);
+}
+
+/* The model and the tables as text. */
+static void print_text(const scaling_opts *o, const mc_scaling_model *m, const tables *t)
+{
+    print_model_text(o, m);
+    for (int s = 0; s < o->nstrong; s++) {
+        double ph = mc_scaling_p_at_efficiency(m, o->strong[s], 0, 0.5, 1e9);
+        printf("\nStrong scaling at n = %g (efficiency 50%% at p = %s%.4g)\n", o->strong[s],
+               isnan(ph) ? "none below 1e9" : "", isnan(ph) ? 0.0 : ph);
+        print_rows_text(t, 0, o->strong[s]);
+        json_decref(hidden_json(m, o->strong[s], 1));
+    }
+    for (int w = 0; w < o->nweak; w++) {
+        double ph = mc_scaling_p_at_efficiency(m, o->weak[w], 1, 0.5, 1e9);
+        printf("\nWeak scaling at k = n/p = %g (efficiency 50%% at p = %s%.4g)\n", o->weak[w],
+               isnan(ph) ? "none below 1e9" : "", isnan(ph) ? 0.0 : ph);
+        print_rows_text(t, 1, o->weak[w]);
+    }
+}
+
 static int run_scaling(const scaling_opts *o, const mc_scaling_obs *obs, size_t nobs,
                        json_t *warnings, json_t *traces)
 {
@@ -611,71 +691,11 @@ static int run_scaling(const scaling_opts *o, const mc_scaling_obs *obs, size_t 
     if (rc) {
         fputs("mpicast: out of memory\n", stderr);
     } else if (o->csv) {
-        printf("scaling,p,n,k,tau,parallel,chi0,chi1,efficiency\n");
-        for (size_t i = 0; i < t.n; i++) {
-            const mc_scaling_row *r = &t.rows[i];
-            printf("%s,%.10g,%.10g,", t.weak[i] ? "weak" : "strong", r->p, r->n);
-            if (t.weak[i])
-                printf("%.10g", t.k[i]);
-            printf(",%.10g,%.10g,%.10g,%.10g,%.10g\n", r->tau, r->parallel, r->chi0, r->chi1,
-                   r->efficiency);
-        }
+        print_csv(&t);
     } else if (o->json) {
-        json_t *per_n = json_array(), *excl = json_array(), *strong = json_array(),
-               *weak = json_array(), *ss = json_array(), *ws = json_array();
-        for (size_t i = 0; i < m.nn; i++) {
-            const mc_scaling_n *r = &m.per_n[i];
-            json_array_append_new(
-                per_n, json_pack("{sfsfsfsosososososososisisb}", "n", r->n, "p1", r->p1, "gamma1",
-                                 r->gamma1, "c0", num_or_null(r->skipped ? NAN : r->c0), "c1",
-                                 num_or_null(r->skipped ? NAN : r->c1), "c2",
-                                 num_or_null(r->skipped ? NAN : r->c2), "r",
-                                 num_or_null(r->skipped ? NAN : r->r), "a",
-                                 num_or_null(r->skipped ? NAN : r->a), "c1_prime",
-                                 num_or_null(r->skipped ? NAN : r->c1n), "c2_prime",
-                                 num_or_null(r->skipped ? NAN : r->c2n), "used", (int)r->used,
-                                 "excluded", (int)r->excluded, "skipped", r->skipped));
-        }
-        for (size_t i = 0; i < m.nexcluded; i++)
-            json_array_append_new(excl, json_pack("{sfsfsf}", "p", m.excluded[i].p, "n",
-                                                  m.excluded[i].n, "efficiency", m.excluded[i].eps));
-        for (size_t i = 0; i < t.n; i++)
-            json_array_append_new(t.weak[i] ? weak : strong, row_json(&t.rows[i], t.weak[i] ? t.k[i] : NAN));
-        for (int s = 0; s < o->nstrong; s++)
-            json_array_append_new(
-                ss, json_pack("{sfsoso}", "n", o->strong[s], "p_half_efficiency",
-                              num_or_null(mc_scaling_p_at_efficiency(&m, o->strong[s], 0, 0.5, 1e9)),
-                              "hidden_overhead", hidden_json(&m, o->strong[s], 0)));
-        for (int w = 0; w < o->nweak; w++)
-            json_array_append_new(
-                ws, json_pack("{sfso}", "k", o->weak[w], "p_half_efficiency",
-                              num_or_null(mc_scaling_p_at_efficiency(&m, o->weak[w], 1, 0.5, 1e9))));
-        char cf[900];
-        closed_form(&m, cf, sizeof cf);
-        json_t *model = json_pack("{sosososssfsoso}", "a", law_json(&m.a), "c1_prime",
-                                  law_json(&m.c1), "c2_prime", law_json(&m.c2), "closed_form", cf,
-                                  "eps_min", o->fit.eps_min, "per_n", per_n, "excluded", excl);
-        json_t *doc = json_pack("{sosososososOsO}", "model", model, "strong", strong, "weak", weak,
-                                "strong_summary", ss, "weak_summary", ws, "traces", traces,
-                                "warnings", warnings);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-        fputc('\n', stdout);
-        json_decref(doc);
+        print_json(o, &m, &t, warnings, traces);
     } else {
-        print_model_text(o, &m);
-        for (int s = 0; s < o->nstrong; s++) {
-            double ph = mc_scaling_p_at_efficiency(&m, o->strong[s], 0, 0.5, 1e9);
-            printf("\nStrong scaling at n = %g (efficiency 50%% at p = %s%.4g)\n", o->strong[s],
-                   isnan(ph) ? "none below 1e9" : "", isnan(ph) ? 0.0 : ph);
-            print_rows_text(&t, 0, o->strong[s]);
-            json_decref(hidden_json(&m, o->strong[s], 1));
-        }
-        for (int w = 0; w < o->nweak; w++) {
-            double ph = mc_scaling_p_at_efficiency(&m, o->weak[w], 1, 0.5, 1e9);
-            printf("\nWeak scaling at k = n/p = %g (efficiency 50%% at p = %s%.4g)\n", o->weak[w],
-                   isnan(ph) ? "none below 1e9" : "", isnan(ph) ? 0.0 : ph);
-            print_rows_text(&t, 1, o->weak[w]);
-        }
+        print_text(o, &m, &t);
     }
     if (rc == CLI_OK && o->plot)
         rc = plot_scaling(o, &m, p_max);
