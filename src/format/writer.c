@@ -459,8 +459,9 @@ int mc_writer_start_thread(mc_writer *w)
 {
     if (w->async || w->failed)
         return w->async ? 0 : -1;
-    unsigned char *second = malloc(w->raw_cap);
-    if (!second)
+    /* the second raw buffer, owned by its slot from the start */
+    w->slots[1] = (slot){.raw = malloc(w->raw_cap), .cap = w->raw_cap};
+    if (!w->slots[1].raw)
         return -1;
     int ok = pthread_mutex_init(&w->mu, NULL) == 0;
     int okw = ok && pthread_cond_init(&w->work, NULL) == 0;
@@ -470,7 +471,6 @@ int mc_writer_start_thread(mc_writer *w)
     int started = 0;
     if (oka) {
         w->slots[0] = (slot){.raw = w->raw, .cap = w->raw_cap};
-        w->slots[1] = (slot){.raw = second, .cap = w->raw_cap};
         w->cur = 0;
         w->stop = 0;
         atomic_init(&w->handed, 0);
@@ -497,7 +497,8 @@ int mc_writer_start_thread(mc_writer *w)
         pthread_cond_destroy(&w->work);
     if (ok)
         pthread_mutex_destroy(&w->mu);
-    free(second);
+    free(w->slots[1].raw);
+    w->slots[1].raw = NULL;
     return -1;
 }
 
