@@ -233,7 +233,20 @@ static void topo_advance(mc_net *base, int64_t t)
         n->armed = INT64_MAX;
     /* end every due flow, then re-rate once the union of their
      * neighbourhoods and those of the flows started since the last call */
-    size_t nd = topo_end_due(n, t);
+    size_t nd = 0;
+    while (topo_next_end(n) <= t) {
+        int32_t fi = n->h[0].f;
+        int64_t when = n->h[0].t + n->fc[fi].delay;
+        int64_t cookie = n->fc[fi].cookie;
+        topo_eh_remove(n, fi);
+        n->npop++;
+        topo_flow_end(n, fi, t);
+        n->hooks.arrive(n->hooks.ctx, cookie, when);
+        if (topo_list_add(&n->done, &n->capdone, &nd, fi)) {
+            n->failed = 1;
+            break;
+        }
+    }
     if (nd || n->npend) {
         topo_rated r;
         if (!n->failed && (topo_share_rerate(n, nd, n->npend, t, &r) ||

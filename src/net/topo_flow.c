@@ -410,22 +410,3 @@ void topo_flow_end(topo_net *n, int32_t fi, int64_t t)
     n->fc[fi].next = n->free_fl;
     n->free_fl = fi;
 }
-
-size_t topo_end_due(topo_net *n, int64_t t)
-{
-    size_t nd = 0;
-    while (topo_next_end(n) <= t) {
-        int32_t fi = n->h[0].f;
-        int64_t when = n->h[0].t + n->fc[fi].delay;
-        int64_t cookie = n->fc[fi].cookie;
-        topo_eh_remove(n, fi);
-        n->npop++;
-        topo_flow_end(n, fi, t);
-        n->hooks.arrive(n->hooks.ctx, cookie, when);
-        if (topo_list_add(&n->done, &n->capdone, &nd, fi)) {
-            n->failed = 1;
-            break;
-        }
-    }
-    return nd;
-}

@@ -229,11 +229,6 @@ int32_t topo_flow_open(topo_net *n, const int32_t *p, int np, double bytes, int6
 /* Takes ended flow fi off its links (its rate out of their alloc) at t and
  * frees its record. */
 void topo_flow_end(topo_net *n, int32_t fi, int64_t t);
-/* Ends every flow due by t, in end order: each one's arrival goes to the
- * engine (hooks.arrive) and its id to n->done; returns how many (n->failed
- * set when n->done cannot grow). Beside the heap and flow functions it
- * calls per flow, so that they inline into its loop. */
-size_t topo_end_due(topo_net *n, int64_t t);
 /* The ends of the flows fs[0..ns), just re-rated at t, into the end heap. */
 int topo_set_ends(topo_net *n, const int32_t *fs, size_t ns, int64_t t);
 /* Takes flow f out of the end heap. */
