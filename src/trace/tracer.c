@@ -264,7 +264,11 @@ static void write_event(const mc_event *e)
     if (writer) {
         rc = mc_writer_add(writer, e, &err);
         if (rc == MC_OK && e->t_end >= flush_due) {
-            rc = mc_writer_push(writer, &err);
+            /* on disk before the call returns, not handed to the compressor
+             * thread: a rank SIGKILLed later (an MPI launcher ending a run
+             * whose other rank crashed) keeps what this flush wrote, and a
+             * busy-polling MPI may leave that thread no core for a while */
+            rc = mc_writer_flush(writer, &err);
             flush_due = e->t_end + flush_every;
         }
     }
