@@ -231,27 +231,14 @@ static int eh_refresh(topo_net *n)
     return 0;
 }
 
-int64_t topo_next_end(topo_net *n)
+int64_t topo_next_end_refresh(topo_net *n)
 {
-    if (!n->nh && n->nfar && eh_refresh(n)) {
+    if (eh_refresh(n)) {
         /* out of memory: the flows are priced alone from now on; what
          * is in flight ends through the heap filled so far */
         n->failed = 1;
-        if (!n->nh)
-            return INT64_MAX;
     }
     return n->nh ? n->h[0].t : INT64_MAX;
-}
-
-void topo_arm(topo_net *n)
-{
-    if (n->npend)
-        return; /* a wake at the current time is pending for them */
-    int64_t t = topo_next_end(n);
-    if (t < n->armed) {
-        n->armed = t;
-        n->hooks.wake(n->hooks.ctx, t);
-    }
 }
 
 /* ------------------------------------------------------------ links */
@@ -410,3 +397,4 @@ void topo_flow_end(topo_net *n, int32_t fi, int64_t t)
     n->fc[fi].next = n->free_fl;
     n->free_fl = fi;
 }
+
