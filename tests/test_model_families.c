@@ -193,6 +193,44 @@ static void check_negative_on(void)
     CHECK(mc_model_best_except(all, used, skip) == -1);
 }
 
+/* The regime rule (mc_model_regime): the smallest x left out only where a
+ * law of the rest is far better on held-out points, at most half of them. */
+static void check_regime(void)
+{
+    double x[] = {1, 2, 4, 8}, y[] = {0, 16895, 3176, 3181};
+    mc_fit_opts o = mc_fit_opts_default();
+    mc_fit full, best, all[MC_FAMILY_COUNT];
+    mc_select used;
+    mc_error err = {0};
+    double from;
+    CHECK(mc_model_select(MC_VAR_P, x, NULL, y, 4, &o, &full, NULL, &used, &err) == MC_OK);
+    CHECK(full.cv > 50);
+    CHECK(mc_model_regime(MC_VAR_P, x, y, 4, &o, full.cv, &from, &best, all, &used, &err) == MC_OK);
+    CHECK(from == 4 && best.family == MC_FAMILY_CONSTANT && used == MC_SELECT_CV);
+    CHECK(fabs(best.c[0] - 3178.5) < 1e-9);
+    CHECK(fabs(best.cv - 100 * (5.0 / 3176 + 5.0 / 3181) / 2) < 1e-9);
+    /* p = 1 alone differs: the cut at p = 2 keeps a linear law of 3 points */
+    double y1[] = {7, 20, 40, 80};
+    CHECK(mc_model_select(MC_VAR_P, x, NULL, y1, 4, &o, &full, NULL, &used, &err) == MC_OK);
+    CHECK(mc_model_regime(MC_VAR_P, x, y1, 4, &o, full.cv, &from, &best, all, &used, &err) == MC_OK);
+    CHECK(full.cv > MC_REGIME_MIN_CV); /* 14.9 % */
+    CHECK(from == 2 && best.family == MC_FAMILY_LINEAR && fabs(best.c[1] - 10) < 1e-9);
+    /* a good fit of every point: nothing left out */
+    double y2[] = {3, 5, 9, 17};
+    CHECK(mc_model_select(MC_VAR_P, x, NULL, y2, 4, &o, &full, NULL, &used, &err) == MC_OK);
+    CHECK(mc_model_regime(MC_VAR_P, x, y2, 4, &o, full.cv, &from, &best, all, &used, &err) == MC_OK);
+    CHECK(isnan(from));
+    /* the later regime on only 2 of 6 values: more than half would go */
+    double x6[] = {1, 2, 4, 8, 16, 32}, y6[] = {5, 900, 17, 250, 3000, 3001};
+    CHECK(mc_model_select(MC_VAR_P, x6, NULL, y6, 6, &o, &full, NULL, &used, &err) == MC_OK);
+    CHECK(mc_model_regime(MC_VAR_P, x6, y6, 6, &o, full.cv, &from, &best, all, &used, &err) == MC_OK);
+    CHECK(isnan(from));
+    /* the study's criterion: never */
+    o.select = MC_SELECT_MAPE;
+    CHECK(mc_model_regime(MC_VAR_P, x, y, 4, &o, 1000, &from, &best, all, &used, &err) == MC_OK);
+    CHECK(isnan(from));
+}
+
 int main(void)
 {
     static const truth cases[] = {
@@ -209,25 +247,46 @@ int main(void)
             for (size_t s = 0; s < sizeof sels / sizeof *sels; s++)
                 check_case(&cases[c], amps[a], sels[s]);
 
-    /* ties go to the simpler model: two points fit every family exactly, and
-     * a constant count (the study's common case) is linear with a = 0 */
+    /* ties go to the simpler model: two points that differ fit every
+     * two-coefficient family exactly and judge only the constant, which
+     * leaves them far apart: the simplest exact fit (linear) */
     double x2[] = {4, 16}, y2[] = {10, 22};
     mc_fit best;
+    mc_select used;
     mc_error err = {0};
     mc_fit_opts o = mc_fit_opts_default();
-    CHECK(mc_model_select(MC_VAR_P, x2, NULL, y2, 2, &o, &best, NULL, NULL, &err) == MC_OK);
+    CHECK(mc_model_select(MC_VAR_P, x2, NULL, y2, 2, &o, &best, NULL, &used, &err) == MC_OK);
     CHECK(best.family == MC_FAMILY_LINEAR);
+    CHECK_EQ_INT(used, MC_SELECT_EXACT);
+    /* two points within 5 % of each other: the constant, judged (each
+     * predicts the other within 1 %) */
+    double y2c[] = {1000, 1010};
+    CHECK(mc_model_select(MC_VAR_P, x2, NULL, y2c, 2, &o, &best, NULL, &used, &err) == MC_OK);
+    CHECK(best.family == MC_FAMILY_CONSTANT);
+    CHECK_EQ_INT(used, MC_SELECT_CV);
+    CHECK(fabs(best.c[0] - 1005) < 1e-9);
+    CHECK(fabs(best.cv - 100 * (10.0 / 1000 + 10.0 / 1010) / 2) < 1e-9);
+    /* a constant count (the study's common case) is the constant: linear
+     * fits it as exactly with a = 0, and parsimony breaks the tie */
     double yc[NP];
     for (int i = 0; i < NP; i++)
         yc[i] = 42;
     CHECK(mc_model_select(MC_VAR_P, X, NULL, yc, NP, &o, &best, NULL, NULL, &err) == MC_OK);
-    CHECK(best.family == MC_FAMILY_LINEAR);
+    CHECK(best.family == MC_FAMILY_CONSTANT);
     CHECK(fabs(best.c[1]) < 1e-9 && fabs(best.c[0] - 42) < 1e-9);
+    /* the study's families do not include it */
+    mc_fit_opts st = o;
+    st.have_families = 1;
+    for (int f = MC_FAMILY_LINEAR; f <= MC_FAMILY_SATURATION; f++)
+        st.families[f] = 1;
+    CHECK(mc_model_select(MC_VAR_P, X, NULL, yc, NP, &st, &best, NULL, NULL, &err) == MC_OK);
+    CHECK(best.family == MC_FAMILY_LINEAR);
 
     /* one point: no model, an error naming the count */
     CHECK(mc_model_select(MC_VAR_P, X, NULL, yc, 1, &o, &best, NULL, NULL, &err) == MC_ERR_FORMAT);
     CHECK(strstr(err.msg, "1 point") != NULL);
 
+    check_regime();
     check_few_points();
     check_negative_on();
     check_loo_matches_refit(12);

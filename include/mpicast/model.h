@@ -170,6 +170,7 @@ mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out,
 /* ----------------------------------------------------------------- models */
 
 typedef enum mc_family {
+    MC_FAMILY_CONSTANT,   /* b: one coefficient, so two points can judge it */
     MC_FAMILY_LINEAR,     /* a·x + b */
     MC_FAMILY_LOG,        /* a·log10(x) + b */
     MC_FAMILY_INVERSE,    /* a/x + b */
@@ -211,7 +212,8 @@ double mc_term_eval(mc_term t, double x);
 typedef struct mc_fit {
     mc_family family;
     int ok;          /* 0: the family could not be fitted to these points */
-    double c[4];     /* linear/log/inverse/saturation: c[0]=b, c[1]=a;
+    double c[4];     /* constant: c[0]=b, c[1]=0;
+                        linear/log/inverse/saturation: c[0]=b, c[1]=a;
                         normal: c0, c1; pn: c0..c3 as in the family comment */
     double xbreak;   /* saturation: the breakpoint x′ */
     mc_term tp, tn;  /* normal: tp is the term in x; pn: terms in p and n */
@@ -246,6 +248,23 @@ mc_err mc_fit_family(mc_family fam, mc_model_var var, const double *x, const dou
  * every family's fit, indexed by mc_family. *used gets the criterion applied. */
 mc_err mc_model_select(mc_model_var var, const double *x, const double *x2, const double *y,
                        size_t npts, const mc_fit_opts *opts, mc_fit *best,
+                       mc_fit all[MC_FAMILY_COUNT], mc_select *used, mc_error *err);
+
+/* The small-scale regime rule. When the selection over every point predicts
+ * its held-out points poorly (full_cv, the chosen fit's held-out error, above
+ * MC_REGIME_MIN_CV %), the smallest values of x are left out, one at a time
+ * and at most half of the distinct values: the first cut whose selection
+ * (leave-one-out) predicts every kept point within MC_REGIME_MAX_CV % and
+ * MC_REGIME_GAIN times better than full_cv is taken. *from gets the smallest
+ * x kept, and *best, all and *used that selection; *from is NAN (and the
+ * rest untouched) when there is no such cut, for the pn families, or under
+ * a criterion other than leave-one-out. opts->unscored, if set, is per point
+ * of x. */
+#define MC_REGIME_MIN_CV 10.0
+#define MC_REGIME_MAX_CV 5.0
+#define MC_REGIME_GAIN 4.0
+mc_err mc_model_regime(mc_model_var var, const double *x, const double *y, size_t npts,
+                       const mc_fit_opts *opts, double full_cv, double *from, mc_fit *best,
                        mc_fit all[MC_FAMILY_COUNT], mc_select *used, mc_error *err);
 
 /* The runner-up of a selection: the best other candidate of `all` under

@@ -52,9 +52,13 @@ static const char model_tail[] =
     "A function missing from a stats file that other runs have counts 0\n"
     "calls and 0 bytes there (its time stays unknown); inputs that differ\n"
     "only by iters=K are distinct points\n"
-    "Families: linear a*x+b, logarithmic a*log10(x)+b, inverse a/x+b,\n"
+    "Families: constant b (under leave-one-out, for counts that do not change),\n"
+    "linear a*x+b, logarithmic a*log10(x)+b, inverse a/x+b,\n"
     "linear-saturation a*min(x,x')+b, normal-form c0+c1*x^i*log2(x)^j, and for\n"
-    "--by pn sums/products of p and n terms (docs/models.md).\n"
+    "--by pn sums/products of p and n terms (docs/models.md). Where no law of\n"
+    "all the points predicts them (held-out error > 10 %), the smallest values of\n"
+    "p or n are left out while a law of the rest predicts it within 5 %, with a\n"
+    "warning (a serial path at p = 1: JSON fitted_from).\n"
     "\n"
     "Example:\n"
     "  mpicast model r2.json:p=2 r4.json:p=4 r8.json:p=8 --by p --predict p=64\n"
@@ -377,6 +381,7 @@ typedef struct result {
                                      iteration [0] and per run [1] (NAN: no fit) */
     int norm_cv;                  /* 1: norm_err are held-out errors, 0: fit errors */
     int npoints, repeats;
+    double from;   /* the regime rule left out the points below it (NAN: none) */
     double spread; /* largest relative sd of a point's repeats, % */
     json_t *warnings;
 } result;
@@ -603,6 +608,49 @@ static mc_err without_filled(run_state *st, result *r, double *x, double *x2, do
     return e2.code == MC_ERR_NOMEM ? (*e = e2, MC_ERR_NOMEM) : MC_OK;
 }
 
+/* The regime rule (mc_model_regime): the smallest values of x left out
+ * when a law of the rest predicts it far better, with a warning; not when
+ * the prediction point lies among them. Compacts x, x2, y and *m. */
+static mc_err later_regime(run_state *st, result *r, double *x, double *x2, double *y,
+                           size_t *m, const unsigned char *unscored,
+                           mc_fit all[MC_FAMILY_COUNT], mc_error *e)
+{
+    const model_opts *o = st->o;
+    if (o->by == MC_VAR_PN)
+        return MC_OK;
+    mc_fit_opts fo = o->fit;
+    fo.unscored = unscored;
+    double from;
+    mc_fit best, ball[MC_FAMILY_COUNT];
+    mc_select used;
+    mc_err rc = mc_model_regime(o->by, x, y, *m, &fo, r->fit.cv, &from, &best, ball, &used, e);
+    if (rc || isnan(from) || (o->have_target && (o->by == MC_VAR_N ? o->target.n : o->target.p) < from))
+        return rc;
+    char below[256] = "";
+    size_t k = 0, out = 0, len = 0;
+    for (size_t i = 0; i < *m; i++) {
+        if (x[i] >= from) {
+            x[k] = x[i], x2[k] = x2[i], y[k] = y[i], k++;
+            continue;
+        }
+        int seen = 0; /* each value once in the message */
+        for (size_t j = 0; j < i; j++)
+            seen |= x[j] == x[i] && j >= k;
+        if (!seen && len < sizeof below)
+            len += (size_t)snprintf(below + len, sizeof below - len, "%s%g", out ? ", " : "", x[i]);
+        out++;
+    }
+    warn(r,
+         "%s %s: the %zu point%s at %s=%s follow%s no law of the others (held-out error %.3g %% "
+         "with them, %.3g %% without): fitted on %s >= %g",
+         r->s->function, r->s->metric, out, out == 1 ? "" : "s", xname(o->by), below,
+         out == 1 ? "s" : "", r->fit.cv, best.cv, xname(o->by), from);
+    r->fit = best, r->used = used, r->from = from;
+    memcpy(all, ball, sizeof ball);
+    *m = k;
+    return MC_OK;
+}
+
 /* Fits one series; 1 when fitted, 0 when skipped (too few points; why is
  * appended to `skipped`). With --per-iteration the series' values are per
  * run (`per_run`) or per iteration. */
@@ -612,7 +660,7 @@ static int fit_series(run_state *st, const mc_series *s, int per_run, json_t *sk
     const model_opts *o = st->o;
     memset(r, 0, sizeof *r);
     r->s = s;
-    r->prediction = r->measured = r->pred_iter = r->meas_iter = NAN;
+    r->prediction = r->measured = r->pred_iter = r->meas_iter = r->from = NAN;
     r->norm_err[0] = r->norm_err[1] = NAN;
     r->per_run = o->per_iteration && per_run;
     r->warnings = json_array();
@@ -653,8 +701,11 @@ static int fit_series(run_state *st, const mc_series *s, int per_run, json_t *sk
     fo.unscored = nfilled ? unscored : NULL;
     mc_err rc = mc_model_select(o->by, x, o->by == MC_VAR_PN ? x2 : NULL, y, m, &fo, &r->fit,
                                 all, &r->used, &e);
+    size_t m_all = m;
     if (rc == MC_OK && nfilled)
         rc = without_filled(st, r, x, x2, y, &m, unscored, nfilled, all, &e);
+    if (rc == MC_OK)
+        rc = later_regime(st, r, x, x2, y, &m, nfilled && m == m_all ? unscored : NULL, all, &e);
     if (rc == MC_OK)
         nonnegative_choice(st, r, x, x2, y, m, all);
     r->npoints = (int)m;
@@ -827,6 +878,7 @@ static json_t *coefficients_json(const mc_fit *f)
     json_t *c = json_object();
     char frac[32];
     switch (f->family) {
+    case MC_FAMILY_CONSTANT: json_object_set_new(c, "b", json_real(f->c[0])); break;
     case MC_FAMILY_LINEAR:
     case MC_FAMILY_LOG:
     case MC_FAMILY_INVERSE:
@@ -909,6 +961,7 @@ static json_t *result_json(const model_opts *o, const result *r)
         json_object_set_new(j, "runner_up", json_null());
     }
     json_object_set_new(j, "points", json_integer(r->npoints));
+    json_object_set_new(j, "fitted_from", num_or_null(r->from));
     json_object_set_new(j, "repeats", json_integer(r->repeats));
     json_object_set_new(j, "spread_percent", json_real(r->spread));
     json_object_set_new(j, "prediction", num_or_null(r->prediction));

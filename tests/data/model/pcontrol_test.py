@@ -107,7 +107,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(abs(t["tau"] - a) <= 0.02 * a + 0.005, f"{tr}: tau {t['tau']} vs {a}")
         st = json.loads(subprocess.run([MPICAST, "stats", tr, "--json"], capture_output=True,
                                        text=True, check=True, timeout=60).stdout)
-        check(abs(st["app_time"] - t["tau"]) <= 1e-9, f"{tr}: tau {t['tau']} != stats app_time "
+        # both are whole nanoseconds, each rounded on its own way to seconds:
+        # one nanosecond apart at most (CI: 1.5791949 against 1.579194899)
+        check(abs(st["app_time"] - t["tau"]) <= 1.5e-9, f"{tr}: tau {t['tau']} != stats app_time "
               f"{st['app_time']}")
     if p.returncode == 0:
         check(all("without MPI_Finalize" not in w for w in doc["warnings"]),

@@ -14,7 +14,12 @@
   choose a three-coefficient family, while the study's procedure
   (--select mape --families study) does;
 * a law that goes negative before the prediction point is not chosen while
-  another candidate stays non-negative (it becomes the runner-up).
+  another candidate stays non-negative (it becomes the runner-up);
+* a constant count is the constant family; the small-scale regime rule:
+  hpcc's Sendrecv per process (0, 16895, 3176, 3181 at p = 1, 2, 4, 8) is
+  fitted on p >= 4 with a warning naming the points left out, and predicts
+  p = 16 as the constant of those two; not when the prediction point is
+  among the points left out, nor under --select mape.
 
 usage: selection_test.py MPICAST
 """
@@ -197,6 +202,28 @@ with tempfile.TemporaryDirectory() as tmp:
     b5 = r5.get(("MPI_Bcast", "calls"), {})
     check(b5.get("family") == "linear" and abs(b5.get("prediction", 0) - 4) < 1e-6,
           f"non-negative up to p = 32: linear, 4 calls, got {b5.get('family')} {b5.get('prediction')}")
+
+    # ---- the regime rule: calls per process 0, 16895, 3176, 3181; 18 always
+    reg = [stats(os.path.join(tmp, f"g{p}.json"), p,
+                 {"MPI_Sendrecv": (p * c, 0, 0), "MPI_Comm_split": (18 * p, 0, 0)})
+           for p, c in ((1, 0), (2, 16895), (4, 3176), (8, 3181))]
+    r = model(*reg, "--by", "p", "--predict", "p=16", "--metric", "calls")
+    sr = r.get(("MPI_Sendrecv", "calls"), {})
+    check(sr.get("family") == "constant" and sr.get("fitted_from") == 4 and sr.get("points") == 2
+          and abs(sr.get("prediction", 0) - 3178.5) < 1e-9
+          and abs(sr.get("held_out_error", 0) - 100 * (5 / 3176 + 5 / 3181) / 2) < 1e-9,
+          f"regime: constant 3178.5 from p >= 4, held-out 0.157 %: {sr}")
+    check(any("2 points at p=1, 2" in w and "fitted on p >= 4" in w for w in sr.get("warnings", [])),
+          f"regime: the warning names the points left out: {sr.get('warnings')}")
+    cs = r.get(("MPI_Comm_split", "calls"), {})
+    check(cs.get("family") == "constant" and cs.get("fitted_from") is None and cs.get("points") == 4
+          and cs.get("held_out_error") == 0, f"a constant count: the constant family, all points: {cs}")
+    r2 = model(*reg[1:], "--by", "p", "--predict", "p=1", "--metric", "calls")
+    check(r2.get(("MPI_Sendrecv", "calls"), {}).get("fitted_from") is None,
+          "regime: not applied when the prediction point (p = 1) is below the cut")
+    r3 = model(*reg, "--by", "p", "--predict", "p=16", "--metric", "calls", "--select", "mape")
+    check(r3.get(("MPI_Sendrecv", "calls"), {}).get("fitted_from") is None,
+          "regime: not under --select mape (the study's procedure)")
 
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
