@@ -289,6 +289,50 @@ double mc_fit_eval(const mc_fit *f, double x, double x2);
 /* Human-readable formula, e.g. "3 + 2*p^(1/2)*log2(p)". */
 void mc_fit_formula(const mc_fit *f, const char *xname, char *buf, size_t len);
 
+/* ------------------------------------------------------ one series' model */
+
+/* What mc_series_model_fit is asked: the parameter, the selection options,
+ * the prediction point (target) and --per-iteration. */
+typedef struct mc_series_opts {
+    mc_model_var by;
+    mc_fit_opts fit;
+    int have_target;
+    mc_run_label target;
+    int per_iteration;
+} mc_series_opts;
+
+/* One series' chosen model, its runner-up, prediction and warnings. */
+typedef struct mc_series_model {
+    const mc_series *s;
+    mc_fit fit;
+    mc_fit runner; /* runner.ok 0: none */
+    mc_select used;
+    double prediction, measured; /* NAN when none; --per-iteration: totals
+                                    when the target's iters is known */
+    double pred_iter, meas_iter;  /* --per-iteration: per iteration */
+    int per_run;                  /* --per-iteration: the series was kept per run */
+    double norm_err[2];           /* --per-iteration: the error compared, per
+                                     iteration [0] and per run [1] (NAN: no fit) */
+    int norm_cv;                  /* 1: norm_err are held-out errors, 0: fit errors */
+    int npoints, repeats;
+    double from;   /* the regime rule left out the points below it (NAN: none) */
+    double spread; /* largest relative sd of a point's repeats, % */
+    struct json_t *warnings; /* strings; the caller owns (json_decref) */
+} mc_series_model;
+
+/* Fits series `total` and, with opts->per_iteration, the same divided by
+ * its runs' iterations (`iter`), keeping the better (docs/models.md). The
+ * point at the target coordinates is held out and compared. 1: fitted
+ * (*out filled, its warnings to publish); 0: skipped (the reason appended to
+ * `skipped`, a JSON array); -1: error (*err, out of memory). d answers
+ * which functions are called fewer times than the iterations. */
+int mc_series_model_fit(const mc_series_opts *opts, const mc_mdata *d, const mc_series *total,
+                        const mc_series *iter, struct json_t *skipped, mc_series_model *out,
+                        mc_error *err);
+
+/* Whether point q is at the prediction coordinates of opts. */
+int mc_series_at_target(const mc_series_opts *opts, const mc_point *q);
+
 /* ---------------------------------------------------- processing-time model */
 
 /* One run: p processes, problem size n, elapsed τ and Σγ over processes. */

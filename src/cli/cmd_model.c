@@ -368,44 +368,15 @@ static mc_err load_inputs(const model_opts *o, mc_mdata *d, mc_error *err)
 
 /* ---------------------------------------------------------------- results */
 
-typedef struct result {
-    const mc_series *s;
-    mc_fit fit;
-    mc_fit runner; /* runner.ok 0: none */
-    mc_select used;
-    double prediction, measured; /* NAN when none; --per-iteration: totals
-                                    when the target's iters is known */
-    double pred_iter, meas_iter;  /* --per-iteration: per iteration */
-    int per_run;                  /* --per-iteration: the series was kept per run */
-    double norm_err[2];           /* --per-iteration: the error compared, per
-                                     iteration [0] and per run [1] (NAN: no fit) */
-    int norm_cv;                  /* 1: norm_err are held-out errors, 0: fit errors */
-    int npoints, repeats;
-    double from;   /* the regime rule left out the points below it (NAN: none) */
-    double spread; /* largest relative sd of a point's repeats, % */
-    json_t *warnings;
-} result;
+typedef mc_series_model result;
 
 typedef struct run_state {
     const model_opts *o;
     const mc_mdata *d;
     json_t *warnings; /* global */
     json_t *skipped;
+    mc_series_opts so; /* what the model library is asked */
 } run_state;
-
-static void warn(result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Records a warning of the series; publish_warnings shows it once the
- * series' fit is chosen (--per-iteration fits every series twice). */
-static void warn(result *r, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    json_array_append_new(r->warnings, json_string(buf));
-}
 
 /* The chosen fit's warnings go to the document's list and, without
  * --json, to stderr. */
@@ -424,28 +395,11 @@ static const char *xname(mc_model_var by)
     return by == MC_VAR_N ? "n" : "p";
 }
 
-/* The series' x (and x2) of point i. */
-static double px(const mc_series *s, size_t i, mc_model_var by)
+/* The model library's view of the options. */
+static mc_series_opts series_opts(const model_opts *o)
 {
-    return by == MC_VAR_N ? s->pts[i].n : s->pts[i].p;
-}
-
-/* Whether the point is at the requested prediction coordinates. */
-static int at_target(const model_opts *o, const mc_point *q)
-{
-    if (!o->have_target)
-        return 0;
-    if (o->by != MC_VAR_N && q->p != o->target.p)
-        return 0;
-    if (o->by != MC_VAR_P && q->n != o->target.n)
-        return 0;
-    if (o->by == MC_VAR_P && o->target.have_n && q->n != o->target.n)
-        return 0;
-    if (o->by == MC_VAR_N && o->target.have_p && q->p != o->target.p)
-        return 0;
-    if (o->target.have_iters && q->iters != o->target.iters)
-        return 0;
-    return 1;
+    mc_series_opts so = {o->by, o->fit, o->have_target, o->target, o->per_iteration};
+    return so;
 }
 
 /* Whether the series is asked for (a --predict at n=B with --by p selects
@@ -462,399 +416,6 @@ static int series_wanted(const model_opts *o, const mc_series *s)
         if (strcmp(o->functions[i], s->function) == 0)
             return 1;
     return 0;
-}
-
-/* Warnings about the points and the prediction (issue 7): few points per
- * parameter, extrapolation far outside the measured range (beyond a factor
- * 4), a model going negative between the data and the prediction. */
-static void check_model(run_state *st, result *r, const double *x, const double *x2, size_t m)
-{
-    const model_opts *o = st->o;
-    const char *fn = r->s->function;
-    double scale = 0;
-    for (size_t i = 0; i < r->s->npts; i++)
-        scale = fmax(scale, fabs(r->s->pts[i].value));
-    for (int v = 0; v < (o->by == MC_VAR_PN ? 2 : 1); v++) {
-        const double *xs = v ? x2 : x;
-        const char *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : xname(o->by);
-        double lo = INFINITY, hi = -INFINITY;
-        size_t distinct = 0;
-        for (size_t i = 0; i < m; i++) {
-            int seen = 0;
-            for (size_t j = 0; j < i; j++)
-                seen |= xs[j] == xs[i];
-            distinct += !seen;
-            lo = fmin(lo, xs[i]), hi = fmax(hi, xs[i]);
-        }
-        if (distinct < 3)
-            warn(r,
-                 "%s %s: only %zu distinct value%s of %s; the study needs at least 3 to tell "
-                 "the families apart", fn, r->s->metric, distinct, distinct == 1 ? "" : "s", name);
-        if (!o->have_target)
-            continue;
-        double t = (o->by == MC_VAR_N || (o->by == MC_VAR_PN && v)) ? o->target.n : o->target.p;
-        if (t > 4 * hi || t < lo / 4)
-            warn(r,
-                 "%s %s: prediction at %s=%g is far outside the measured range [%g, %g]", fn,
-                 r->s->metric, name, t, lo, hi);
-        /* negative anywhere between the data and the target? (not
-         * rounding of an exact zero) */
-        double other = o->by != MC_VAR_PN ? 0 : v ? o->target.p : o->target.n, xv, val;
-        if (mc_fit_negative_on(&r->fit, fmin(lo, t), fmax(hi, t), v, other, 1e-9 * scale, &xv,
-                               &val))
-            warn(r,
-                 "%s %s: the model is negative (%g) at %s=%g, inside the range asked for",
-                 fn, r->s->metric, val, name, xv);
-    }
-}
-
-/* Whether model f goes negative anywhere between the fitted x (x2) and the
- * target, as check_model tests it (--by pn: along p at the target's n and
- * along n at its p); where and how much go to *name, *at, *val. */
-static int negative_to_target(const model_opts *o, const mc_fit *f, const double *x,
-                              const double *x2, size_t m, double tol, const char **name,
-                              double *at, double *val)
-{
-    for (int v = 0; v < (o->by == MC_VAR_PN ? 2 : 1); v++) {
-        const double *xs = v ? x2 : x;
-        double lo = INFINITY, hi = -INFINITY;
-        for (size_t i = 0; i < m; i++)
-            lo = fmin(lo, xs[i]), hi = fmax(hi, xs[i]);
-        double t = (o->by == MC_VAR_N || (o->by == MC_VAR_PN && v)) ? o->target.n : o->target.p;
-        double other = o->by != MC_VAR_PN ? 0 : v ? o->target.p : o->target.n;
-        if (mc_fit_negative_on(f, fmin(lo, t), fmax(hi, t), v, other, tol, at, val)) {
-            *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : xname(o->by);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Counts, bytes and times are never negative. When no measured value is
- * negative and the chosen model goes negative between the data and the
- * target, the best other candidate under the same criterion that does not
- * is taken, with a warning: a law that predicts -685 calls is wrong however
- * well it fits (hpcc's Sendrecv, docs/models.md). When every candidate goes
- * negative the choice stands (check_model warns). Not under --select mape:
- * the study's procedure stays the study's. */
-static void nonnegative_choice(run_state *st, result *r, const double *x, const double *x2,
-                               const double *y, size_t m, const mc_fit all[MC_FAMILY_COUNT])
-{
-    const model_opts *o = st->o;
-    if (!o->have_target || r->used == MC_SELECT_MAPE || r->used == MC_SELECT_EXACT)
-        return;
-    double scale = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (y[i] < 0)
-            return;
-        scale = fmax(scale, y[i]);
-    }
-    const char *name;
-    double at, val, a2, v2;
-    if (!negative_to_target(o, &r->fit, x, x2, m, 1e-9 * scale, &name, &at, &val))
-        return;
-    unsigned char skip[MC_FAMILY_COUNT] = {0};
-    skip[r->fit.family] = 1;
-    for (int k; (k = mc_model_best_except(all, r->used, skip)) >= 0; skip[k] = 1) {
-        if (negative_to_target(o, &all[k], x, x2, m, 1e-9 * scale, &name, &a2, &v2))
-            continue;
-        warn(r,
-             "%s %s: %s goes negative (%g at %s=%g) before the prediction point; %s taken "
-             "instead (held-out error %.3g %%, was %.3g %%)",
-             r->s->function, r->s->metric, mc_family_name(r->fit.family), val, name, at,
-             mc_family_name(all[k].family), all[k].cv, r->fit.cv);
-        r->fit = all[k];
-        return;
-    }
-}
-
-/* Zero is a value, but a function absent from a run may follow another
- * law there (master_worker at p = 1 sends nothing: no worker). The series
- * is also fitted without its filled zeros; when that model's held-out error
- * on the measured points is lower than the one with the zeros (which were
- * fitted but not scored), the zeros are left out, with a warning. On a tie
- * they stay. Compacts x, x2, y and *m when they go. */
-static mc_err without_filled(run_state *st, result *r, double *x, double *x2, double *y,
-                             size_t *m, const unsigned char *unscored, size_t nfilled,
-                             mc_fit all[MC_FAMILY_COUNT], mc_error *e)
-{
-    const model_opts *o = st->o;
-    size_t k = 0, n = *m;
-    double *bx = malloc(3 * (n + 1) * sizeof *bx);
-    if (!bx)
-        return mc_error_set(e, MC_ERR_NOMEM, "out of memory");
-    double *bx2 = bx + n + 1, *by = bx2 + n + 1;
-    for (size_t i = 0; i < n; i++)
-        if (!unscored[i])
-            bx[k] = x[i], bx2[k] = x2[i], by[k] = y[i], k++;
-    mc_fit best, ball[MC_FAMILY_COUNT];
-    mc_select used;
-    mc_error e2 = {0};
-    double with = r->fit.cv;
-    if (mc_model_select(o->by, bx, o->by == MC_VAR_PN ? bx2 : NULL, by, k, &o->fit, &best, ball,
-                        &used, &e2) == MC_OK &&
-        isfinite(best.cv) && (!isfinite(with) || best.cv < with - 1e-6 - 1e-6 * with)) {
-        warn(r,
-             "%s %s: the %zu zero%s where the function is absent fit%s no law of the other "
-             "runs (held-out error %.3g %% with, %.3g %% without): left out",
-             r->s->function, r->s->metric, nfilled, nfilled == 1 ? "" : "s",
-             nfilled == 1 ? "s" : "", with, best.cv);
-        r->fit = best, r->used = used;
-        memcpy(all, ball, sizeof ball);
-        memcpy(x, bx, k * sizeof *x), memcpy(x2, bx2, k * sizeof *x2), memcpy(y, by, k * sizeof *y);
-        *m = k;
-    }
-    free(bx);
-    return e2.code == MC_ERR_NOMEM ? (*e = e2, MC_ERR_NOMEM) : MC_OK;
-}
-
-/* The regime rule (mc_model_regime): the smallest values of x left out
- * when a law of the rest predicts it far better, with a warning; not when
- * the prediction point lies among them. Compacts x, x2, y and *m. */
-static mc_err later_regime(run_state *st, result *r, double *x, double *x2, double *y,
-                           size_t *m, const unsigned char *unscored,
-                           mc_fit all[MC_FAMILY_COUNT], mc_error *e)
-{
-    const model_opts *o = st->o;
-    if (o->by == MC_VAR_PN)
-        return MC_OK;
-    mc_fit_opts fo = o->fit;
-    fo.unscored = unscored;
-    double from;
-    mc_fit best, ball[MC_FAMILY_COUNT];
-    mc_select used;
-    mc_err rc = mc_model_regime(o->by, x, y, *m, &fo, r->fit.cv, &from, &best, ball, &used, e);
-    if (rc || isnan(from) || (o->have_target && (o->by == MC_VAR_N ? o->target.n : o->target.p) < from))
-        return rc;
-    char below[256] = "";
-    size_t k = 0, out = 0, len = 0;
-    for (size_t i = 0; i < *m; i++) {
-        if (x[i] >= from) {
-            x[k] = x[i], x2[k] = x2[i], y[k] = y[i], k++;
-            continue;
-        }
-        int seen = 0; /* each value once in the message */
-        for (size_t j = 0; j < i; j++)
-            seen |= x[j] == x[i] && j >= k;
-        if (!seen && len < sizeof below)
-            len += (size_t)snprintf(below + len, sizeof below - len, "%s%g", out ? ", " : "", x[i]);
-        out++;
-    }
-    warn(r,
-         "%s %s: the %zu point%s at %s=%s follow%s no law of the others (held-out error %.3g %% "
-         "with them, %.3g %% without): fitted on %s >= %g",
-         r->s->function, r->s->metric, out, out == 1 ? "" : "s", xname(o->by), below,
-         out == 1 ? "s" : "", r->fit.cv, best.cv, xname(o->by), from);
-    r->fit = best, r->used = used, r->from = from;
-    memcpy(all, ball, sizeof ball);
-    *m = k;
-    return MC_OK;
-}
-
-/* Fits one series; 1 when fitted, 0 when skipped (too few points; why is
- * appended to `skipped`). With --per-iteration the series' values are per
- * run (`per_run`) or per iteration. */
-static int fit_series(run_state *st, const mc_series *s, int per_run, json_t *skipped,
-                      result *r, mc_error *err)
-{
-    const model_opts *o = st->o;
-    memset(r, 0, sizeof *r);
-    r->s = s;
-    r->prediction = r->measured = r->pred_iter = r->meas_iter = r->from = NAN;
-    r->norm_err[0] = r->norm_err[1] = NAN;
-    r->per_run = o->per_iteration && per_run;
-    r->warnings = json_array();
-    size_t m = 0, nfilled = 0;
-    double *x = malloc((s->npts + 1) * sizeof *x), *x2 = malloc((s->npts + 1) * sizeof *x2),
-           *y = malloc((s->npts + 1) * sizeof *y);
-    unsigned char *unscored = calloc(s->npts + 1, 1);
-    int ok = 0;
-    if (!x || !x2 || !y || !unscored) {
-        mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-        ok = -1;
-        goto out;
-    }
-    for (size_t i = 0; i < s->npts; i++) {
-        const mc_point *q = &s->pts[i];
-        if (at_target(o, q)) {
-            r->measured = q->value;
-            if (o->per_iteration && !r->per_run)
-                r->meas_iter = q->value, r->measured = q->value * q->iters;
-            else if (o->per_iteration)
-                r->meas_iter = q->value / q->iters;
-            continue;
-        }
-        x[m] = o->by == MC_VAR_PN ? q->p : px(s, i, o->by);
-        x2[m] = q->n;
-        y[m] = q->value;
-        unscored[m] = (unsigned char)q->filled;
-        nfilled += q->filled != 0;
-        if (q->repeats > r->repeats)
-            r->repeats = q->repeats;
-        if (q->repeats > 1 && q->value != 0)
-            r->spread = fmax(r->spread, 100 * q->sd / fabs(q->value));
-        m++;
-    }
-    mc_error e = {0};
-    mc_fit all[MC_FAMILY_COUNT];
-    mc_fit_opts fo = o->fit;
-    fo.unscored = nfilled ? unscored : NULL;
-    mc_err rc = mc_model_select(o->by, x, o->by == MC_VAR_PN ? x2 : NULL, y, m, &fo, &r->fit,
-                                all, &r->used, &e);
-    size_t m_all = m;
-    if (rc == MC_OK && nfilled)
-        rc = without_filled(st, r, x, x2, y, &m, unscored, nfilled, all, &e);
-    if (rc == MC_OK)
-        rc = later_regime(st, r, x, x2, y, &m, nfilled && m == m_all ? unscored : NULL, all, &e);
-    if (rc == MC_OK)
-        nonnegative_choice(st, r, x, x2, y, m, all);
-    r->npoints = (int)m;
-    if (rc) {
-        if (e.code == MC_ERR_NOMEM) {
-            *err = e;
-            ok = -1;
-        } else {
-            char msg[2400];
-            snprintf(msg, sizeof msg, "%s: %s %s: %s", s->where, s->function, s->metric, e.msg);
-            json_array_append_new(skipped, json_string(msg)); /* printed by run_model */
-        }
-        goto out;
-    }
-    ok = 1;
-    int ru = mc_model_runner_up(all, r->fit.family, r->used);
-    if (ru >= 0)
-        r->runner = all[ru];
-    if (r->used == MC_SELECT_EXACT)
-        warn(r,
-             "%s %s: %zu points fit every family exactly; %s taken without a held-out check",
-             s->function, s->metric, m, mc_family_name(r->fit.family));
-    if (o->have_target) {
-        double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
-        r->prediction = mc_fit_eval(&r->fit, tx, o->target.n);
-        if (o->per_iteration) {
-            /* per iteration × the iterations asked for; without them the
-             * prediction stays per iteration, compared with the measured
-             * value per iteration */
-            int per_run = r->per_run;
-            r->pred_iter = per_run && o->target.have_iters ? r->prediction / o->target.iters
-                                                           : r->prediction;
-            if (o->target.have_iters && !per_run)
-                r->prediction *= o->target.iters;
-            else if (!o->target.have_iters && !per_run)
-                r->measured = r->meas_iter;
-        }
-    }
-    check_model(st, r, x, x2, m);
-out:
-    free(x);
-    free(x2);
-    free(y);
-    free(unscored);
-    return ok;
-}
-
-/* Kendall's S of the series' totals against its iterations over the
- * fitted points: > 0 when the counts grow with the iterations; *varied
- * gets whether the iterations differ at all. */
-static int grows_with_iters(const model_opts *o, const mc_series *s, int *varied)
-{
-    long sum = 0;
-    *varied = 0;
-    for (size_t i = 0; i < s->npts; i++)
-        for (size_t j = i + 1; j < s->npts; j++) {
-            const mc_point *a = &s->pts[i], *b = &s->pts[j];
-            if (at_target(o, a) || at_target(o, b))
-                continue;
-            *varied |= a->iters != b->iters;
-            int di = (b->iters > a->iters) - (b->iters < a->iters);
-            int dv = (b->value > a->value) - (b->value < a->value);
-            sum += di * dv;
-        }
-    return sum > 0;
-}
-
-/* The error the normalisations are compared by: the held-out error when
- * both chosen models have one, else the error on the fitted points (both
- * relative, so a count per iteration and per run compare). NAN: +inf. */
-static double norm_error(const result *r, int cv)
-{
-    double e = cv ? r->fit.cv : r->fit.mape;
-    return isnan(e) ? INFINITY : e;
-}
-
-/* --per-iteration: whether the series is better explained per iteration
- * (`it`, the values divided by each run's iterations) or per run (`run`,
- * the totals). The smaller error wins; on a tie (1e-6 relative, as both fit
- * exactly or neither can be judged) per iteration when the totals grow with
- * the iterations, per run when they do not, and where every fitted run has
- * the same iterations (nothing tells them apart) per run only for a
- * function called fewer times than the iterations in some run. 1: per
- * iteration. */
-static int choose_per_iteration(run_state *st, const mc_series *total, result *it, result *run)
-{
-    int cv = isfinite(it->fit.cv) && isfinite(run->fit.cv);
-    double ei = norm_error(it, cv), er = norm_error(run, cv);
-    for (int k = 0; k < 2; k++) {
-        result *r = k ? run : it;
-        r->norm_cv = cv;
-        r->norm_err[0] = isfinite(ei) ? ei : NAN;
-        r->norm_err[1] = isfinite(er) ? er : NAN;
-    }
-    double hi = fmax(isfinite(ei) ? ei : 0, isfinite(er) ? er : 0);
-    int tie = (ei == er) || fabs(ei - er) <= 1e-6 + 1e-6 * hi;
-    if (!tie)
-        return ei < er;
-    int varied;
-    if (grows_with_iters(st->o, total, &varied))
-        return 1;
-    return !varied && !mc_mdata_calls_below_iters(st->d, total->function);
-}
-
-/* Fits one series; with --per-iteration both per iteration (`iter`) and
- * per run (`total`), keeping the better (choose_per_iteration). Returns as
- * fit_series; the kept fit's warnings are published. */
-static int fit_chosen(run_state *st, const mc_series *total, const mc_series *iter, result *r,
-                      mc_error *err)
-{
-    if (!st->o->per_iteration) {
-        int f = fit_series(st, total, 0, st->skipped, r, err);
-        if (f == 1)
-            publish_warnings(st, r);
-        return f;
-    }
-    result run = {0};
-    json_t *skip_it = json_array(), *skip_run = json_array();
-    int fi = fit_series(st, iter, 0, skip_it, r, err), fr = -1;
-    if (fi >= 0)
-        fr = fit_series(st, total, 1, skip_run, &run, err);
-    int keep_iter = 1, f = fi;
-    if (fi < 0 || fr < 0) {
-        f = -1;
-    } else if (fi == 1 && fr == 1) {
-        keep_iter = choose_per_iteration(st, total, r, &run);
-    } else if (fr == 1) { /* only one could be fitted: nothing compared */
-        keep_iter = 0, f = 1;
-        run.norm_cv = isfinite(run.fit.cv);
-        run.norm_err[1] = run.norm_cv ? run.fit.cv : run.fit.mape;
-    } else if (fi == 1) {
-        r->norm_cv = isfinite(r->fit.cv);
-        r->norm_err[0] = r->norm_cv ? r->fit.cv : r->fit.mape;
-    }
-    if (fi >= 0 && f >= 0) {
-        json_t *why = keep_iter ? skip_it : skip_run;
-        json_array_extend(st->skipped, why);
-    }
-    if (keep_iter) {
-        json_decref(run.warnings); /* NULL when not fitted */
-    } else {
-        json_decref(r->warnings);
-        *r = run;
-    }
-    if (f == 1)
-        publish_warnings(st, r);
-    json_decref(skip_it);
-    json_decref(skip_run);
-    return f;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -1238,7 +799,8 @@ static int plot_curve_data(FILE *d, const model_opts *o, const result *r, double
     fputs("NaN NaN\n\n\n", d);
     for (size_t i = 0; i < s->npts; i++) {
         const mc_point *q = &s->pts[i];
-        if ((o->by == MC_VAR_PN && q->n != other) || at_target(o, q))
+        mc_series_opts so = series_opts(o);
+        if ((o->by == MC_VAR_PN && q->n != other) || mc_series_at_target(&so, q))
             continue;
         fprintf(d, "%.10g %.10g\n", o->by == MC_VAR_N ? q->n : q->p, q->value);
         positive &= q->value > 0;
@@ -1447,7 +1009,7 @@ static int run_model(const model_opts *o, mc_mdata *d)
         mc_error_set(&err, MC_ERR_FORMAT, "%s: no measurements of metric '%s'", o->files[0], metric);
         return cli_fail(&err);
     }
-    run_state st = {o, d, json_array(), json_array()};
+    run_state st = {o, d, json_array(), json_array(), series_opts(o)};
     result *res = calloc(nser, sizeof *res);
     /* --per-iteration: each series also divided by its runs' iterations */
     mc_series *iser = o->per_iteration ? calloc(nser, sizeof *iser) : NULL;
@@ -1463,7 +1025,10 @@ static int run_model(const model_opts *o, mc_mdata *d)
             rc = cli_fail(&err);
             break;
         }
-        int f = fit_chosen(&st, &ser[i], iser ? &iser[i] : NULL, &res[nres], &err);
+        int f = mc_series_model_fit(&st.so, d, &ser[i], iser ? &iser[i] : NULL, st.skipped,
+                                    &res[nres], &err);
+        if (f == 1)
+            publish_warnings(&st, &res[nres]);
         if (f < 0) {
             rc = cli_fail(&err);
             break;
