@@ -4,7 +4,6 @@
  * Families, selection and formulas: docs/models.md; JSON keys: docs/json.md.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
