@@ -277,9 +277,23 @@ typedef struct topo_sharing {
 
 /* The mode called name; route (the default) for any other name. */
 const topo_sharing *topo_sharing_find(const char *name);
+/* The generation counter wrapped to 0: every mark cleared, generation 2. */
+void topo_gen_wrap(topo_net *n);
 /* A new refill generation, the nd ended flows of n->done marked out of it,
- * then n->share's refill: the flows whose rate it moved in *out. */
-int topo_share_rerate(topo_net *n, size_t nd, size_t np, int64_t t, topo_rated *out);
+ * then n->share's refill: the flows whose rate it moved in *out. Inline: it
+ * runs at every advance that ends or starts a flow, and a call across files
+ * is not inlined (issue 22). Marks are compared for equality only, so when
+ * the counter wraps every mark is cleared once. */
+static inline int topo_share_rerate(topo_net *n, size_t nd, size_t np, int64_t t,
+                                    topo_rated *out)
+{
+    n->gen += 2;
+    if (__builtin_expect(n->gen == 0, 0))
+        topo_gen_wrap(n);
+    for (size_t i = 0; i < nd; i++)
+        n->fmark[n->done[i]].gen = n->gen; /* ended: not to be re-rated */
+    return n->share->refill(n, nd, np, t, out);
+}
 
 /* ------------------------------------------------------------ topo.c */
 

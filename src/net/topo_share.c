@@ -319,10 +319,11 @@ static int list_link(topo_net *n, int32_t id, double cap, int ended, size_t nd, 
     const size_t mp = (size_t)n->maxp;
     tlink *k = &n->links[id];
     size_t nf = (size_t)k->nfl;
-    if (ENSURE(&n->set, &n->capset, *ns + nf, sizeof *n->set) ||
-        ENSURE(&n->spath, &n->capspath, (*ns + nf) * mp, sizeof *n->spath) ||
-        ENSURE(&n->soff, &n->capsoff, *ns + nf + 1, sizeof *n->soff) ||
-        ENSURE(&n->xcap, &n->capxcap, *ns + nf, sizeof *n->xcap))
+    size_t m = *ns; /* in a register: soff's size_t stores could alias *ns */
+    if (ENSURE(&n->set, &n->capset, m + nf, sizeof *n->set) ||
+        ENSURE(&n->spath, &n->capspath, (m + nf) * mp, sizeof *n->spath) ||
+        ENSURE(&n->soff, &n->capsoff, m + nf + 1, sizeof *n->soff) ||
+        ENSURE(&n->xcap, &n->capxcap, m + nf, sizeof *n->xcap))
         return -1;
     tmark *M = n->fmark;
     int32_t *sp = n->spath;
@@ -339,16 +340,17 @@ static int list_link(topo_net *n, int32_t id, double cap, int ended, size_t nd, 
             if (!ended && r > 0 && r <= above)
                 continue; /* held */
             M[fi].gen = g;
-            M[fi].si = (int32_t)*ns;
-            n->set[*ns] = fi;
-            so[*ns] = 0;
-            xc[(*ns)++] = r > 0 && !nd ? r : INFINITY; /* 0: started */
+            M[fi].si = (int32_t)m;
+            n->set[m] = fi;
+            so[m] = 0;
+            xc[m++] = r > 0 && !nd ? r : INFINITY; /* 0: started */
         }
         size_t si = (size_t)M[fi].si;
         sp[si * mp + so[si]++] = (int32_t)nl;
         x->cnt++;
         x->resid += r;
     }
+    *ns = m;
     x->share = share_of(x);
     return 0;
 }
@@ -496,16 +498,11 @@ static int collect(topo_net *n, int32_t fi, size_t *ns, int how)
     return 0;
 }
 
-/* Starts a refill generation. Marks are compared for equality only, so
- * when the counter wraps every mark is cleared once. */
-static void next_gen(topo_net *n)
+void topo_gen_wrap(topo_net *n)
 {
-    n->gen += 2;
-    if (n->gen == 0) {
-        for (int32_t q = 0; q < n->nfl; q++)
-            n->fmark[q].gen = 0;
-        n->gen = 2;
-    }
+    for (int32_t q = 0; q < n->nfl; q++)
+        n->fmark[q].gen = 0;
+    n->gen = 2;
 }
 
 /* Gathers into n->set (*ns of them) the flows around the nd ended flows of
@@ -575,12 +572,4 @@ const topo_sharing *topo_sharing_find(const char *name)
         if (name && strcmp(name, topo_sharings[i].name) == 0)
             return &topo_sharings[i];
     return &topo_sharings[0];
-}
-
-int topo_share_rerate(topo_net *n, size_t nd, size_t np, int64_t t, topo_rated *out)
-{
-    next_gen(n);
-    for (size_t i = 0; i < nd; i++)
-        n->fmark[n->done[i]].gen = n->gen; /* ended: not to be re-rated */
-    return n->share->refill(n, nd, np, t, out);
 }
