@@ -215,15 +215,13 @@ static int same_literal(const tev *a, const tev *b, int split)
     return 1;
 }
 
-/* Builds the template of class cls of trace k from its members. */
-static int build_class(xbuild *b, int k, int cls, const int *mem, int nm, xclass *out,
-                       mc_error *err)
+/* The members of a class have as many events (and, folded, the same main
+ * loop). */
+static int members_alike(const xbuild *b, int k, const int *mem, int nm, const xfold *f,
+                         const char *cname, mc_error *err)
 {
-    mc_extrap *x = b->x;
-    char cname[96];
-    extrap_class_str(x, cls, cname, sizeof cname);
+    const mc_extrap *x = b->x;
     const rawrank *r0 = &b->raw[k][mem[0]];
-    const xfold *f = b->folds && b->folds[k].dir[0] ? &b->folds[k] : NULL;
     for (int j = 1; f && j < nm; j++)
         if (f->rank[mem[j]].iterations != f->rank[mem[0]].iterations ||
             f->rank[mem[j]].first != f->rank[mem[0]].first)
@@ -239,34 +237,60 @@ static int build_class(xbuild *b, int k, int cls, const int *mem, int nm, xclass
             FAIL("%s: %s: rank %d has %u events, rank %d has %u: the ranks of one position "
                  "class behave differently (data-dependent pattern?): not explained",
                  x->paths[k], cname, mem[0], r0->n, mem[j], b->raw[k][mem[j]].n);
+    return 0;
+}
+
+/* Event i of the representative (mem[0]) as the class's: its literals
+ * shared by every member, its peers and Comm_split's colour and key
+ * decided over them. */
+static int decide_event(xbuild *b, int k, const int *mem, int nm, uint32_t i,
+                        const char *cname, mc_error *err)
+{
+    const mc_extrap *x = b->x;
     aev *A = b->abs[k][mem[0]];
-    for (uint32_t i = 0; i < r0->n; i++) {
-        int split = A[i].t.e.op == MC_OP_COMM_SPLIT;
-        for (int j = 1; j < nm; j++)
-            if (!same_literal(&A[i].t, &b->abs[k][mem[j]][i].t, split))
-                FAIL("%s: %s, event %u: rank %d calls %s, rank %d calls %s with other "
-                     "arguments (tag, size, communicator or site): not explained",
-                     x->paths[k], cname, i, mem[0], mc_op_name(A[i].t.e.op), mem[j],
-                     mc_op_name(b->abs[k][mem[j]][i].t.e.op));
-        for (uint32_t s = 0; s < A[i].t.npeer; s++)
-            if (decide_peer(b, k, mem, nm, i, s, &A[i].t.peer[s], cname, err))
-                return -1;
-        if (split && A[i].t.newcomm >= 0) {
-            unsigned cm = ~0u, km = ~0u;
-            for (int j = 0; j < nm; j++) {
-                cm &= b->abs[k][mem[j]][i].colmask;
-                km &= b->abs[k][mem[j]][i].keymask;
-            }
-            static const int cpref[] = {SK_FIXED_INDEX, SK_LIT};
-            static const int kpref[] = {SK_KEPT_INDEX, SK_WORLD_RANK, SK_LIT};
-            A[i].t.color = pick_sk(cm, cpref, 2);
-            A[i].t.key = pick_sk(km, kpref, 3);
-            if (A[i].t.color < 0 || A[i].t.key < 0)
-                FAIL("%s: %s, event %u (Comm_split): colour or key is neither a constant nor "
-                     "a grid index: not explained", x->paths[k], cname, i);
+    int split = A[i].t.e.op == MC_OP_COMM_SPLIT;
+    for (int j = 1; j < nm; j++)
+        if (!same_literal(&A[i].t, &b->abs[k][mem[j]][i].t, split))
+            FAIL("%s: %s, event %u: rank %d calls %s, rank %d calls %s with other "
+                 "arguments (tag, size, communicator or site): not explained",
+                 x->paths[k], cname, i, mem[0], mc_op_name(A[i].t.e.op), mem[j],
+                 mc_op_name(b->abs[k][mem[j]][i].t.e.op));
+    for (uint32_t s = 0; s < A[i].t.npeer; s++)
+        if (decide_peer(b, k, mem, nm, i, s, &A[i].t.peer[s], cname, err))
+            return -1;
+    if (split && A[i].t.newcomm >= 0) {
+        unsigned cm = ~0u, km = ~0u;
+        for (int j = 0; j < nm; j++) {
+            cm &= b->abs[k][mem[j]][i].colmask;
+            km &= b->abs[k][mem[j]][i].keymask;
         }
+        static const int cpref[] = {SK_FIXED_INDEX, SK_LIT};
+        static const int kpref[] = {SK_KEPT_INDEX, SK_WORLD_RANK, SK_LIT};
+        A[i].t.color = pick_sk(cm, cpref, 2);
+        A[i].t.key = pick_sk(km, kpref, 3);
+        if (A[i].t.color < 0 || A[i].t.key < 0)
+            FAIL("%s: %s, event %u (Comm_split): colour or key is neither a constant nor "
+                 "a grid index: not explained", x->paths[k], cname, i);
     }
+    return 0;
+}
+
+/* Builds the template of class cls of trace k from its members. */
+static int build_class(xbuild *b, int k, int cls, const int *mem, int nm, xclass *out,
+                       mc_error *err)
+{
+    mc_extrap *x = b->x;
+    char cname[96];
+    extrap_class_str(x, cls, cname, sizeof cname);
+    const rawrank *r0 = &b->raw[k][mem[0]];
+    const xfold *f = b->folds && b->folds[k].dir[0] ? &b->folds[k] : NULL;
+    if (members_alike(b, k, mem, nm, f, cname, err))
+        return -1;
+    for (uint32_t i = 0; i < r0->n; i++)
+        if (decide_event(b, k, mem, nm, i, cname, err))
+            return -1;
     /* Move the representative's abstract events into the template. */
+    aev *A = b->abs[k][mem[0]];
     out->present = 1;
     out->trace = k;
     out->rank = mem[0];
