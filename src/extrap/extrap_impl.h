@@ -1,7 +1,7 @@
 /* Internal to the extrapolation module: the model of a program on a process
  * grid (grid geometry, communicator and peer descriptors, event templates per
- * rank class) shared by the builder (model.c), the generator (gen.c) and the
- * rules (rules.c). */
+ * rank class) shared by the builder (model.c and the files of its steps, see
+ * "Building the model" below), the generator (gen.c) and the rules (rules.c). */
 #ifndef MPICAST_EXTRAP_IMPL_H
 #define MPICAST_EXTRAP_IMPL_H
 
@@ -304,5 +304,96 @@ mc_err extrap_comm_vals(const mc_extrap *x, const xgrid *g, int r, const tev *t,
                         uint32_t *n, mc_error *err);
 /* Events equal in everything but times. */
 int extrap_event_equal(const mc_event *a, const mc_event *b, char *why, size_t len);
+
+/* ------------------------------------------------------------ building the model
+ * model.c drives it (extrap_build_model): read.c reads every rank of every
+ * trace, grid.c finds the process grid, abstract.c abstracts each rank's
+ * events, classes.c groups the ranks into position classes (and finds the
+ * homogeneous dimensions), merge.c merges each class across the traces and
+ * fits its laws, verify.c regenerates every trace from the model. */
+
+/* In a function with an `mc_error *err` that returns int: a usage error, -1. */
+#define FAIL(...) return (mc_error_set(err, MC_ERR_USAGE, __VA_ARGS__), -1)
+
+#define EXTRAP_AMBIGUOUS                                                                  \
+    "the peer offset is ambiguous on a periodic dimension with an even number of ranks "     \
+    "(+n/2 = -n/2): trace a run with at least 3 (and an odd number of) ranks along each "    \
+    "periodic dimension"
+
+typedef struct rawrank {
+    mc_event *ev;
+    uint32_t n, cap;
+} rawrank;
+
+/* What a peer could be for one rank: a literal, a grid offset, rank XOR. */
+typedef struct pcand {
+    int32_t lit;
+    int isrank, far, amb;
+    int32_t rel[MAXD];
+    int32_t xr;         /* rank XOR peer */
+    uint32_t ambd;      /* the dimensions where the offset is ambiguous (amb) */
+} pcand;
+
+/* An event of one rank, abstracted, before the class decides. */
+typedef struct aev {
+    tev t;
+    pcand *pc;          /* t.npeer candidates */
+    unsigned colmask, keymask;
+} aev;
+
+typedef struct xbuild {
+    mc_extrap *x;
+    rawrank **raw;      /* [trace][rank] */
+    aev ***abs;         /* [trace][rank] -> array */
+    uint64_t total, max_events; /* input events read, and the most held */
+    /* A leave-one-out rebuild (check.c): the model of every trace, whose
+     * inferred laws and repetitions the rebuild takes as stated. */
+    const mc_extrap *inherit;
+    const xfold *folds; /* one per trace, or NULL */
+    int fold_wanted;    /* unfolded input past extrap_fold_threshold() */
+    char *notes;
+    size_t nnotes, capnotes;
+} xbuild;
+
+static inline int extrap_is_completion(int op)
+{
+    return mc_op_has(op, MC_OPF_COMPLETION);
+}
+
+static inline int extrap_is_creation(int op)
+{
+    return mc_op_kind_of(op) == MC_KIND_M && op != MC_OP_COMM_FREE;
+}
+
+/* read.c: input events inference may hold; trace k into b->raw[k]. */
+uint64_t extrap_max_events_held(void);
+mc_err extrap_read_trace(xbuild *b, int k, mc_error *err);
+
+/* grid.c: the process grid of every trace (x->nd, x->periodic, x->tgrid). */
+mc_err extrap_find_grid(xbuild *b, mc_error *err);
+/* Keep mask under which members m[0 .. n) are r's sub-grid, or -1. */
+int extrap_find_keep(const xgrid *g, int r, const int64_t *m, int n);
+/* Members listed by a comm-creation event. */
+int extrap_members_count(const mc_event *e);
+
+/* abstract.c: every rank of trace k into b->abs[k]. */
+mc_err extrap_abstract_trace(xbuild *b, int k, mc_error *err);
+
+/* classes.c: the class templates of every trace (per[k][cls]). */
+mc_err extrap_classify(xbuild *b, xclass (*per)[NCLASSES], mc_error *err);
+/* Sets x->homogeneous from the templates of every trace. */
+void extrap_find_homogeneous(mc_extrap *x, xclass (*per)[NCLASSES]);
+/* "class (lo,int)" or "class (rank 0)" into buf, for messages. */
+void extrap_class_str(const mc_extrap *x, int cls, char *buf, size_t len);
+void extrap_tev_free(tev *t);
+/* Deep copy (the abstract events stay for a second classification). */
+int extrap_tev_copy(tev *d, const tev *s);
+
+/* merge.c: class cls of every trace (per[k]) into x->cls[cls]; per's
+ * representative is moved out of per, the rest stays the caller's. */
+int extrap_merge_class(xbuild *b, int cls, xclass *per, mc_error *err);
+
+/* verify.c: the model regenerates every rank of every trace exactly. */
+mc_err extrap_verify(xbuild *b, mc_error *err);
 
 #endif

@@ -80,8 +80,6 @@ typedef struct prog {
     int dir;
 } prog;
 
-static int is_completion(int op);
-
 static int add_prog(prog **v, uint32_t *n, uint32_t ev, uint32_t what, int dir)
 {
     prog *p = realloc(*v, (*n + 1) * sizeof *p);
@@ -122,7 +120,7 @@ static int find_progs(const xclass *G, uint32_t start, uint32_t L, prog **out, u
             if (ds && add_prog(out, n, i, PROG_SIZE + q, ds))
                 return -1;
         }
-        if (!is_completion(a->e.op) || a->e.nvals != b->e.nvals)
+        if (!extrap_is_completion(a->e.op) || a->e.nvals != b->e.nvals)
             continue;
         for (uint32_t q = 0; q < 31 && 4 * q + 3 < a->e.nvals; q++) {
             int dv = step_of(a->e.vals[4 * q + 2], b->e.vals[4 * q + 2]);
@@ -168,7 +166,7 @@ static void apply_progs(xclass *C, uint32_t at, uint32_t L, uint32_t copies, con
                 if (pv[q].dir > 0 ? (b << c) != v : (b >> c) != v)
                     continue;
                 t->num[k] = b;
-                if (4 * (k - 2) + 3 < t->e.nvals && k >= 2 && is_completion(t->e.op))
+                if (4 * (k - 2) + 3 < t->e.nvals && k >= 2 && extrap_is_completion(t->e.op))
                     t->e.vals[4 * (k - 2) + 3] = b;
                 t->sdir = (int8_t)pv[q].dir;
                 t->smask |= 1u << k;
@@ -185,11 +183,6 @@ static void apply_progs(xclass *C, uint32_t at, uint32_t L, uint32_t copies, con
                 t->tmask |= 1u << (k + 1);
             }
         }
-}
-
-static int is_completion(int op)
-{
-    return mc_op_has(op, MC_OPF_COMPLETION);
 }
 
 /* Requests created by ev[from..to) and the lowest id among them. */
@@ -211,7 +204,7 @@ static void shift_reqs(tev *t, uint32_t from, int64_t delta)
 {
     if (t->e.req && t->e.req >= from)
         t->e.req = (uint32_t)((int64_t)t->e.req + delta);
-    if (is_completion(t->e.op))
+    if (extrap_is_completion(t->e.op))
         for (uint32_t v = 0; v + 3 < t->e.nvals; v += 4)
             if (t->e.vals[v] > 0 && t->e.vals[v] >= (int64_t)from)
                 t->e.vals[v] += delta;
@@ -636,7 +629,7 @@ int extrap_stated_repetition(mc_extrap *x, xclass *per, const char *cname, mc_er
 void extrap_expanded_free(tev *ev, uint32_t n)
 {
     for (uint32_t i = 0; ev && i < n; i++)
-        if (is_completion(ev[i].e.op))
+        if (extrap_is_completion(ev[i].e.op))
             free(ev[i].e.vals);
     free(ev);
 }
@@ -767,11 +760,11 @@ mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint3
     }
     /* Completions get their own values (ids may move). */
     for (uint32_t k = 0; k < o; k++)
-        if (is_completion(out[k].e.op) && out[k].e.nvals) {
+        if (extrap_is_completion(out[k].e.op) && out[k].e.nvals) {
             int64_t *v = malloc(out[k].e.nvals * sizeof *v);
             if (!v) {
                 for (uint32_t q = k; q < o; q++)
-                    if (is_completion(out[q].e.op))
+                    if (extrap_is_completion(out[q].e.op))
                         out[q].e.vals = NULL;
                 extrap_expanded_free(out, o);
                 free(where);
@@ -789,7 +782,7 @@ mc_err extrap_expand(const mc_extrap *x, const xclass *C, int P, tev **ev, uint3
         if (out[k].e.req)
             out[k].e.req = (uint32_t)((int64_t)out[k].e.req +
                                       req_delta(out[k].e.req, before, copy, run));
-        if (is_completion(out[k].e.op))
+        if (extrap_is_completion(out[k].e.op))
             for (uint32_t v = 0; v + 3 < out[k].e.nvals; v += 4)
                 if (out[k].e.vals[v] > 0)
                     out[k].e.vals[v] += req_delta(out[k].e.vals[v], before, copy, run);

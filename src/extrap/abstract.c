@@ -1,0 +1,336 @@
+/* Abstracting each rank's events: communicators become sub-grid
+ * descriptors, peers become candidates (grid offsets, fixed ranks, rank
+ * XOR 2^k) that the class decides (classes.c), Comm_split colours and keys
+ * become grid indices. */
+#define MPICAST_EXTRAP_INTERNAL
+#include "extrap_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int is_vcoll(int op)
+{
+    switch (op) {
+    case MC_OP_GATHERV: case MC_OP_SCATTERV: case MC_OP_ALLGATHERV: case MC_OP_ALLTOALLV:
+    case MC_OP_ALLTOALLW: case MC_OP_REDUCE_SCATTER: case MC_OP_IGATHERV:
+    case MC_OP_ISCATTERV: case MC_OP_IALLGATHERV: case MC_OP_IALLTOALLV:
+    case MC_OP_IALLTOALLW: case MC_OP_IREDUCE_SCATTER:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int has_peer2(int op)
+{
+    return op == MC_OP_SENDRECV || op == MC_OP_SENDRECV_REPLACE || op == MC_OP_IPROBE;
+}
+
+/* Size class of a collective (blocking form). */
+static int coll_sizeclass(int op)
+{
+    if (mc_op_is_nonblocking_coll(op))
+        op -= MC_OP_IBARRIER - MC_OP_BARRIER;
+    switch (op) {
+    case MC_OP_ALLTOALL: case MC_OP_SCATTER: case MC_OP_ALLTOALLV: case MC_OP_ALLTOALLW:
+    case MC_OP_SCATTERV:
+        return MC_SC_BLOCK;
+    default:
+        return MC_SC_REDUCE;
+    }
+}
+
+static pcand peer_cand(const xgrid *g, int r, int32_t q)
+{
+    pcand p;
+    memset(&p, 0, sizeof p);
+    p.lit = q;
+    p.isrank = q >= 0 && q < g->P;
+    if (!p.isrank)
+        return p;
+    p.xr = r ^ q;
+    int cr[MAXD], cq[MAXD];
+    grid_coords(g, r, cr);
+    grid_coords(g, q, cq);
+    for (int d = 0; d < g->nd; d++) {
+        int n = g->dims[d], o = cq[d] - cr[d];
+        if (g->wrap[d]) {
+            o = ((o % n) + n) % n;
+            if (2 * o > n)
+                o -= n;
+            if (n % 2 == 0 && 2 * o == n) {
+                p.amb = 1;
+                p.ambd |= 1u << d;
+            }
+        }
+        p.rel[d] = o;
+        if (o > 1 || o < -1)
+            p.far = 1;
+    }
+    return p;
+}
+
+typedef struct commmap {
+    uint64_t *id;
+    int *cd;
+    int n, cap;
+} commmap;
+
+static int cd_intern(mc_extrap *x, const cdesc *c)
+{
+    for (int i = 0; i < x->ncd; i++)
+        if (x->cd[i].kind == c->kind && x->cd[i].keep == c->keep && x->cd[i].seq == c->seq)
+            return i;
+    cdesc *a = realloc(x->cd, (size_t)(x->ncd + 1) * sizeof *a);
+    if (!a)
+        return -1;
+    x->cd = a;
+    x->cd[x->ncd] = *c;
+    return x->ncd++;
+}
+
+static int cm_find(const commmap *m, uint64_t id)
+{
+    for (int i = m->n - 1; i >= 0; i--)
+        if (m->id[i] == id)
+            return m->cd[i];
+    return -1;
+}
+
+static int cm_add(commmap *m, uint64_t id, int cd)
+{
+    if (m->n == m->cap) {
+        int cap = m->cap ? m->cap * 2 : 8;
+        uint64_t *a = realloc(m->id, (size_t)cap * sizeof *a);
+        if (!a)
+            return -1;
+        m->id = a;
+        int *c = realloc(m->cd, (size_t)cap * sizeof *c);
+        if (!c)
+            return -1;
+        m->cd = c;
+        m->cap = cap;
+    }
+    m->id[m->n] = id;
+    m->cd[m->n++] = cd;
+    return 0;
+}
+
+static int comm_of(mc_extrap *x, const commmap *m, uint64_t id, int r)
+{
+    if (id == MC_COMM_WORLD) {
+        cdesc c = {CD_WORLD, 0, 0};
+        return cd_intern(x, &c);
+    }
+    if (id == (MC_COMM_SELF_BASE | (uint32_t)r)) {
+        cdesc c = {CD_SELF, 0, 0};
+        return cd_intern(x, &c);
+    }
+    return cm_find(m, id);
+}
+
+/* A per-rank-count collective (Alltoallv, Gatherv, ...): its vals are one or
+ * two arrays (send, receive) of a count per comm rank. Only arrays whose
+ * counts are all equal are extrapolated: one value per array, which scales
+ * like the op's fixed-count form; the arrays are regenerated at the new
+ * comm size. Sets t->varr and leaves t->e.vals empty. */
+static int vcoll_arrays(const mc_extrap *x, const xgrid *g, const char *path, int r,
+                        uint32_t i, const mc_event *e, tev *t, mc_error *err)
+{
+    int c = cdesc_size(&x->cd[t->comm], g);
+    const char *op = mc_op_name(e->op);
+    if (c <= 0 || e->nvals % (uint32_t)c || e->nvals / (uint32_t)c > 2)
+        FAIL("%s: rank %d event %u: %s: %u counts for a communicator of %d ranks: not "
+             "explained", path, r, i, op, e->nvals, c);
+    t->varr = e->nvals / (uint32_t)c;
+    for (uint32_t a = 0; a < t->varr; a++) {
+        const int64_t *v = e->vals + a * (uint32_t)c;
+        for (int k = 1; k < c; k++)
+            if (v[k] != v[0])
+                FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of %u: "
+                     "comm rank %d %lld bytes, comm rank 0 %lld): only equal counts are "
+                     "extrapolated", path, r, i, op, a + 1, t->varr, k, (long long)v[k],
+                     (long long)v[0]);
+    }
+    t->e.nvals = 0;
+    return 0;
+}
+
+/* The literal part of event e of rank r (its values, but a per-rank-count
+ * collective's arrays as counts) and its communicator, into t. */
+static int abstract_literal(xbuild *b, int k, int r, uint32_t i, const mc_event *e,
+                            const commmap *cm, tev *t, mc_error *err)
+{
+    mc_extrap *x = b->x;
+    const char *path = x->paths[k];
+    t->e = *e;
+    t->e.vals = NULL;
+    t->newcomm = -1;
+    t->loop = (uint8_t)extrap_fold_tag(b->folds ? &b->folds[k] : NULL, r, i);
+    if (e->op < 0 || e->op >= MC_OP_COUNT)
+        FAIL("%s: rank %d event %u: unknown operation %d", path, r, i, e->op);
+    if (e->op == MC_OP_GRAPH_CREATE || e->op == MC_OP_DIST_GRAPH_CREATE_ADJACENT ||
+        e->op == MC_OP_INTERCOMM_CREATE)
+        FAIL("%s: rank %d event %u: %s: only Cartesian, split and created sub-grid "
+             "communicators are extrapolated", path, r, i, mc_op_name(e->op));
+    if (e->nvals && !is_vcoll(e->op)) {
+        t->e.vals = malloc(e->nvals * sizeof *e->vals);
+        if (!t->e.vals)
+            FAIL("out of memory");
+        memcpy(t->e.vals, e->vals, e->nvals * sizeof *e->vals);
+    }
+    t->comm = comm_of(x, cm, e->comm, r);
+    if (t->comm < 0)
+        FAIL("%s: rank %d event %u: %s on communicator %llx, which no traced call created: "
+             "not extrapolated", path, r, i, mc_op_name(e->op), (unsigned long long)e->comm);
+    if (extrap_is_completion(e->op) && e->nvals % 4)
+        FAIL("%s: rank %d event %u: %s with %u values", path, r, i, mc_op_name(e->op),
+             e->nvals);
+    if (is_vcoll(e->op) && vcoll_arrays(x, &x->tgrid[k], path, r, i, e, t, err))
+        return -1;
+    return 0;
+}
+
+/* The slots of a->t (peers, numbers and their size class) as e's literals,
+ * nreq of them for completions; the peers' literals in a->pc too. */
+static int literal_slots(const mc_extrap *x, const xgrid *g, const mc_event *e, uint32_t nreq,
+                         aev *a, mc_error *err)
+{
+    tev *t = &a->t;
+    t->npeer = 2 + nreq;
+    t->nnum = 2 + nreq + t->varr;
+    t->peer = calloc(t->npeer, sizeof *t->peer);
+    a->pc = calloc(t->npeer, sizeof *a->pc);
+    t->num = calloc(t->nnum, sizeof *t->num);
+    t->law = calloc(t->nnum, 1);
+    t->sclass = calloc(t->nnum, 1);
+    t->alt = calloc(t->nnum, sizeof *t->alt);
+    if (!t->peer || !a->pc || !t->num || !t->law || !t->sclass || !t->alt)
+        FAIL("out of memory");
+    t->csize = cdesc_size(&x->cd[t->comm], g);
+    for (uint32_t s = 0; s < t->npeer; s++) {
+        a->pc[s].lit = s == 0 ? e->peer : s == 1 ? e->peer2 : (int32_t)e->vals[4 * (s - 2) + 1];
+        t->peer[s].kind = PD_LIT;
+        t->peer[s].v[0] = a->pc[s].lit;
+        t->peer[s].xk = -1;
+    }
+    t->num[0] = e->bytes;
+    t->num[1] = e->bytes2;
+    for (uint32_t q = 0; q < nreq; q++)
+        t->num[2 + q] = e->vals[4 * q + 3];
+    for (uint32_t q = 0; q < t->varr; q++)
+        t->num[2 + q] = e->vals[q * (e->nvals / t->varr)];
+    mc_op_kind kind = mc_op_kind_of(e->op);
+    int sc = kind == MC_KIND_C ? coll_sizeclass(e->op)
+             : e->op == MC_OP_COMPUTE ? MC_SC_COMPUTE : MC_SC_P2P;
+    for (uint32_t s = 0; s < t->nnum; s++)
+        t->sclass[s] = (uint8_t)sc;
+    return 0;
+}
+
+/* A collective's root as a rank of its communicator (from either end). */
+static int collective_root(const mc_extrap *x, const xgrid *g, const char *path, int r,
+                           uint32_t i, const mc_event *e, tev *t, mc_error *err)
+{
+    if (e->peer >= 0) {
+        const cdesc *c = &x->cd[t->comm];
+        int size = cdesc_size(c, g), kr = -1;
+        for (int m = 0; m < size && kr < 0; m++)
+            if (cdesc_member(c, g, r, m) == e->peer)
+                kr = m;
+        if (kr < 0)
+            FAIL("%s: rank %d event %u: %s root %d is not a member of the communicator",
+                 path, r, i, mc_op_name(e->op), e->peer);
+        t->peer[0].kind = kr == size - 1 && size > 1 ? PD_CROOT_END : PD_CROOT;
+        t->peer[0].v[0] = kr == size - 1 && size > 1 ? 0 : kr;
+    }
+    t->peer[1].kind = PD_COMMSIZE;
+    return 0;
+}
+
+/* A created communicator as a sub-grid (registered in cm); Comm_split's
+ * colour and key as the grid indices they could be (a->colmask, keymask). */
+static int created_comm(mc_extrap *x, const xgrid *g, const char *path, int r, uint32_t i,
+                        const mc_event *e, commmap *cm, aev *a, mc_error *err)
+{
+    tev *t = &a->t;
+    int n = extrap_members_count(e);
+    int keep = extrap_find_keep(g, r, e->vals, n);
+    if (keep < 0)
+        FAIL("%s: rank %d event %u: %s: the new communicator's members are not a row, "
+             "column or plane of the %d-D process grid: not explained", path, r, i,
+             mc_op_name(e->op), g->nd);
+    if ((e->newcomm & 0xffffffffull) != (uint64_t)grid_sub_lowest(g, (unsigned)keep, r))
+        FAIL("%s: rank %d event %u: %s: communicator id %llx does not name its lowest "
+             "member", path, r, i, mc_op_name(e->op), (unsigned long long)e->newcomm);
+    cdesc c = {CD_GRID, (unsigned)keep, (uint32_t)(e->newcomm >> 32)};
+    t->newcomm = cd_intern(x, &c);
+    if (t->newcomm < 0 || cm_add(cm, e->newcomm, t->newcomm))
+        FAIL("out of memory");
+    t->cart = e->op == MC_OP_CART_CREATE || e->op == MC_OP_CART_SUB;
+    t->peer[1].kind = PD_COMMSIZE; /* member count, regenerated */
+    if (e->op == MC_OP_COMM_SPLIT) {
+        a->colmask = 1u << SK_LIT;
+        if (e->tag == grid_fixed_index(g, (unsigned)keep, r))
+            a->colmask |= 1u << SK_FIXED_INDEX;
+        a->keymask = 1u << SK_LIT;
+        if (e->bytes == grid_sub_index(g, (unsigned)keep, r))
+            a->keymask |= 1u << SK_KEPT_INDEX;
+        if (e->bytes == r)
+            a->keymask |= 1u << SK_WORLD_RANK;
+    }
+    return 0;
+}
+
+/* Abstracts event e of rank r into a; registers created communicators. */
+static int abstract_event(xbuild *b, int k, int r, uint32_t i, const mc_event *e, commmap *cm,
+                          aev *a, mc_error *err)
+{
+    mc_extrap *x = b->x;
+    const xgrid *g = &x->tgrid[k];
+    memset(a, 0, sizeof *a);
+    if (abstract_literal(b, k, r, i, e, cm, &a->t, err))
+        return -1;
+    int wait = extrap_is_completion(e->op);
+    uint32_t nreq = wait ? e->nvals / 4 : 0;
+    if (literal_slots(x, g, e, nreq, a, err))
+        return -1;
+    mc_op_kind kind = mc_op_kind_of(e->op);
+    if (kind == MC_KIND_P) {
+        a->pc[0] = peer_cand(g, r, e->peer);
+        if (has_peer2(e->op))
+            a->pc[1] = peer_cand(g, r, e->peer2);
+    } else if (kind == MC_KIND_C) {
+        return collective_root(x, g, x->paths[k], r, i, e, &a->t, err);
+    } else if (wait) {
+        for (uint32_t q = 0; q < nreq; q++)
+            a->pc[2 + q] = peer_cand(g, r, (int32_t)e->vals[4 * q + 1]);
+    } else if (extrap_is_creation(e->op) && e->newcomm != MC_COMM_NULL && e->nvals) {
+        return created_comm(x, g, x->paths[k], r, i, e, cm, a, err);
+    }
+    return 0;
+}
+
+mc_err extrap_abstract_trace(xbuild *b, int k, mc_error *err)
+{
+    mc_extrap *x = b->x;
+    int P = x->tP[k];
+    b->abs[k] = calloc((size_t)P, sizeof **b->abs);
+    if (!b->abs[k])
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    for (int r = 0; r < P; r++) {
+        rawrank *rr = &b->raw[k][r];
+        b->abs[k][r] = calloc(rr->n ? rr->n : 1, sizeof ***b->abs);
+        if (!b->abs[k][r])
+            return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+        commmap cm = {0};
+        int bad = 0;
+        for (uint32_t i = 0; i < rr->n && !bad; i++)
+            bad = abstract_event(b, k, r, i, &rr->ev[i], &cm, &b->abs[k][r][i], err);
+        free(cm.id);
+        free(cm.cd);
+        if (bad)
+            return err->code ? err->code : MC_ERR_USAGE;
+    }
+    return MC_OK;
+}

@@ -1,0 +1,353 @@
+/* Merging a position class across the traces: the same class must have the
+ * same events in every trace, once the blocks repeated as often as P says
+ * are compressed (repeat.c) and ambiguous peer offsets are decided by the
+ * trace that tells them apart; each size is then fitted by a law of P (or
+ * takes the stated rule), and the compute per rank's slope is measured. */
+#define MPICAST_EXTRAP_INTERNAL
+#include "extrap_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ laws */
+
+static int law_fits(int law, const double *v, const double *P, const double *c, int n, int d)
+{
+    double a = v[0] / law_f(law, P[0], c[0], d);
+    for (int i = 0; i < n; i++) {
+        double want = a * law_f(law, P[i], c[i], d);
+        if (fabs(want - v[i]) > 0.5 + 1e-9 * fabs(v[i]))
+            return 0;
+    }
+    return 1;
+}
+
+static int default_law(const mc_extrap_rules *ru, int sc)
+{
+    if (ru->law[sc] != MC_LAW_AUTO)
+        return ru->law[sc];
+    static const int weak[MC_SC_COUNT] = {MC_LAW_CONST, MC_LAW_CONST, MC_LAW_INV_COMM,
+                                          MC_LAW_CONST};
+    static const int strong[MC_SC_COUNT] = {MC_LAW_SURFACE, MC_LAW_CONST,
+                                            MC_LAW_VOLUME_PER_COMM, MC_LAW_VOLUME};
+    return ru->strong ? strong[sc] : weak[sc];
+}
+
+/* The law the model of every trace chose for slot s of event i, when this
+ * class's template is that model's event for event (op, site, slots). */
+static int inherited_law(const xclass *I, const xclass *R, uint32_t i, uint32_t s)
+{
+    if (!I || I->n != R->n)
+        return 0;
+    const tev *a = &I->ev[i], *c = &R->ev[i];
+    return a->e.op == c->e.op && a->e.site == c->e.site && a->nnum == c->nnum && s < a->nnum;
+}
+
+/* One block of a rebuilt class C (BC), its model's (BI of I). */
+static void inherit_block_steps(const xrep *BI, const xclass *I, const xrep *BC, xclass *C)
+{
+    if (!C->present || BC->len != BI->len)
+        return;
+    uint32_t nr = BC->nruns >= 2 ? BC->nruns : 1;
+    for (uint32_t j = 0; j < nr; j++) {
+        uint32_t at = BC->nruns >= 2 ? BC->run[j] : BC->start;
+        for (uint32_t i = 0; i < BC->len && at + i < C->n && BI->start + i < I->n; i++) {
+            const tev *a = &I->ev[BI->start + i];
+            tev *t = &C->ev[at + i];
+            for (uint32_t s = 0; s < t->npeer && s < a->npeer; s++) {
+                pdesc *p = &t->peer[s];
+                if (a->peer[s].kind != PD_XOR || !a->peer[s].v[1] || p->xk < 0)
+                    continue;
+                memset(p->v, 0, sizeof p->v);
+                p->kind = PD_XOR;
+                p->v[0] = p->xk;
+                p->v[1] = a->peer[s].v[1];
+            }
+            if (a->tmask && !t->tmask) { /* tags: one copy kept its own */
+                t->tdir = a->tdir;
+                t->tmask = a->tmask;
+            }
+            if (a->smask && !t->smask) { /* sizes likewise */
+                t->sdir = a->sdir;
+                t->smask = a->smask;
+            }
+        }
+    }
+}
+
+/* A rebuild whose traces hold one copy of a repeated block cannot see a
+ * partner rank XOR 2^(k0 + copy) advance from copy to copy; the model of
+ * every trace saw it, and like the block itself it is taken as stated: the
+ * slots it marks become that rule (k0 from the copy's own partner), in every
+ * run's copy. A partner that is not XOR 2^k0 stays, and the check reports it. */
+static void inherit_xor_steps(const xclass *I, xclass *per, int ntraces)
+{
+    for (int k = 0; k < ntraces; k++)
+        for (int b = 0; b < per[k].nrep && b < I->nrep; b++)
+            inherit_block_steps(&I->rep[b], I, &per[k].rep[b], &per[k]);
+}
+
+/* Offsets a and b are the same peers on grid g's dimensions `dims` (mod n). */
+static int same_mod(const xgrid *g, uint32_t dims, const int32_t *a, const int32_t *b)
+{
+    for (int d = 0; d < g->nd; d++) {
+        int n = g->dims[d];
+        if ((dims >> d & 1u) ? (((a[d] - b[d]) % n) + n) % n != 0 : a[d] != b[d])
+            return 0;
+    }
+    return 1;
+}
+
+/* A peer offset that is ambiguous in one trace (n/2 of a periodic dimension
+ * of even n: 2x2x2 runs) is taken from a trace where it is not (or, in a
+ * rebuild, from the model of every trace), if that offset gives the same
+ * peers in the ambiguous trace; refused when no trace decides it. */
+static int resolve_ambiguous(xbuild *b, xclass *per, int rep, const xclass *I, const char *cname,
+                             mc_error *err)
+{
+    mc_extrap *x = b->x;
+    xclass *R = &per[rep];
+    for (uint32_t i = 0; i < R->n; i++)
+        for (uint32_t s = 0; s < R->ev[i].npeer; s++) {
+            const pdesc *good = NULL;
+            for (int k = 0; k < x->ntraces && !good; k++) {
+                const pdesc *q = per[k].present && per[k].n == R->n &&
+                                         s < per[k].ev[i].npeer ? &per[k].ev[i].peer[s] : NULL;
+                if (q && q->kind == PD_REL && !q->amb)
+                    good = q;
+            }
+            if (!good && I && i < I->n && s < I->ev[i].npeer && I->ev[i].peer[s].kind == PD_REL)
+                good = &I->ev[i].peer[s];
+            for (int k = 0; k < x->ntraces; k++) {
+                pdesc *q = per[k].present && per[k].n == R->n && s < per[k].ev[i].npeer
+                               ? &per[k].ev[i].peer[s] : NULL;
+                if (!q || q->kind != PD_REL || !q->amb)
+                    continue;
+                if (!good)
+                    FAIL("%s: %s, event %u (%s): %s", x->paths[k], cname, i,
+                         mc_op_name(per[k].ev[i].e.op), EXTRAP_AMBIGUOUS);
+                if (same_mod(&x->tgrid[k], q->amb, q->v, good->v)) {
+                    memcpy(q->v, good->v, sizeof q->v);
+                    q->amb = 0;
+                }
+            }
+        }
+    return 0;
+}
+
+/* ------------------------------------------------------------ merge */
+
+/* The trace of the most ranks that has the class (its template becomes the
+ * model's), or -1; *ntr: the traces that have it. */
+static int representative(const mc_extrap *x, const xclass *per, int *ntr)
+{
+    int rep = -1;
+    *ntr = 0;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present) {
+            (*ntr)++;
+            if (rep < 0 || x->tP[k] > x->tP[rep])
+                rep = k;
+        }
+    return rep;
+}
+
+static int same_loop_counts(const mc_extrap *x, const xclass *per, int rep, const char *cname,
+                            mc_error *err)
+{
+    const xclass *R = &per[rep];
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present && per[k].loop_n != R->loop_n)
+            FAIL("%s: the main loop runs %llu iterations at P=%d, %llu at P=%d: a folded loop "
+                 "is extrapolated only with the same count in every trace (trace runs of "
+                 "equal iterations)", cname, (unsigned long long)per[k].loop_n, x->tP[k],
+                 (unsigned long long)R->loop_n, x->tP[rep]);
+    return 0;
+}
+
+/* Compresses the blocks repeated as often as P says to one copy each: the
+ * stated ones, else those of the model of every trace (I, a rebuild), else
+ * those found here. */
+static int compress_repetitions(xbuild *b, int cls, xclass *per, int rep, const xclass *I,
+                                const char *cname, mc_error *err)
+{
+    mc_extrap *x = b->x;
+    xclass *R = &per[rep];
+    if (x->rules.nrepeat && extrap_stated_repetition(x, per, cname, err))
+        return -1;
+    int inherit = I && !R->nrep; /* the model's blocks, in the order they were found */
+    for (int j = 0; inherit && j < I->nrep; j++)
+        if (extrap_apply_repetition(x, per, I->rep[j].found_at, I->rep[j].len, I->rep[j].law,
+                                    I->rep[j].nruns > 1, cname, err))
+            return -1;
+    if (I && I->nrep && R->nrep)
+        inherit_xor_steps(I, per, x->ntraces);
+    /* Blocks repeated as often as P says, one after the other, until the
+     * traces' templates are alike (NPB CG: the sum's steps, then the dot
+     * product's), unless stated or inherited. */
+    for (int found = !R->nrep; found;) {
+        int differ = 0;
+        for (int k = 0; k < x->ntraces; k++)
+            differ |= per[k].present && per[k].n != R->n;
+        if (!differ)
+            break;
+        if (extrap_find_repetition(x, cls, per, cname, err))
+            return -1;
+    }
+    return 0;
+}
+
+/* Event a of one trace is the representative's c, sizes aside. */
+static int same_event(const tev *a, const tev *c)
+{
+    int same = a->e.op == c->e.op && a->e.site == c->e.site && a->comm == c->comm &&
+               a->newcomm == c->newcomm && a->e.tag2 == c->e.tag2 &&
+               (a->e.op == MC_OP_COMM_SPLIT || a->e.tag == c->e.tag) &&
+               a->npeer == c->npeer && a->nnum == c->nnum && a->color == c->color &&
+               a->key == c->key && a->loop == c->loop && a->tdir == c->tdir &&
+               a->tmask == c->tmask && a->sdir == c->sdir && a->smask == c->smask;
+    for (uint32_t s = 0; same && s < a->npeer; s++)
+        same = a->peer[s].kind == c->peer[s].kind &&
+               (a->peer[s].kind == PD_COMMSIZE ||
+                memcmp(a->peer[s].v, c->peer[s].v, sizeof a->peer[s].v) == 0);
+    return same;
+}
+
+static int same_events(const mc_extrap *x, const xclass *per, int rep, const char *cname,
+                       mc_error *err)
+{
+    const xclass *R = &per[rep];
+    for (int k = 0; k < x->ntraces; k++) {
+        if (!per[k].present || k == rep)
+            continue;
+        if (per[k].n != R->n)
+            FAIL("%s: %d events at P=%d, %d at P=%d: repetition counts that vary with P are "
+                 "not explained (state the run's events per class, or trace runs with equal "
+                 "iterations)", cname, per[k].n, x->tP[k], R->n, x->tP[rep]);
+        for (uint32_t i = 0; i < R->n; i++) {
+            const tev *a = &per[k].ev[i], *c = &R->ev[i];
+            if (!same_event(a, c))
+                FAIL("%s, event %u: %s at P=%d, %s at P=%d with another peer, tag or "
+                     "communicator: the change with P is not explained", cname, i,
+                     mc_op_name(a->e.op), x->tP[k], mc_op_name(c->e.op), x->tP[rep]);
+        }
+    }
+    return 0;
+}
+
+/* Number slot s of event t (event i of every trace's template): the first
+ * law that fits every trace; t->alt collects every law that does. */
+static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, uint32_t s,
+                     const char *cname, mc_error *err)
+{
+    double v[64], P[64], c[64];
+    int n = 0;
+    for (int k = 0; k < x->ntraces && n < 64; k++)
+        if (per[k].present) {
+            v[n] = (double)per[k].ev[i].num[s];
+            P[n] = x->tP[k];
+            c[n] = (double)per[k].ev[i].csize;
+            n++;
+        }
+    /* every law of docs/extrapolation.md; each is scaled on the
+     * first trace and must reproduce every other one, which it was
+     * not fitted on */
+    static const int order[] = {MC_LAW_CONST, MC_LAW_P_PER_COMM, MC_LAW_INV_COMM,
+                                MC_LAW_COMM, MC_LAW_P, MC_LAW_INV_P, MC_LAW_SURFACE,
+                                MC_LAW_VOLUME, MC_LAW_VOLUME_PER_COMM, MC_LAW_LOG2P};
+    int law = -1;
+    for (size_t o = 0; o < sizeof order / sizeof *order; o++)
+        if (law_fits(order[o], v, P, c, n, x->nd)) {
+            if (law < 0)
+                law = order[o];
+            t->alt[s] |= (uint16_t)(1u << order[o]);
+        }
+    if (law < 0)
+        FAIL("%s, event %u (%s): %s %g at P=%g, %g at P=%g: no law (const, p/comm, "
+             "1/comm, comm, p, 1/p, surface, volume, volume/comm, log2p) fits: not explained",
+             cname, i, mc_op_name(t->e.op), extrap_slot_name(t, s), v[0],
+             P[0], v[n - 1], P[n - 1]);
+    t->law[s] = (uint8_t)law;
+    return 0;
+}
+
+/* The law of every number slot of the representative's template R:
+ * constant where nothing scales, the model's in a rebuild (I), the stated
+ * or default one, else inferred from the traces (ntr of them). */
+static int fit_laws(const mc_extrap *x, const xclass *per, xclass *R, int ntr, const xclass *I,
+                    const char *cname, mc_error *err)
+{
+    for (uint32_t i = 0; i < R->n; i++) {
+        tev *t = &R->ev[i];
+        for (uint32_t s = 0; s < t->nnum; s++) {
+            int sc = t->sclass[s];
+            if (t->e.op == MC_OP_COMM_SPLIT || mc_op_kind_of(t->e.op) == MC_KIND_M ||
+                (mc_op_kind_of(t->e.op) == MC_KIND_X && t->e.op != MC_OP_COMPUTE)) {
+                t->law[s] = MC_LAW_CONST;
+                continue;
+            }
+            if (x->rules.law[sc] == MC_LAW_AUTO && x->rules.infer && inherited_law(I, R, i, s)) {
+                t->law[s] = I->ev[i].law[s];
+                continue;
+            }
+            if (x->rules.law[sc] != MC_LAW_AUTO || ntr < 2 || !x->rules.infer) {
+                t->law[s] = (uint8_t)default_law(&x->rules, sc);
+                continue;
+            }
+            if (infer_law(x, per, t, i, s, cname, err))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Report how the compute per rank changed with P (log-log slope). */
+static void burst_slope(const mc_extrap *x, const xclass *per, xclass *R)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int npts = 0;
+    for (int k = 0; k < x->ntraces; k++) {
+        if (!per[k].present)
+            continue;
+        double tot = 0;
+        for (uint32_t i = 0; i < per[k].n; i++)
+            tot += per[k].ev[i].e.burst > 0 ? (double)per[k].ev[i].e.burst : 0;
+        if (tot <= 0)
+            continue;
+        double lx = log((double)x->tP[k]), ly = log(tot);
+        sx += lx;
+        sy += ly;
+        sxx += lx * lx;
+        sxy += lx * ly;
+        npts++;
+    }
+    if (npts >= 2 && npts * sxx - sx * sx > 1e-12) {
+        R->burst_alpha = (npts * sxy - sx * sy) / (npts * sxx - sx * sx);
+        R->burst_npts = npts;
+    }
+}
+
+/* Same class in several traces: same events; fit every size. */
+int extrap_merge_class(xbuild *b, int cls, xclass *per, mc_error *err)
+{
+    mc_extrap *x = b->x;
+    char cname[96];
+    extrap_class_str(x, cls, cname, sizeof cname);
+    int ntr, rep = representative(x, per, &ntr);
+    if (rep < 0)
+        return 0;
+    xclass *R = &per[rep];
+    const xclass *I = b->inherit && b->inherit->cls[cls].present ? &b->inherit->cls[cls] : NULL;
+    if (same_loop_counts(x, per, rep, cname, err) ||
+        compress_repetitions(b, cls, per, rep, I, cname, err) ||
+        resolve_ambiguous(b, per, rep, I, cname, err) || same_events(x, per, rep, cname, err) ||
+        fit_laws(x, per, R, ntr, I, cname, err))
+        return -1;
+    for (uint32_t i = 0; i < R->n; i++)
+        R->ev[i].baseP = x->tP[rep];
+    burst_slope(x, per, R);
+    x->cls[cls] = *R;
+    x->cls[cls].burst_law = default_law(&x->rules, MC_SC_COMPUTE);
+    memset(R, 0, sizeof *R);
+    return 0;
+}
