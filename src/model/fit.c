@@ -626,8 +626,9 @@ static int beats(const mc_fit *b, const mc_fit *a, mc_select s)
 
 /* A family is judged only with more points than coefficients (one left
  * over to judge it), except by the study's MAPE on the fitted points. The
- * constant takes part only under leave-one-out and only where each point
- * is predicted by the others within CONSTANT_MAX_CV: parsimony would
+ * constant takes part only under leave-one-out and only where its held-out
+ * error (each point predicted by the mean of the others) is at most
+ * CONSTANT_MAX_CV: parsimony would
  * otherwise prefer it to a law that is only a little better on a series
  * that clearly grows (LAMMPS's sends: 27 % against linear's 25 %), and
  * with two points it is the only family that can be judged. */
