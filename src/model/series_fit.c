@@ -225,19 +225,21 @@ static mc_err later_regime(fit_state *st, mc_series_model *r, double *x, double 
     if (rc || isnan(from) || (o->have_target && (o->by == MC_VAR_N ? o->target.n : o->target.p) < from))
         return rc;
     char below[256] = "";
-    size_t k = 0, out = 0, len = 0;
-    for (size_t i = 0; i < *m; i++) {
-        if (x[i] >= from) {
-            x[k] = x[i], x2[k] = x2[i], y[k] = y[i], k++;
+    size_t out = 0, len = 0;
+    for (size_t i = 0; i < *m; i++) { /* the values left out, each once */
+        if (x[i] >= from)
             continue;
-        }
-        int seen = 0; /* each value once in the message */
+        int seen = 0;
         for (size_t j = 0; j < i; j++)
-            seen |= x[j] == x[i] && j >= k;
+            seen |= x[j] == x[i];
         if (!seen && len < sizeof below)
             len += (size_t)snprintf(below + len, sizeof below - len, "%s%g", out ? ", " : "", x[i]);
         out++;
     }
+    size_t k = 0;
+    for (size_t i = 0; i < *m; i++)
+        if (x[i] >= from)
+            x[k] = x[i], x2[k] = x2[i], y[k] = y[i], k++;
     warn(r,
          "%s %s: the %zu point%s at %s=%s follow%s no law of the others (held-out error %.3g %% "
          "with them, %.3g %% without): fitted on %s >= %g",
