@@ -13,6 +13,8 @@
 
 static int law_fits(int law, const double *v, const double *P, const double *c, int n, int d)
 {
+    if (n < 1)
+        return 0; /* no trace has the class: nothing to fit */
     double a = v[0] / law_f(law, P[0], c[0], d);
     for (int i = 0; i < n; i++) {
         double want = a * law_f(law, P[i], c[i], d);
