@@ -349,6 +349,191 @@ static int room_for_block(const mc_extrap *x, xclass *per, const char *cname, mc
     return 0;
 }
 
+/* A candidate block: length L from `start`, `counts` copies in each present
+ * trace (P its process count), `nruns` runs per trace when it sits inside
+ * an outer loop (0: one run), and the repetition law found. */
+typedef struct rcand {
+    uint32_t start, L, counts[64], P[64], nk, rest, nruns;
+    int relaxed, law, alt[2], nalt;
+    double coef, alt_coef[2];
+} rcand;
+
+/* The copies of a block of length L at pos (it odd: ending where the
+ * shortest sequence leaves the longest; even: starting there) in every
+ * present trace, all from the same start: 0, else -1. */
+static int block_counts(const mc_extrap *x, const xclass *per, uint32_t pos, rcand *c)
+{
+    int ok = 1;
+    c->nk = 0;
+    for (int k = 0; k < x->ntraces && ok && c->nk < 64; k++) {
+        if (!per[k].present)
+            continue;
+        uint32_t a, n;
+        periodic_run(per[k].ev, per[k].n, pos, c->L, &a, &n);
+        if (c->nk == 0)
+            c->start = a;
+        ok = a == c->start && n >= 1;
+        c->counts[c->nk] = n;
+        c->P[c->nk++] = (uint32_t)x->tP[k];
+    }
+    return ok ? 0 : -1;
+}
+
+/* Whether the events outside the copies (prefix + suffix) are as many in
+ * every trace; c->rest gets that number. */
+static int same_rest(const mc_extrap *x, const xclass *per, rcand *c)
+{
+    int ok = 1;
+    uint32_t nk = 0;
+    for (int k = 0; k < x->ntraces && ok; k++) {
+        if (!per[k].present)
+            continue;
+        uint32_t r = per[k].n - c->counts[nk++] * c->L;
+        if (nk == 1)
+            c->rest = r;
+        ok = r == c->rest;
+    }
+    return ok;
+}
+
+/* The block inside an outer loop: one run per iteration, the same number
+ * of runs and (unless relaxed) of other events in every trace. Sets
+ * c->nruns (0 when not so). */
+static int outer_runs(const mc_extrap *x, const xclass *per, rcand *c)
+{
+    int rok = 1;
+    uint32_t nk = 0;
+    c->nruns = 0;
+    for (int k = 0; k < x->ntraces && rok; k++) {
+        if (!per[k].present)
+            continue;
+        uint32_t run[MAX_RUNS], n = 0;
+        uint32_t nr = find_runs(per[k].ev, per[k].n, c->start, c->L, run, MAX_RUNS, &n);
+        uint32_t r = per[k].n - nr * n * c->L;
+        rok = nr >= 2 && n == c->counts[nk] &&
+              (nk == 0 || (nr == c->nruns && (c->relaxed || r == c->rest)));
+        c->nruns = nr;
+        c->rest = r;
+        nk++;
+    }
+    if (!rok)
+        c->nruns = 0;
+    return rok;
+}
+
+/* The repetition law of the counts: the first of log2p, log2cols, p that
+ * fits every trace (c->law, -1 when none); up to two more that fit go to
+ * c->alt (where they differ, the target P decides). */
+static void repetition_law(const mc_extrap *x, rcand *c)
+{
+    static const int laws[] = {MC_LAW_LOG2P, MC_LAW_LOG2COLS, MC_LAW_P};
+    c->law = -1, c->alt[0] = c->alt[1] = -1, c->nalt = 0;
+    c->coef = c->alt_coef[0] = c->alt_coef[1] = 0;
+    for (size_t l = 0; l < sizeof laws / sizeof *laws; l++) {
+        double A = c->counts[0] / law_f(laws[l], c->P[0], 1, x->nd);
+        int fits = 1;
+        for (uint32_t i = 0; i < c->nk && fits; i++)
+            fits = fabs(A * law_f(laws[l], c->P[i], 1, x->nd) - c->counts[i]) < 1e-9;
+        if (fits && c->law < 0) {
+            c->law = laws[l];
+            c->coef = A;
+        } else if (fits && c->nalt < 2) {
+            c->alt[c->nalt] = laws[l];
+            c->alt_coef[c->nalt++] = A;
+        }
+    }
+}
+
+/* Compresses the block in every present trace (its runs, or its copies)
+ * and records it as the class's next repeated block. */
+static int take_block(mc_extrap *x, xclass *per, const char *cname, const rcand *c,
+                      mc_error *err)
+{
+    const xclass *G = NULL;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present && (!G || per[k].n > G->n))
+            G = &per[k];
+    if (!G) /* no trace has the class (the caller found the block in one) */
+        return mc_error_set(err, MC_ERR_INTERNAL, "%s: no trace has the class", cname), -1;
+    uint32_t first = 0, nreq = count_reqs(G->ev, c->start, c->start + c->L, &first);
+    (void)first;
+    if (room_for_block(x, per, cname, err))
+        return -1;
+    prog *xs = NULL;
+    uint32_t nxs = 0;
+    if (find_progs(G, c->start, c->L, &xs, &nxs))
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
+    uint32_t nk = 0;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present && c->nruns >= 2) {
+            uint32_t run[MAX_RUNS], n = 0, nq = 0;
+            uint32_t nr = find_runs(per[k].ev, per[k].n, c->start, c->L, run, MAX_RUNS, &n);
+            for (uint32_t j = 0; j < nr; j++)
+                apply_progs(&per[k], run[j], c->L, n, xs, nxs);
+            if (compress_runs(&per[k], &per[k].rep[per[k].nrep], run, nr, c->L, n, &nq)) {
+                free(xs);
+                return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
+            }
+        } else if (per[k].present) {
+            uint32_t f2;
+            count_reqs(per[k].ev, c->start, c->start + c->L, &f2);
+            apply_progs(&per[k], c->start, c->L, c->counts[nk], xs, nxs);
+            compress(&per[k], c->start, c->L, c->counts[nk++], nreq, f2);
+        }
+    free(xs);
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present) {
+            xrep *B = &per[k].rep[per[k].nrep++];
+            B->start = B->found_at = c->start;
+            B->len = c->L;
+            B->nreq = nreq;
+            count_reqs(per[k].ev, c->start, c->start + c->L, &B->first_req);
+            B->law = c->law;
+            B->a = c->coef;
+            for (int q = 0; q < 2; q++) {
+                B->alt_law[q] = c->alt[q];
+                B->alt_a[q] = c->alt_coef[q];
+            }
+        }
+    return 0;
+}
+
+/* Candidate `it` of the search (its block length and place, relaxed or
+ * not) checked in every trace: 1 when it is a repeated block with a law in
+ * *c, 0 when not, -1 with err when its counts fit no law. */
+static int try_block(const mc_extrap *x, const xclass *per, const char *cname, uint32_t it,
+                     uint32_t p, uint32_t D, rcand *c, mc_error *err)
+{
+    c->relaxed = it >= 2 * (D + 1);
+    c->L = (it % (2 * (D + 1))) / 2;
+    if (!c->L || D % c->L)
+        return 0;
+    uint32_t pos = it % 2 ? p : p >= c->L ? p - c->L : 0;
+    if (block_counts(x, per, pos, c))
+        return 0;
+    uint32_t vary = 0;
+    for (uint32_t i = 1; i < c->nk; i++)
+        vary |= c->counts[i] != c->counts[0];
+    if (c->relaxed && !vary) /* relaxed: it must explain some difference */
+        return 0;
+    int ok = same_rest(x, per, c);
+    c->nruns = 0;
+    if (!ok || c->relaxed) /* else inside an outer loop; relaxed: one run when none */
+        ok = outer_runs(x, per, c) || c->relaxed;
+    if (!ok)
+        return 0;
+    repetition_law(x, c);
+    if (c->law >= 0)
+        return 1;
+    if (c->relaxed)
+        return 0;
+    mc_error_set(err, MC_ERR_USAGE, "%s: a block of %u events repeats %u times at P=%u "
+                 "and %u times at P=%u: no law (log2p, log2cols, p) fits the counts: not "
+                 "explained", cname, c->L, c->counts[0], c->P[0], c->counts[c->nk - 1],
+                 c->P[c->nk - 1]);
+    return -1;
+}
+
 int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname,
                            mc_error *err)
 {
@@ -373,141 +558,16 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
     /* Per block length L, two places to look for the copies: ending where the
      * shortest sequence leaves the longest (they share the first copy), or
      * starting there (they share the last: steps counted down, as NPB CG's
-     * sum does). */
-    /* First a block that explains the whole difference; else (relaxed) one
-     * that explains part of it, the rest left to the next block found (NPB
-     * CG: two loops of log2 P steps per iteration). */
+     * sum does). First a block that explains the whole difference; else
+     * (relaxed) one that explains part of it, the rest left to the next
+     * block found (NPB CG: two loops of log2 P steps per iteration). */
+    rcand c;
     for (uint32_t it = 2; it < 4 * (D + 1); it++) {
-        int relaxed = it >= 2 * (D + 1);
-        uint32_t L = (it % (2 * (D + 1))) / 2;
-        if (!L)
-            continue;
-        if (D % L)
-            continue;
-        uint32_t start = 0, counts[64], P[64], nk = 0;
-        int ok = 1;
-        for (int k = 0; k < x->ntraces && ok && nk < 64; k++) {
-            if (!per[k].present)
-                continue;
-            uint32_t a, c;
-            uint32_t pos = it % 2 ? p : p >= L ? p - L : 0;
-            periodic_run(per[k].ev, per[k].n, pos, L, &a, &c);
-            if (nk == 0)
-                start = a;
-            ok = a == start && c >= 1;
-            counts[nk] = c;
-            P[nk++] = (uint32_t)x->tP[k];
-        }
-        uint32_t ntr = nk, vary = 0;
-        for (uint32_t i = 1; i < ntr; i++)
-            vary |= counts[i] != counts[0];
-        if (!ok || (relaxed && !vary)) /* relaxed: it must explain some difference */
-            continue;
-        /* the rest (prefix + suffix) must have the same length everywhere */
-        uint32_t rest = 0;
-        nk = 0;
-        for (int k = 0; k < x->ntraces && ok; k++) {
-            if (!per[k].present)
-                continue;
-            uint32_t r = per[k].n - counts[nk++] * L;
-            if (nk == 1)
-                rest = r;
-            ok = r == rest;
-        }
-        /* else: the block inside an outer loop, one run per iteration, the
-         * same number of runs and (unless relaxed) of other events in every
-         * trace; relaxed, one run when there are no runs */
-        uint32_t nruns = 0;
-        if (!ok || relaxed) {
-            int rok = 1;
-            nk = 0;
-            for (int k = 0; k < x->ntraces && rok; k++) {
-                if (!per[k].present)
-                    continue;
-                uint32_t run[MAX_RUNS], c = 0;
-                uint32_t nr = find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c);
-                uint32_t r = per[k].n - nr * c * L;
-                rok = nr >= 2 && c == counts[nk] &&
-                      (nk == 0 || (nr == nruns && (relaxed || r == rest)));
-                nruns = nr;
-                rest = r;
-                nk++;
-            }
-            ok = rok || relaxed;
-            if (!rok)
-                nruns = 0;
-        }
-        if (!ok)
-            continue;
-        nk = ntr;
-        static const int laws[] = {MC_LAW_LOG2P, MC_LAW_LOG2COLS, MC_LAW_P};
-        int law = -1, alt[2] = {-1, -1}, nalt = 0;
-        double coef = 0, alt_coef[2] = {0, 0};
-        for (size_t l = 0; l < sizeof laws / sizeof *laws; l++) {
-            double A = counts[0] / law_f(laws[l], P[0], 1, x->nd);
-            int fits = 1;
-            for (uint32_t i = 0; i < nk && fits; i++)
-                fits = fabs(A * law_f(laws[l], P[i], 1, x->nd) - counts[i]) < 1e-9;
-            if (fits && law < 0) {
-                law = laws[l];
-                coef = A;
-            } else if (fits && nalt < 2) { /* several fit: where they differ, P decides */
-                alt[nalt] = laws[l];
-                alt_coef[nalt++] = A;
-            }
-        }
-        if (law < 0 && relaxed)
-            continue;
-        if (law < 0) {
-            mc_error_set(err, MC_ERR_USAGE, "%s: a block of %u events repeats %u times at P=%u "
-                         "and %u times at P=%u: no law (log2p, log2cols, p) fits the counts: not "
-                         "explained", cname, L, counts[0], P[0], counts[nk - 1], P[nk - 1]);
+        int found = try_block(x, per, cname, it, p, D, &c, err);
+        if (found < 0)
             return -1;
-        }
-        uint32_t first = 0, nreq = count_reqs(G->ev, start, start + L, &first);
-        if (room_for_block(x, per, cname, err))
-            return -1;
-        prog *xs = NULL;
-        uint32_t nxs = 0;
-        if (find_progs(G, start, L, &xs, &nxs)) {
-            mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-            return -1;
-        }
-        nk = 0;
-        for (int k = 0; k < x->ntraces; k++)
-            if (per[k].present && nruns >= 2) {
-                uint32_t run[MAX_RUNS], c = 0, nq = 0;
-                uint32_t nr = find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &c);
-                for (uint32_t j = 0; j < nr; j++)
-                    apply_progs(&per[k], run[j], L, c, xs, nxs);
-                if (compress_runs(&per[k], &per[k].rep[per[k].nrep], run, nr, L, c, &nq)) {
-                    free(xs);
-                    mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-                    return -1;
-                }
-            } else if (per[k].present) {
-                uint32_t f2;
-                count_reqs(per[k].ev, start, start + L, &f2);
-                apply_progs(&per[k], start, L, counts[nk], xs, nxs);
-                compress(&per[k], start, L, counts[nk++], nreq, f2);
-            }
-        free(xs);
-        for (int k = 0; k < x->ntraces; k++)
-            if (per[k].present) {
-                xrep *B = &per[k].rep[per[k].nrep++];
-                B->start = B->found_at = start;
-                B->len = L;
-                B->nreq = nreq;
-                count_reqs(per[k].ev, start, start + L, &B->first_req);
-                B->law = law;
-                B->a = coef;
-                for (int q = 0; q < 2; q++) {
-                    B->alt_law[q] = alt[q];
-                    B->alt_a[q] = alt_coef[q];
-                }
-            }
-        (void)first;
-        return 0;
+        if (found)
+            return take_block(x, per, cname, &c, err);
     }
     mc_error_set(err, MC_ERR_USAGE, "%s: %u events at P=%d, %u at P=%d, and the difference is "
                  "not a repeated block: repetition counts that vary with P are not explained",
