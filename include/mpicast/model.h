@@ -167,6 +167,9 @@ double mc_mdata_run_elapsed(const mc_mdata *d, double p, double n);
 mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out,
                            size_t *count, mc_error *err);
 
+/* "p" or "n" (the name of a single parameter in formulas and messages). */
+const char *mc_model_var_name(mc_model_var by);
+
 /* ----------------------------------------------------------------- models */
 
 typedef enum mc_family {

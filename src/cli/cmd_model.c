@@ -371,7 +371,6 @@ typedef mc_series_model result;
 
 typedef struct run_state {
     const model_opts *o;
-    const mc_mdata *d;
     json_t *warnings; /* global */
     json_t *skipped;
     mc_series_opts so; /* what the model library is asked */
@@ -389,10 +388,6 @@ static void publish_warnings(run_state *st, const result *r)
     }
 }
 
-static const char *xname(mc_model_var by)
-{
-    return by == MC_VAR_N ? "n" : "p";
-}
 
 /* The model library's view of the options. */
 static mc_series_opts series_opts(const model_opts *o)
@@ -487,7 +482,7 @@ static double held_out(const mc_fit *f)
 static json_t *result_json(const model_opts *o, const result *r)
 {
     char formula[512];
-    mc_fit_formula(&r->fit, xname(o->by), formula, sizeof formula);
+    mc_fit_formula(&r->fit, mc_model_var_name(o->by), formula, sizeof formula);
     json_t *j = json_pack("{ssss}", "function", r->s->function, "metric", r->s->metric);
     if (o->by == MC_VAR_P)
         json_object_set_new(j, "n", num_or_null(r->s->fixed));
@@ -504,7 +499,7 @@ static json_t *result_json(const model_opts *o, const result *r)
     json_object_set_new(j, "held_out_error", num_or_null(held_out(&r->fit)));
     if (r->runner.ok) {
         char rf[512];
-        mc_fit_formula(&r->runner, xname(o->by), rf, sizeof rf);
+        mc_fit_formula(&r->runner, mc_model_var_name(o->by), rf, sizeof rf);
         json_t *ru = json_object();
         json_object_set_new(ru, "family", json_string(mc_family_name(r->runner.family)));
         json_object_set_new(ru, "formula", json_string(rf));
@@ -643,7 +638,8 @@ static int print_json(const model_opts *o, const result *r, size_t n, const cost
                                s.count[f], "share_percent", 100.0 * s.count[f] / s.total,
                                "mape_min", s.mape_min[f], "mape_max", s.mape_max[f]));
     json_t *doc = json_object();
-    json_object_set_new(doc, "by", json_string(o->by == MC_VAR_PN ? "pn" : xname(o->by)));
+    const char *by = o->by == MC_VAR_PN ? "pn" : mc_model_var_name(o->by);
+    json_object_set_new(doc, "by", json_string(by));
     /* the metric modelled: the one asked for, else calls, else several */
     const char *metric = o->metric;
     for (size_t i = 0; !o->metric && i < n; i++)
@@ -683,7 +679,7 @@ static int print_json(const model_opts *o, const result *r, size_t n, const cost
 
 static void print_text(const model_opts *o, const result *r, size_t n, const cost *c)
 {
-    const char *x = o->by == MC_VAR_PN ? "p,n" : xname(o->by);
+    const char *x = o->by == MC_VAR_PN ? "p,n" : mc_model_var_name(o->by);
     printf("Models per process%s by %s (%zu series)\n\n",
            o->per_iteration ? " and main-loop iteration" : "", x, n);
     if (o->per_iteration)
@@ -697,7 +693,7 @@ static void print_text(const model_opts *o, const result *r, size_t n, const cos
            "measured", "error %", "runner-up (held-out %)", "formula");
     for (size_t i = 0; i < n; i++) {
         char formula[512], fixed[32] = "", cv[32] = "-", pr[32] = "-", me[32] = "-", er[32] = "-";
-        mc_fit_formula(&r[i].fit, xname(o->by), formula, sizeof formula);
+        mc_fit_formula(&r[i].fit, mc_model_var_name(o->by), formula, sizeof formula);
         if (o->by != MC_VAR_PN && !isnan(r[i].s->fixed))
             snprintf(fixed, sizeof fixed, "%g", r[i].s->fixed);
         if (!isnan(held_out(&r[i].fit)))
@@ -796,9 +792,9 @@ static int plot_curve_data(FILE *d, const model_opts *o, const result *r, double
         positive &= y > 0;
     }
     fputs("NaN NaN\n\n\n", d);
+    mc_series_opts so = series_opts(o);
     for (size_t i = 0; i < s->npts; i++) {
         const mc_point *q = &s->pts[i];
-        mc_series_opts so = series_opts(o);
         if ((o->by == MC_VAR_PN && q->n != other) || mc_series_at_target(&so, q))
             continue;
         fprintf(d, "%.10g %.10g\n", o->by == MC_VAR_N ? q->n : q->p, q->value);
@@ -863,7 +859,7 @@ static int plot_models(const model_opts *o, const result *r, size_t n)
         }
         for (size_t k = 0; k < nother && curves < PLOT_CURVES; k++) {
             char formula[512], title[800];
-            mc_fit_formula(&ri->fit, xname(o->by), formula, sizeof formula);
+            mc_fit_formula(&ri->fit, mc_model_var_name(o->by), formula, sizeof formula);
             if (curves)
                 fputs("\n\n", d);
             positive &= plot_curve_data(d, o, ri, others[k]);
@@ -965,7 +961,7 @@ static int write_extrap_json(const model_opts *o, const result *r, size_t n)
     for (size_t i = 0; doc && i < n; i++)
         json_array_append_new(models, result_json(o, &r[i]));
     if (doc)
-        json_object_set_new(doc, "mpicast", json_pack("{s:s,s:o}", "by", xname(o->by),
+        json_object_set_new(doc, "mpicast", json_pack("{s:s,s:o}", "by", mc_model_var_name(o->by),
                                                       "models", models));
     else
         json_decref(models);
@@ -1008,7 +1004,7 @@ static int run_model(const model_opts *o, mc_mdata *d)
         mc_error_set(&err, MC_ERR_FORMAT, "%s: no measurements of metric '%s'", o->files[0], metric);
         return cli_fail(&err);
     }
-    run_state st = {o, d, json_array(), json_array(), series_opts(o)};
+    run_state st = {o, json_array(), json_array(), series_opts(o)};
     result *res = calloc(nser, sizeof *res);
     /* --per-iteration: each series also divided by its runs' iterations */
     mc_series *iser = o->per_iteration ? calloc(nser, sizeof *iser) : NULL;

@@ -90,6 +90,11 @@ const char *mc_family_name(mc_family f)
     return (unsigned)f < MC_FAMILY_COUNT ? names[f] : "unknown";
 }
 
+const char *mc_model_var_name(mc_model_var by)
+{
+    return by == MC_VAR_N ? "n" : "p";
+}
+
 const char *mc_select_name(mc_select s)
 {
     static const char *const names[] = {"auto", "mape", "cv", "ar2", "aicc", "exact"};

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit.h>
@@ -125,6 +126,17 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+size_t mcm_distinct_sorted(const double *x, size_t N, double *out)
+{
+    memcpy(out, x, N * sizeof *out);
+    qsort(out, N, sizeof *out, cmp_double);
+    size_t d = 0;
+    for (size_t i = 0; i < N; i++)
+        if (d == 0 || out[i] != out[d - 1])
+            out[d++] = out[i];
+    return d;
+}
+
 size_t mcm_distinct(const double *x, size_t N)
 {
     if (N == 0)
@@ -132,13 +144,7 @@ size_t mcm_distinct(const double *x, size_t N)
     double *s = malloc(N * sizeof *s);
     if (!s)
         return 0;
-    for (size_t i = 0; i < N; i++)
-        s[i] = x[i];
-    qsort(s, N, sizeof *s, cmp_double);
-    size_t d = 1;
-    for (size_t i = 1; i < N; i++)
-        if (s[i] != s[i - 1])
-            d++;
+    size_t d = mcm_distinct_sorted(x, N, s);
     free(s);
     return d;
 }

@@ -39,6 +39,8 @@ double mcm_adj_r2(double rss, double sst, size_t N, int nregs);
 
 /* Number of distinct values in x (exact comparison). */
 size_t mcm_distinct(const double *x, size_t N);
+/* The distinct values of x, ascending, into out (room for N); their count. */
+size_t mcm_distinct_sorted(const double *x, size_t N, double *out);
 
 /* Leverages h_i (diagonal of the hat matrix) of X (row-major, N × k,
  * k ≤ MCM_MAX_COLS): thin QR by modified Gram–Schmidt, twice, on columns

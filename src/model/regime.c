@@ -12,24 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double u = *(const double *)a, v = *(const double *)b;
-    return u < v ? -1 : u > v;
-}
-
-/* The distinct values of x, ascending, into xs; their count. */
-static size_t distinct_sorted(const double *x, size_t n, double *xs)
-{
-    memcpy(xs, x, n * sizeof *xs);
-    qsort(xs, n, sizeof *xs, cmp_dbl);
-    size_t d = 0;
-    for (size_t i = 0; i < n; i++)
-        if (d == 0 || xs[i] != xs[d - 1])
-            xs[d++] = xs[i];
-    return d;
-}
-
 /* Selects on the points with x >= from: 0 and *out when a law of them
  * predicts each within MC_REGIME_MAX_CV; 1 when none does; -1 out of
  * memory. */
@@ -68,7 +50,7 @@ mc_err mc_model_regime(mc_model_var var, const double *x, const double *y, size_
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
     }
     double *bx = xs + npts, *by = bx + npts;
-    size_t d = distinct_sorted(x, npts, xs);
+    size_t d = mcm_distinct_sorted(x, npts, xs);
     int rc = 1;
     /* at most half of the values left out: the later regime must have at
      * least the support of the earlier one; at least two values kept */

@@ -20,11 +20,6 @@ typedef struct fit_state {
     json_t *skipped; /* why series were not fitted */
 } fit_state;
 
-static const char *xname(mc_model_var by)
-{
-    return by == MC_VAR_N ? "n" : "p";
-}
-
 static void warn(mc_series_model *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Records a warning of the series; the caller publishes it once the
@@ -65,7 +60,8 @@ int mc_series_at_target(const mc_series_opts *o, const mc_point *q)
 /* Warnings about the points and the prediction (issue 7): few points per
  * parameter, extrapolation far outside the measured range (beyond a factor
  * 4), a model going negative between the data and the prediction. */
-static void check_model(fit_state *st, mc_series_model *r, const double *x, const double *x2, size_t m)
+static void check_model(fit_state *st, mc_series_model *r, const double *x, const double *x2,
+                        size_t m)
 {
     const mc_series_opts *o = st->o;
     const char *fn = r->s->function;
@@ -74,7 +70,7 @@ static void check_model(fit_state *st, mc_series_model *r, const double *x, cons
         scale = fmax(scale, fabs(r->s->pts[i].value));
     for (int v = 0; v < (o->by == MC_VAR_PN ? 2 : 1); v++) {
         const double *xs = v ? x2 : x;
-        const char *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : xname(o->by);
+        const char *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : mc_model_var_name(o->by);
         double lo = INFINITY, hi = -INFINITY;
         size_t distinct = 0;
         for (size_t i = 0; i < m; i++) {
@@ -121,7 +117,7 @@ static int negative_to_target(const mc_series_opts *o, const mc_fit *f, const do
         double t = (o->by == MC_VAR_N || (o->by == MC_VAR_PN && v)) ? o->target.n : o->target.p;
         double other = o->by != MC_VAR_PN ? 0 : v ? o->target.p : o->target.n;
         if (mc_fit_negative_on(f, fmin(lo, t), fmax(hi, t), v, other, tol, at, val)) {
-            *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : xname(o->by);
+            *name = o->by == MC_VAR_PN ? (v ? "n" : "p") : mc_model_var_name(o->by);
             return 1;
         }
     }
@@ -222,7 +218,8 @@ static mc_err later_regime(fit_state *st, mc_series_model *r, double *x, double 
     mc_fit best, ball[MC_FAMILY_COUNT];
     mc_select used;
     mc_err rc = mc_model_regime(o->by, x, y, *m, &fo, r->fit.cv, &from, &best, ball, &used, e);
-    if (rc || isnan(from) || (o->have_target && (o->by == MC_VAR_N ? o->target.n : o->target.p) < from))
+    double target = o->by == MC_VAR_N ? o->target.n : o->target.p;
+    if (rc || isnan(from) || (o->have_target && target < from))
         return rc;
     char below[256] = "";
     size_t out = 0, len = 0;
@@ -243,8 +240,8 @@ static mc_err later_regime(fit_state *st, mc_series_model *r, double *x, double 
     warn(r,
          "%s %s: the %zu point%s at %s=%s follow%s no law of the others (held-out error %.3g %% "
          "with them, %.3g %% without): fitted on %s >= %g",
-         r->s->function, r->s->metric, out, out == 1 ? "" : "s", xname(o->by), below,
-         out == 1 ? "s" : "", r->fit.cv, best.cv, xname(o->by), from);
+         r->s->function, r->s->metric, out, out == 1 ? "" : "s", mc_model_var_name(o->by), below,
+         out == 1 ? "s" : "", r->fit.cv, best.cv, mc_model_var_name(o->by), from);
     r->fit = best, r->used = used, r->from = from;
     memcpy(all, ball, sizeof ball);
     *m = k;
@@ -390,7 +387,8 @@ static double norm_error(const mc_series_model *r, int cv)
  * the same iterations (nothing tells them apart) per run only for a
  * function called fewer times than the iterations in some run. 1: per
  * iteration. */
-static int choose_per_iteration(fit_state *st, const mc_series *total, mc_series_model *it, mc_series_model *run)
+static int choose_per_iteration(fit_state *st, const mc_series *total, mc_series_model *it,
+                                mc_series_model *run)
 {
     int cv = isfinite(it->fit.cv) && isfinite(run->fit.cv);
     double ei = norm_error(it, cv), er = norm_error(run, cv);
