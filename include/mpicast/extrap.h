@@ -50,6 +50,8 @@ typedef enum mc_extrap_law {
     MC_LAW_LOG2P,      /* f = log2 P */
     MC_LAW_LOG2COLS,   /* f = ceil(log2(P) / 2): log2 of the columns of NPB's process grid
                         * (2^ceil(log2 P / 2) columns; a row's reduction steps, NPB CG) */
+    MC_LAW_FIT,        /* compute only: f = the model family mpicast model selects for the
+                        * class's compute per rank over the traces (three or more) */
     MC_LAW_COUNT
 } mc_extrap_law;
 
@@ -174,6 +176,11 @@ int mc_extrap_source_folded(const mc_source *s);
 /* The warning every command prints after a folded extrapolation (one line,
  * no prefix, no newline). */
 const char *mc_extrap_folded_warning(void);
+/* compute=fit: 1 and one line in buf (no prefix, no newline) when a class's
+ * fitted compute per rank has a held-out error above MC_EXTRAP_FIT_WARN_CV %
+ * (its bursts at another P are then uncertain); 0 otherwise. */
+#define MC_EXTRAP_FIT_WARN_CV 10.0
+int mc_extrap_fit_warning(const mc_extrap *x, char *buf, size_t len);
 /* One line saying why the model is unchecked and naming its stated rules
  * ("" when checked). */
 const char *mc_extrap_unchecked(const mc_extrap *x);

@@ -183,6 +183,9 @@ int cmd_extrapolate(int argc, char **argv)
     }
     if (rc == CLI_OK && mc_extrap_folded(x)) /* a shortcut not asked for: say so */
         fprintf(stderr, "mpicast: warning: extrapolate: %s\n", mc_extrap_folded_warning());
+    char why[256];
+    if (rc == CLI_OK && mc_extrap_fit_warning(x, why, sizeof why))
+        fprintf(stderr, "mpicast: warning: extrapolate: %s\n", why);
     mc_extrap_destroy(x);
     release(hold, ntraces);
     free(traces);

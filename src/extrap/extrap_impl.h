@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include "mpicast/extrap.h"
+#include "mpicast/model.h"
 
 #define MAXD MC_EXTRAP_MAXDIMS
 #define NCAT 4                 /* position categories per dimension */
@@ -174,6 +175,12 @@ typedef struct xclass {
      * compute per rank ~ P^burst_alpha over the traces (burst_npts of them). */
     double burst_alpha;
     int burst_npts;
+    /* compute=fit (burst_fit.c): the family mpicast model selects for the
+     * class's compute per rank against P, by leave-one-out over the traces;
+     * burst_fit.ok is 0 under any other compute law. */
+    mc_fit burst_fit;
+    int burst_runner;       /* the runner-up family, -1: none */
+    double burst_runner_cv; /* its held-out error, % */
     /* Folded input: the main loop's iterations (the same in every trace),
      * of which the template holds two (ev[].loop); 0: not folded. */
     uint64_t loop_n;
@@ -296,7 +303,16 @@ typedef struct genbuf {
     int64_t *v;
     uint32_t cap;
 } genbuf;
-mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int burst_law,
+/* compute=fit: fit class R's compute per rank over the traces (per[], as
+ * merged), or take it from the model I of every trace in a leave-one-out
+ * rebuild; the factor of one burst at P (burst_fit.c). */
+int extrap_burst_fit(const mc_extrap *x, const xclass *per, xclass *R, const xclass *I,
+                     const char *cname, mc_error *err);
+double extrap_burst_factor(const xclass *C, const tev *t, int P, int64_t ct, int nd);
+/* Refuses a target P where a fitted compute model is not positive. */
+mc_err extrap_burst_check(const mc_extrap *x, int P, mc_error *err);
+
+mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, const xclass *C,
                   int64_t t_prev_end, mc_event *out, genbuf *vb, const int64_t *shared_vals,
                   mc_error *err);
 /* Values of a comm-management event (members + Cartesian suffix). */

@@ -128,7 +128,7 @@ mc_err extrap_comm_vals(const mc_extrap *x, const xgrid *g, int r, const tev *t,
     return MC_OK;
 }
 
-mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int burst_law,
+mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, const xclass *C,
                   int64_t t_prev_end, mc_event *out, genbuf *vb, const int64_t *shared_vals,
                   mc_error *err)
 {
@@ -206,11 +206,8 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, int b
     }
     /* Times: the burst follows the compute law, durations are kept. */
     int64_t burst = t->e.burst;
-    if (burst > 0 && burst_law != MC_LAW_CONST) {
-        double f = law_f(burst_law, g->P, (double)ct, x->nd) /
-                   law_f(burst_law, t->baseP, (double)t->csize, x->nd);
-        burst = llround((double)burst * f);
-    }
+    if (burst > 0 && C->burst_law != MC_LAW_CONST)
+        burst = llround((double)burst * extrap_burst_factor(C, t, g->P, ct, x->nd));
     int64_t dur = mc_event_duration(&t->e);
     if (t_prev_end == INT64_MIN) { /* the first event keeps its recorded start */
         out->t_start = t->e.t_start;
@@ -632,7 +629,7 @@ static int xs_next(mc_source *s, int rank, mc_event *e, mc_error *err)
         rs->held = ce;
         shared = ce->vals;
     }
-    if (extrap_gen(x, &xs->g, rank, t, C->burst_law, rs->t_end, e, &rs->vb, shared, err))
+    if (extrap_gen(x, &xs->g, rank, t, C, rs->t_end, e, &rs->vb, shared, err))
         return -1;
     if (lp && !shared && loop_ids(lp, extra, rs->pos, rs->it, e, &rs->vb))
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
@@ -668,7 +665,7 @@ static const mc_source_ops xs_ops = {.next = xs_next, .close = xs_close, .prefet
 mc_source *mc_extrap_source(const mc_extrap *x, int nranks, mc_error *err)
 {
     xgrid g;
-    if (extrap_target_grid(x, nranks, &g, err))
+    if (extrap_target_grid(x, nranks, &g, err) || extrap_burst_check(x, nranks, err))
         return NULL;
     xsource *xs = calloc(1, sizeof *xs);
     if (xs)
@@ -726,6 +723,9 @@ mc_err mc_extrap_source_burst_factor(const mc_source *s, double *f, mc_error *er
         const xclass *C = &x->cls[c];
         if (!C->present)
             continue;
+        if (C->burst_law == MC_LAW_FIT)
+            return mc_error_set(err, MC_ERR_USAGE, "%s: compute bursts follow a model fitted "
+                                "per class (compute=fit): not one factor per run", s->name);
         if ((law >= 0 && C->burst_law != law) || law_needs_comm(C->burst_law))
             return mc_error_set(err, MC_ERR_USAGE, "%s: compute bursts follow %s, which "
                                 "depends on each event's communicator: not one factor per run",
@@ -980,6 +980,24 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
         snprintf(buf + o, len - o, ", tags received moving by %s", pos);
 }
 
+/* compute=fit: the family, its held-out error and the runner-up (as model). */
+static void explain_burst_fit(const xclass *C, int nranks, FILE *out)
+{
+    const mc_fit *f = &C->burst_fit;
+    char formula[160];
+    mc_fit_formula(f, "P", formula, sizeof formula);
+    fprintf(out, "  compute per rank fitted over %d traces: %s, %s (held-out error %.3g %%",
+            C->burst_npts, mc_family_name(f->family), formula, f->cv);
+    if (C->burst_runner >= 0)
+        fprintf(out, "; runner-up %s, %.3g %%", mc_family_name(C->burst_runner),
+                C->burst_runner_cv);
+    fprintf(out, ")");
+    if (nranks > 0 && C->n > 0)
+        fprintf(out, ": bursts x %.4g at P=%d", mc_fit_eval(f, nranks, 0) /
+                mc_fit_eval(f, C->ev[0].baseP, 0), nranks);
+    fprintf(out, "\n");
+}
+
 void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
 {
     fprintf(out, "# extrapolation model (docs/extrapolation.md)\n");
@@ -1000,7 +1018,9 @@ void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
         fprintf(out, "\nclass (%s): template P=%d rank %d (%d rank%s of the class there), %u "
                 "events\n", name, x->tP[C->trace], C->rank, C->nmembers,
                 C->nmembers > 1 ? "s" : "", C->n);
-        if (C->burst_npts >= 2)
+        if (C->burst_law == MC_LAW_FIT)
+            explain_burst_fit(C, nranks, out);
+        else if (C->burst_npts >= 2)
             fprintf(out, "  compute per rank measured ~ P^%.2f over %d traces (not applied: "
                     "bursts follow the compute rule)\n", C->burst_alpha, C->burst_npts);
         for (int j = 0; j < C->nrep; j++) {

@@ -348,6 +348,8 @@ int extrap_merge_class(xbuild *b, int cls, xclass *per, mc_error *err)
     for (uint32_t i = 0; i < R->n; i++)
         R->ev[i].baseP = x->tP[rep];
     burst_slope(x, per, R);
+    if (extrap_burst_fit(x, per, R, I, cname, err))
+        return -1;
     x->cls[cls] = *R;
     x->cls[cls].burst_law = default_law(&x->rules, MC_SC_COMPUTE);
     memset(R, 0, sizeof *R);

@@ -14,7 +14,7 @@
 
 static const char *const law_names[MC_LAW_COUNT] = {
     "auto", "const", "volume", "surface", "1/comm", "comm", "p/comm", "volume/comm", "p",
-    "1/p", "log2p", "log2cols",
+    "1/p", "log2p", "log2cols", "fit",
 };
 
 const char *mc_extrap_law_name(int law)
@@ -150,7 +150,7 @@ mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *valu
                 end = (char *)l, len = 0, errno = EINVAL;
         }
         int law = *end == ':' ? mc_extrap_law_from_name(end + 1) : -1;
-        if (end == v || errno || site > 0x7fffffffUL || law <= MC_LAW_AUTO)
+        if (end == v || errno || site > 0x7fffffffUL || law <= MC_LAW_AUTO || law == MC_LAW_FIT)
             return mc_error_set(err, MC_ERR_USAGE, "repeat %s: expected SITE[/LEN]:LAW, e.g. "
                                 "4dac09ab/3:log2p (SITE as mpicast dump prints it)", v);
         if (r->nrepeat == 8)
@@ -161,10 +161,11 @@ mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *valu
         r->nrepeat++;
     } else if (sc >= 0) {
         int law = mc_extrap_law_from_name(v);
-        if (law < 0)
-            return mc_error_set(err, MC_ERR_USAGE, "%s %s: unknown law (const, volume, "
+        if (law < 0 || (law == MC_LAW_FIT && sc != MC_SC_COMPUTE))
+            return mc_error_set(err, MC_ERR_USAGE, "%s %s: %s law (const, volume, "
                                 "surface, 1/comm, comm, p/comm, volume/comm, p, 1/p, log2p, "
-                                "auto)", key, v);
+                                "auto; fit for compute only)", key, v,
+                                law < 0 ? "unknown" : "not a size");
         r->law[sc] = law;
     } else {
         return mc_error_set(err, MC_ERR_USAGE, "unknown rule '%s' (grid, ndims, periodic, "

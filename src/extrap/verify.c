@@ -39,7 +39,7 @@ mc_err extrap_verify(xbuild *b, mc_error *err)
             }
             for (uint32_t i = 0; i < rr->n && !rc; i++) {
                 mc_event out;
-                rc = extrap_gen(x, g, r, &xev[c][i], C->burst_law, 0, &out, &vb, NULL, err);
+                rc = extrap_gen(x, g, r, &xev[c][i], C, 0, &out, &vb, NULL, err);
                 char why[256];
                 if (!rc && !extrap_event_equal(&out, &rr->ev[i], why, sizeof why))
                     rc = mc_error_set(err, MC_ERR_USAGE, "%s: rank %d (%s, template P=%d rank "

@@ -1,0 +1,186 @@
+/* Compute bursts by a fitted model of P (rule compute=fit, issue 20), on
+ * synthetic traces (no MPI): an Allreduce loop whose compute per rank is
+ * 800 us / P + 100 us (a strong-scaling code with a serial part), traced at
+ * P = 2, 4, 8, 16.
+ *  1. The selection takes the inverse family; every burst at P = 64 and
+ *     1024 is that law's value to the nanosecond, and --explain names the
+ *     family, its held-out error and the runner-up.
+ *  2. Refused: two traces (nothing judges a two-coefficient law), a law
+ *     that is negative at the target P, fit for a size or a repetition,
+ *     and one compute factor per run (--compute tables); bursts no law
+ *     explains are fitted but said to be uncertain. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "mpicast/extrap.h"
+#include "mpicast/format.h"
+
+#define NEV 6 /* Init, 4 Allreduce, Finalize: 5 bursts */
+
+static char tmp[256];
+
+typedef double (*burst_law)(int P);
+
+static double amdahl(int P)
+{
+    return 800000.0 / P + 100000.0; /* ns per burst */
+}
+
+static double shrinking(int P)
+{
+    return 600000.0 - 30000.0 * P; /* negative beyond P = 20 */
+}
+
+static double noisy(int P)
+{
+    return P == 4 ? 150000.0 : P == 8 ? 400000.0 : 500000.0; /* no law */
+}
+
+static void write_trace(const char *dir, int P, burst_law b)
+{
+    mc_error err = {0};
+    for (int r = 0; r < P; r++) {
+        mc_writer *w = mc_writer_open(dir, r, 0, 0, &err);
+        CHECK(w);
+        int64_t t = 0;
+        for (int i = 0; i < NEV; i++) {
+            mc_event e;
+            memset(&e, 0, sizeof e);
+            e.op = i == 0 ? MC_OP_INIT : i == NEV - 1 ? MC_OP_FINALIZE : MC_OP_ALLREDUCE;
+            e.site = 100 + e.op;
+            e.peer = e.peer2 = e.tag = e.tag2 = MC_NONE;
+            e.cpu = -1;
+            if (e.op == MC_OP_ALLREDUCE) {
+                e.peer2 = P;
+                e.bytes = e.bytes2 = 8;
+            }
+            e.burst = i ? (int64_t)b(P) : 0;
+            e.t_start = t + e.burst;
+            e.t_end = e.t_start + 100;
+            t = e.t_end;
+            CHECK(mc_writer_add(w, &e, &err) == MC_OK);
+        }
+        CHECK(mc_writer_close(w, &err) == MC_OK);
+    }
+}
+
+static const char *trace(const char *name, int P, burst_law b)
+{
+    static char path[8][512];
+    static int k;
+    char *p = path[k++ % 8];
+    snprintf(p, 512, "%s/%s%d", tmp, name, P);
+    write_trace(p, P, b);
+    return p;
+}
+
+static mc_extrap *build(const char **dirs, int n, mc_error *err)
+{
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    ru.strong = 1;
+    CHECK(mc_extrap_rules_set(&ru, "compute", "fit", err) == MC_OK);
+    return mc_extrap_build(dirs, n, &ru, err);
+}
+
+static void check_bursts(const mc_extrap *x, int P, int64_t want)
+{
+    mc_error err = {0};
+    mc_source *s = mc_extrap_source(x, P, &err);
+    CHECK(s);
+    for (int r = 0; r < P; r += P / 4) {
+        mc_event e;
+        int n = 0;
+        while (mc_source_next(s, r, &e, &err) == 1)
+            if (n++ > 0)
+                CHECK_EQ_INT(e.burst, want);
+        CHECK_EQ_INT(n, NEV);
+    }
+    mc_source_close(s);
+}
+
+static void test_inverse_law_fitted(void)
+{
+    const char *d[4] = {trace("a", 2, amdahl), trace("a", 4, amdahl), trace("a", 8, amdahl),
+                        trace("a", 16, amdahl)};
+    mc_error err = {0};
+    mc_extrap *x = build(d, 4, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    check_bursts(x, 64, 112500);  /* 800000/64 + 100000 */
+    check_bursts(x, 1024, 100781); /* 100781.25 */
+    check_bursts(x, 16, 150000);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    mc_extrap_explain(x, 64, f);
+    fclose(f);
+    CHECK(strstr(text, "compute bursts: fit"));
+    CHECK(strstr(text, "fitted over 4 traces: inverse"));
+    CHECK(strstr(text, "held-out error"));
+    CHECK(strstr(text, "runner-up"));
+    char why[256];
+    CHECK(!mc_extrap_fit_warning(x, why, sizeof why)); /* held-out error 0 */
+    CHECK(strstr(text, "bursts x 0.75 at P=64")); /* 112500 / 150000: the template is P=16 */
+    free(text);
+    /* One factor per run (predict --compute TABLE) cannot follow per-class fits. */
+    mc_source *s = mc_extrap_source(x, 64, &err);
+    CHECK(s);
+    double fac = 0;
+    CHECK(mc_extrap_source_burst_factor(s, &fac, &err) != MC_OK);
+    CHECK(strstr(err.msg, "compute=fit"));
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+}
+
+static void test_refusals(void)
+{
+    mc_error err = {0};
+    const char *two[2] = {trace("b", 2, amdahl), trace("b", 4, amdahl)};
+    CHECK(!build(two, 2, &err));
+    CHECK(strstr(err.msg, "three traces or more"));
+
+    const char *neg[3] = {trace("n", 2, shrinking), trace("n", 4, shrinking),
+                          trace("n", 8, shrinking)};
+    mc_extrap *x = build(neg, 3, &err);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 16, &err);
+    CHECK(s); /* 120 us: still positive */
+    mc_source_close(s);
+    CHECK(!mc_extrap_source(x, 32, &err));
+    CHECK(strstr(err.msg, "P=32"));
+    CHECK(strstr(err.msg, "state a compute law"));
+    mc_extrap_destroy(x);
+
+    /* Bursts no law explains: built, but said to be uncertain. */
+    const char *bad[3] = {trace("z", 2, noisy), trace("z", 4, noisy), trace("z", 8, noisy)};
+    x = build(bad, 3, &err);
+    CHECK(x);
+    char why[256];
+    CHECK(mc_extrap_fit_warning(x, why, sizeof why));
+    CHECK(strstr(why, "compute per rank fitted as"));
+    CHECK(strstr(why, "uncertain"));
+    mc_extrap_destroy(x);
+
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    CHECK(mc_extrap_rules_set(&ru, "size.p2p", "fit", &err) != MC_OK);
+    CHECK(strstr(err.msg, "not a size law"));
+    CHECK(mc_extrap_rules_set(&ru, "repeat", "4dac09ab:fit", &err) != MC_OK);
+}
+
+int main(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/mc_extrap_fit_XXXXXX");
+    CHECK(mkdtemp(tmp));
+    test_inverse_law_fitted();
+    test_refusals();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    CHECK(system(cmd) == 0);
+    return 0;
+}
