@@ -2,8 +2,8 @@
 # small P, extrapolated and compared with real traces at the larger P (label mpi).
 mc_add_test(test_extrap_scamp mc_extrap mc_format)
 mc_add_test(test_extrap_fold mc_extrap mc_format)
-# compute bursts by a fitted model of P (rule compute=fit, issue 20)
-mc_add_test(test_extrap_compute_fit mc_extrap mc_format)
+# compute bursts (rule compute=fit) and sizes by model families of P (issue 20)
+mc_add_test(test_extrap_fitted_laws mc_extrap mc_format)
 # the comparison of the leave-one-out check on in-memory streams (issue 20)
 mc_add_test(test_extrap_compare_first_difference mc_extrap mc_test_mem)
 

@@ -21,6 +21,7 @@ void extrap_tev_free(tev *t)
     free(t->law);
     free(t->sclass);
     free(t->alt);
+    free(t->fit);
 }
 
 /* Deep copy (the abstract events stay for a second classification). */
@@ -33,6 +34,11 @@ int extrap_tev_copy(tev *d, const tev *s)
     d->law = NULL;
     d->sclass = NULL;
     d->alt = NULL;
+    d->fit = NULL;
+    if (s->fit && !(d->fit = malloc(s->nnum * sizeof *d->fit)))
+        return -1;
+    if (s->fit)
+        memcpy(d->fit, s->fit, s->nnum * sizeof *d->fit);
     if (s->e.nvals && !(d->e.vals = malloc(s->e.nvals * sizeof *d->e.vals)))
         return -1;
     if (s->e.nvals)

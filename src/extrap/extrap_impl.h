@@ -117,6 +117,8 @@ typedef struct tev {
     uint8_t *law;       /* mc_extrap_law per slot */
     uint8_t *sclass;    /* mc_extrap_sizeclass per slot */
     uint16_t *alt;      /* per slot: every law that fits the traces (bit per law) */
+    mc_fit *fit;        /* per slot where law is MC_LAW_FIT, else NULL: the model family
+                         * of P that gives the size (fitted.c) */
     int64_t csize;      /* size of e.comm at the representative's P */
     int32_t baseP;      /* the representative's P */
     uint8_t loop;       /* folded input: 1, 2 in the main loop's first and second
@@ -175,7 +177,7 @@ typedef struct xclass {
      * compute per rank ~ P^burst_alpha over the traces (burst_npts of them). */
     double burst_alpha;
     int burst_npts;
-    /* compute=fit (burst_fit.c): the family mpicast model selects for the
+    /* compute=fit (fitted.c): the family mpicast model selects for the
      * class's compute per rank against P, by leave-one-out over the traces;
      * burst_fit.ok is 0 under any other compute law. */
     mc_fit burst_fit;
@@ -305,12 +307,27 @@ typedef struct genbuf {
 } genbuf;
 /* compute=fit: fit class R's compute per rank over the traces (per[], as
  * merged), or take it from the model I of every trace in a leave-one-out
- * rebuild; the factor of one burst at P (burst_fit.c). */
+ * rebuild; the factor of one burst at P (fitted.c). */
 int extrap_burst_fit(const mc_extrap *x, const xclass *per, xclass *R, const xclass *I,
                      const char *cname, mc_error *err);
 double extrap_burst_factor(const xclass *C, const tev *t, int P, int64_t ct, int nd);
-/* Refuses a target P where a fitted compute model is not positive. */
-mc_err extrap_burst_check(const mc_extrap *x, int P, mc_error *err);
+/* Refuses a target P where a fitted compute model is not positive, or a
+ * fitted size is negative. */
+mc_err extrap_fit_check(const mc_extrap *x, int P, mc_error *err);
+/* A size slot no one-factor law explains: 1 when the model family selected
+ * for the n traced values v at P, fitted on all but one, gives that one to
+ * the byte, for each (*fit: fitted on all);
+ * -1 when another candidate does too but parts from it below 64 x the
+ * largest P (*other: that family); 0 otherwise. */
+int extrap_size_fit(const double *v, const double *P, int n, mc_fit *fit, int *other);
+/* Slot s of t: law f fitted (allocates t->fit); -1 out of memory. */
+int extrap_set_fit(tev *t, uint32_t s, const mc_fit *f);
+/* Slot s of t at P under its fitted law. */
+int64_t extrap_fit_size(const tev *t, uint32_t s, int P);
+/* A held-out error (%) for messages: rounding noise of an exact fit is 0. */
+double extrap_pct(double v);
+/* The law of slot s for --explain: its name, or the fitted family and formula. */
+void extrap_law_str(const tev *t, uint32_t s, char *buf, size_t len);
 
 mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, const xclass *C,
                   int64_t t_prev_end, mc_event *out, genbuf *vb, const int64_t *shared_vals,

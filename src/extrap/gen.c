@@ -32,7 +32,8 @@ static int64_t scale(int64_t v, int law, const tev *t, const xgrid *g, int64_t c
 static int64_t scale_slot(const tev *t, uint32_t s, const xgrid *g, int64_t ct, int nd,
                           int *inexact)
 {
-    int64_t v = scale(t->num[s], t->law[s], t, g, ct, nd);
+    int64_t v = t->law[s] == MC_LAW_FIT ? extrap_fit_size(t, s, g->P)
+                                         : scale(t->num[s], t->law[s], t, g, ct, nd);
     if (s >= 32 || !(t->smask >> s & 1u) || !t->copy)
         return v;
     uint32_t c = t->copy < 62 ? t->copy : 62;
@@ -442,6 +443,8 @@ static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err)
             const tev *t = &x->cls[c].ev[i];
             int64_t ct = cdesc_size(&x->cd[t->comm], g);
             for (uint32_t s = 0; s < t->nnum; s++) {
+                if (t->law[s] == MC_LAW_FIT) /* the fit refused its own ambiguity */
+                    continue;
                 int64_t chosen = scale(t->num[s], t->law[s], t, g, ct, x->nd);
                 for (int law = 1; law < MC_LAW_COUNT; law++) {
                     if (!(t->alt[s] & (1u << law)) || law == t->law[s])
@@ -665,7 +668,7 @@ static const mc_source_ops xs_ops = {.next = xs_next, .close = xs_close, .prefet
 mc_source *mc_extrap_source(const mc_extrap *x, int nranks, mc_error *err)
 {
     xgrid g;
-    if (extrap_target_grid(x, nranks, &g, err) || extrap_burst_check(x, nranks, err))
+    if (extrap_target_grid(x, nranks, &g, err) || extrap_fit_check(x, nranks, err))
         return NULL;
     xsource *xs = calloc(1, sizeof *xs);
     if (xs)
@@ -947,14 +950,17 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
             peer_str(&t->peer[1], x->nd, p1, sizeof p1);
             o += (size_t)snprintf(buf + o, len - o, ", source %s", p1);
         }
+        char law[200];
+        extrap_law_str(t, 0, law, sizeof law);
         if (o < len)
-            o += (size_t)snprintf(buf + o, len - o, ", size %s", mc_extrap_law_name(t->law[0]));
+            o += (size_t)snprintf(buf + o, len - o, ", size %s", law);
+        extrap_law_str(t, 1, law, sizeof law);
         if (t->num[1] && o < len)
-            o += (size_t)snprintf(buf + o, len - o, ", received %s",
-                                  mc_extrap_law_name(t->law[1]));
-        for (uint32_t a = 0; a < t->varr && o < len; a++)
-            o += (size_t)snprintf(buf + o, len - o, ", counts (equal per rank) %s",
-                                  mc_extrap_law_name(t->law[2 + a]));
+            o += (size_t)snprintf(buf + o, len - o, ", received %s", law);
+        for (uint32_t a = 0; a < t->varr && o < len; a++) {
+            extrap_law_str(t, 2 + a, law, sizeof law);
+            o += (size_t)snprintf(buf + o, len - o, ", counts (equal per rank) %s", law);
+        }
     } else if (mc_op_has(t->e.op, MC_OPF_COMPLETION) && t->npeer > 2) {
         for (uint32_t s = 2; s < t->npeer && o < len; s++) {
             peer_str(&t->peer[s], x->nd, p0, sizeof p0);
@@ -987,10 +993,10 @@ static void explain_burst_fit(const xclass *C, int nranks, FILE *out)
     char formula[160];
     mc_fit_formula(f, "P", formula, sizeof formula);
     fprintf(out, "  compute per rank fitted over %d traces: %s, %s (held-out error %.3g %%",
-            C->burst_npts, mc_family_name(f->family), formula, f->cv);
+            C->burst_npts, mc_family_name(f->family), formula, extrap_pct(f->cv));
     if (C->burst_runner >= 0)
         fprintf(out, "; runner-up %s, %.3g %%", mc_family_name(C->burst_runner),
-                C->burst_runner_cv);
+                extrap_pct(C->burst_runner_cv));
     fprintf(out, ")");
     if (nranks > 0 && C->n > 0)
         fprintf(out, ": bursts x %.4g at P=%d", mc_fit_eval(f, nranks, 0) /

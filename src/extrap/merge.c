@@ -264,12 +264,24 @@ static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, 
                 law = order[o];
             t->alt[s] |= (uint16_t)(1u << order[o]);
         }
-    if (law < 0)
+    if (law >= 0) {
+        t->law[s] = (uint8_t)law;
+        return 0;
+    }
+    mc_fit fit;
+    int other, got = extrap_size_fit(v, P, n, &fit, &other);
+    if (got < 0)
+        FAIL("%s, event %u (%s): %s: the traces fit both %s and %s, which part at larger P: "
+             "trace one more process count", cname, i, mc_op_name(t->e.op),
+             extrap_slot_name(t, s), mc_family_name(fit.family), mc_family_name(other));
+    if (got == 0)
         FAIL("%s, event %u (%s): %s %g at P=%g, %g at P=%g: no law (const, p/comm, "
-             "1/comm, comm, p, 1/p, surface, volume, volume/comm, log2p) fits: not explained",
+             "1/comm, comm, p, 1/p, surface, volume, volume/comm, log2p) fits, nor a model "
+             "family to the byte (three traces or more): not explained",
              cname, i, mc_op_name(t->e.op), extrap_slot_name(t, s), v[0],
              P[0], v[n - 1], P[n - 1]);
-    t->law[s] = (uint8_t)law;
+    if (extrap_set_fit(t, s, &fit))
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
     return 0;
 }
 
@@ -290,6 +302,8 @@ static int fit_laws(const mc_extrap *x, const xclass *per, xclass *R, int ntr, c
             }
             if (x->rules.law[sc] == MC_LAW_AUTO && x->rules.infer && inherited_law(I, R, i, s)) {
                 t->law[s] = I->ev[i].law[s];
+                if (t->law[s] == MC_LAW_FIT && extrap_set_fit(t, s, &I->ev[i].fit[s]))
+                    return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
                 continue;
             }
             if (x->rules.law[sc] != MC_LAW_AUTO || ntr < 2 || !x->rules.infer) {

@@ -243,6 +243,7 @@ static void free_tevs(tev *ev, uint32_t from, uint32_t to)
         free(ev[i].law);
         free(ev[i].sclass);
         free(ev[i].alt);
+        free(ev[i].fit);
     }
 }
 

@@ -1,14 +1,16 @@
-/* Compute bursts by a fitted model of P (rule compute=fit, issue 20), on
- * synthetic traces (no MPI): an Allreduce loop whose compute per rank is
- * 800 us / P + 100 us (a strong-scaling code with a serial part), traced at
- * P = 2, 4, 8, 16.
+/* Laws fitted by model families of P (issue 20), on synthetic traces (no
+ * MPI): an Allreduce loop whose compute per rank is 800 us / P + 100 us (a
+ * strong-scaling code with a serial part), traced at P = 2, 4, 8, 16.
  *  1. The selection takes the inverse family; every burst at P = 64 and
  *     1024 is that law's value to the nanosecond, and --explain names the
  *     family, its held-out error and the runner-up.
  *  2. Refused: two traces (nothing judges a two-coefficient law), a law
  *     that is negative at the target P, fit for a size or a repetition,
  *     and one compute factor per run (--compute tables); bursts no law
- *     explains are fitted but said to be uncertain. */
+ *     explains are fitted but said to be uncertain.
+ *  3. Sizes: 4096/P + 16 bytes (a header and a share) from P = 2, 4, 8 is
+ *     the inverse family, exact at 64; refused from two traces, where the
+ *     family is negative at P, and where no family gives every size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,28 @@
 static char tmp[256];
 
 typedef double (*burst_law)(int P);
+typedef int64_t (*size_law)(int P);
+
+static int64_t eight(int P)
+{
+    (void)P;
+    return 8;
+}
+
+static int64_t header_share(int P)
+{
+    return 4096 / P + 16;
+}
+
+static int64_t shrinking_size(int P)
+{
+    return 1000 - 50 * P; /* negative beyond P = 20 */
+}
+
+static int64_t lawless(int P)
+{
+    return P == 2 ? 100 : P == 4 ? 203 : 411;
+}
 
 static double amdahl(int P)
 {
@@ -39,7 +63,7 @@ static double noisy(int P)
     return P == 4 ? 150000.0 : P == 8 ? 400000.0 : 500000.0; /* no law */
 }
 
-static void write_trace(const char *dir, int P, burst_law b)
+static void write_trace(const char *dir, int P, burst_law b, size_law sz)
 {
     mc_error err = {0};
     for (int r = 0; r < P; r++) {
@@ -55,7 +79,7 @@ static void write_trace(const char *dir, int P, burst_law b)
             e.cpu = -1;
             if (e.op == MC_OP_ALLREDUCE) {
                 e.peer2 = P;
-                e.bytes = e.bytes2 = 8;
+                e.bytes = e.bytes2 = sz(P);
             }
             e.burst = i ? (int64_t)b(P) : 0;
             e.t_start = t + e.burst;
@@ -67,14 +91,19 @@ static void write_trace(const char *dir, int P, burst_law b)
     }
 }
 
-static const char *trace(const char *name, int P, burst_law b)
+static const char *trace_sized(const char *name, int P, burst_law b, size_law sz)
 {
     static char path[8][512];
     static int k;
     char *p = path[k++ % 8];
     snprintf(p, 512, "%s/%s%d", tmp, name, P);
-    write_trace(p, P, b);
+    write_trace(p, P, b, sz);
     return p;
+}
+
+static const char *trace(const char *name, int P, burst_law b)
+{
+    return trace_sized(name, P, b, eight);
 }
 
 static mc_extrap *build(const char **dirs, int n, mc_error *err)
@@ -173,12 +202,67 @@ static void test_refusals(void)
     CHECK(mc_extrap_rules_set(&ru, "repeat", "4dac09ab:fit", &err) != MC_OK);
 }
 
+static mc_extrap *build_sizes(const char *name, size_law sz, int n, mc_error *err)
+{
+    const char *d[3] = {trace_sized(name, 2, amdahl, sz), trace_sized(name, 4, amdahl, sz),
+                        trace_sized(name, 8, amdahl, sz)};
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    return mc_extrap_build(d, n, &ru, err);
+}
+
+static void test_sizes_fitted(void)
+{
+    mc_error err = {0};
+    mc_extrap *x = build_sizes("h", header_share, 3, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 64, &err);
+    CHECK(s);
+    mc_event e;
+    int n = 0;
+    while (mc_source_next(s, 5, &e, &err) == 1)
+        if (e.op == MC_OP_ALLREDUCE) {
+            CHECK_EQ_INT(e.bytes, 4096 / 64 + 16);
+            CHECK_EQ_INT(e.bytes2, 80);
+            n++;
+        }
+    CHECK_EQ_INT(n, 4);
+    mc_source_close(s);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    mc_extrap_explain(x, 64, f);
+    fclose(f);
+    CHECK(strstr(text, "size fit (inverse: 4096*(1/P) + 16, held-out error 0 %)"));
+    free(text);
+    mc_extrap_destroy(x);
+
+    CHECK(!build_sizes("h2", header_share, 2, &err)); /* 2064, 1040: no one-factor law */
+    CHECK(strstr(err.msg, "nor a model family to the byte (three traces or more)"));
+    CHECK(!build_sizes("l", lawless, 3, &err));
+    CHECK(strstr(err.msg, "not explained"));
+
+    x = build_sizes("s", shrinking_size, 3, &err);
+    CHECK(x);
+    s = mc_extrap_source(x, 20, &err); /* 0 bytes */
+    if (!s)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(s);
+    mc_source_close(s);
+    CHECK(!mc_extrap_source(x, 21, &err));
+    CHECK(strstr(err.msg, "negative at P=21"));
+    mc_extrap_destroy(x);
+}
+
 int main(void)
 {
     snprintf(tmp, sizeof tmp, "/tmp/mc_extrap_fit_XXXXXX");
     CHECK(mkdtemp(tmp));
     test_inverse_law_fitted();
     test_refusals();
+    test_sizes_fitted();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
     CHECK(system(cmd) == 0);
