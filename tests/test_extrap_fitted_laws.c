@@ -10,7 +10,10 @@
  *     explains are fitted but said to be uncertain.
  *  3. Sizes: 4096/P + 16 bytes (a header and a share) from P = 2, 4, 8 is
  *     the inverse family, exact at 64; refused from two traces, where the
- *     family is negative at P, and where no family gives every size. */
+ *     family is negative at P, and where no family gives every size.
+ *  4. Repetitions: a ring's P - 1 steps from P = 4, 8, 16 is the linear
+ *     family (no a·law(P) gives 3, 7, 15): 31 steps at P = 32, every peer
+ *     right; two traces are refused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,13 +250,90 @@ static void test_sizes_fitted(void)
     x = build_sizes("s", shrinking_size, 3, &err);
     CHECK(x);
     s = mc_extrap_source(x, 20, &err); /* 0 bytes */
-    if (!s)
-        fprintf(stderr, "%s\n", err.msg);
     CHECK(s);
     mc_source_close(s);
     CHECK(!mc_extrap_source(x, 21, &err));
     CHECK(strstr(err.msg, "negative at P=21"));
     mc_extrap_destroy(x);
+}
+
+/* Init, P - 1 ring steps (Sendrecv to r+1 from r-1), Allreduce, Finalize. */
+static const char *ring_trace(int P)
+{
+    static char path[4][512];
+    static int k;
+    char *dir = path[k++ % 4];
+    snprintf(dir, 512, "%s/ring%d", tmp, P);
+    mc_error err = {0};
+    for (int r = 0; r < P; r++) {
+        mc_writer *w = mc_writer_open(dir, r, 0, 0, &err);
+        CHECK(w);
+        int64_t t = 0;
+        for (int i = 0; i < P + 2; i++) {
+            mc_event e;
+            memset(&e, 0, sizeof e);
+            e.op = i == 0 ? MC_OP_INIT : i == P ? MC_OP_ALLREDUCE
+                   : i == P + 1 ? MC_OP_FINALIZE : MC_OP_SENDRECV;
+            e.site = 100 + e.op;
+            e.peer = e.peer2 = e.tag = e.tag2 = MC_NONE;
+            e.cpu = -1;
+            if (e.op == MC_OP_SENDRECV) {
+                e.peer = (r + 1) % P;
+                e.peer2 = (r + P - 1) % P;
+                e.tag = e.tag2 = 7;
+                e.bytes = e.bytes2 = 64;
+            } else if (e.op == MC_OP_ALLREDUCE) {
+                e.peer2 = P;
+                e.bytes = e.bytes2 = 8;
+            }
+            e.burst = i ? 1000 : 0;
+            e.t_start = t + e.burst;
+            e.t_end = e.t_start + 100;
+            t = e.t_end;
+            CHECK(mc_writer_add(w, &e, &err) == MC_OK);
+        }
+        CHECK(mc_writer_close(w, &err) == MC_OK);
+    }
+    return dir;
+}
+
+static void test_repetitions_fitted(void)
+{
+    const char *d[3] = {ring_trace(4), ring_trace(8), ring_trace(16)};
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(d, 3, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 32, &err);
+    CHECK(s);
+    for (int r = 0; r < 32; r += 7) {
+        mc_event e;
+        int steps = 0, n = 0;
+        while (mc_source_next(s, r, &e, &err) == 1) {
+            n++;
+            if (e.op != MC_OP_SENDRECV)
+                continue;
+            steps++;
+            CHECK_EQ_INT(e.peer, (r + 1) % 32);
+            CHECK_EQ_INT(e.peer2, (r + 31) % 32);
+        }
+        CHECK_EQ_INT(steps, 31);
+        CHECK_EQ_INT(n, 34);
+    }
+    mc_source_close(s);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    mc_extrap_explain(x, 32, f);
+    fclose(f);
+    CHECK(strstr(text, "repeat fit (linear: 1*P - 1, held-out error 0 %) times"));
+    free(text);
+    mc_extrap_destroy(x);
+    CHECK(!mc_extrap_build(d + 1, 2, &ru, &err)); /* 7 and 15 copies: no law of two */
+    CHECK(strstr(err.msg, "nor a model family exactly (three traces or more)"));
 }
 
 int main(void)
@@ -263,6 +343,7 @@ int main(void)
     test_inverse_law_fitted();
     test_refusals();
     test_sizes_fitted();
+    test_repetitions_fitted();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
     CHECK(system(cmd) == 0);

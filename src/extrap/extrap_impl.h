@@ -149,6 +149,7 @@ typedef struct xrep {
                           * a rebuild applies the blocks in that order */
     int law;
     double a;
+    mc_fit fit; /* law MC_LAW_FIT: the copies as a model family of P (fitted.c) */
     /* Other laws that fit the traced counts as well (-1: none): a target
      * P where one gives another count is refused (gen.c). */
     int alt_law[2];
@@ -282,6 +283,7 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
  * law(P) times (a from the largest trace): compresses each to one copy;
  * all_runs: every later run of the block too (each as many times). */
 int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t L, int law,
+                            const mc_fit *fit, /* law MC_LAW_FIT (inherited), else NULL */
                             int all_runs, const char *cname, mc_error *err);
 
 /* Builds and verifies a model (model.c); inherit: a model of more traces
@@ -326,6 +328,10 @@ int extrap_set_fit(tev *t, uint32_t s, const mc_fit *f);
 int64_t extrap_fit_size(const tev *t, uint32_t s, int P);
 /* A held-out error (%) for messages: rounding noise of an exact fit is 0. */
 double extrap_pct(double v);
+/* Copies of block B at P (a·law(P), or its fitted family), not rounded. */
+double extrap_rep_copies(const mc_extrap *x, const xrep *B, int P);
+/* B's law for messages: "2 x log2p(P)" or "fit (linear: P - 1, ...)". */
+void extrap_rep_law_str(const xrep *B, char *buf, size_t len);
 /* The law of slot s for --explain: its name, or the fitted family and formula. */
 void extrap_law_str(const tev *t, uint32_t s, char *buf, size_t len);
 

@@ -6,8 +6,9 @@
  *    strong-scaling code with a serial part (a/P + b) is not forced onto
  *    volume (1/P). A burst at P is its traced value times f(P)/f(P0).
  *  - Sizes no one-factor law explains (a header plus a share of the data,
- *    4096/P + 16): inferred only where the family, fitted on the others,
- *    gives every traced size to the byte. */
+ *    4096/P + 16), and repetition counts (a ring's P - 1 steps): inferred
+ *    only where the family, fitted on the others, gives every traced value
+ *    exactly. */
 #define MPICAST_EXTRAP_INTERNAL
 #include "extrap_impl.h"
 
@@ -226,4 +227,25 @@ void extrap_law_str(const tev *t, uint32_t s, char *buf, size_t len)
     mc_fit_formula(&t->fit[s], "P", formula, sizeof formula);
     snprintf(buf, len, "fit (%s: %s, held-out error %.3g %%)",
              mc_family_name(t->fit[s].family), formula, extrap_pct(t->fit[s].cv));
+}
+
+/* ------------------------------------------------------------ repetitions */
+
+double extrap_rep_copies(const mc_extrap *x, const xrep *B, int P)
+{
+    if (B->law == MC_LAW_FIT)
+        return mc_fit_eval(&B->fit, P, 0);
+    return B->a * law_f(B->law, P, 1, x->nd);
+}
+
+void extrap_rep_law_str(const xrep *B, char *buf, size_t len)
+{
+    if (B->law != MC_LAW_FIT) {
+        snprintf(buf, len, "%g x %s(P)", B->a, mc_extrap_law_name(B->law));
+        return;
+    }
+    char formula[128];
+    mc_fit_formula(&B->fit, "P", formula, sizeof formula);
+    snprintf(buf, len, "fit (%s: %s, held-out error %.3g %%)", mc_family_name(B->fit.family),
+             formula, extrap_pct(B->fit.cv));
 }

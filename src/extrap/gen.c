@@ -1031,9 +1031,10 @@ void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
                     "bursts follow the compute rule)\n", C->burst_alpha, C->burst_npts);
         for (int j = 0; j < C->nrep; j++) {
             const xrep *B = &C->rep[j];
-            fprintf(out, "  events %u..%u repeat %g x %s(P) times (request ids +%u per "
-                    "copy)\n", B->start, B->start + B->len - 1, B->a,
-                    mc_extrap_law_name(B->law), B->nreq);
+            char law[200];
+            extrap_rep_law_str(B, law, sizeof law);
+            fprintf(out, "  events %u..%u repeat %s times (request ids +%u per copy)\n",
+                    B->start, B->start + B->len - 1, law, B->nreq);
             if (B->nruns >= 2)
                 fprintf(out, "  the block recurs in %u runs (one per outer iteration), each "
                         "repeated as often\n", B->nruns);

@@ -180,7 +180,7 @@ static int compress_repetitions(xbuild *b, int cls, xclass *per, int rep, const 
     int inherit = I && !R->nrep; /* the model's blocks, in the order they were found */
     for (int j = 0; inherit && j < I->nrep; j++)
         if (extrap_apply_repetition(x, per, I->rep[j].found_at, I->rep[j].len, I->rep[j].law,
-                                    I->rep[j].nruns > 1, cname, err))
+                                    &I->rep[j].fit, I->rep[j].nruns > 1, cname, err))
             return -1;
     if (I && I->nrep && R->nrep)
         inherit_xor_steps(I, per, x->ntraces);

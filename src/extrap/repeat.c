@@ -357,6 +357,7 @@ typedef struct rcand {
     uint32_t start, L, counts[64], P[64], nk, rest, nruns;
     int relaxed, law, alt[2], nalt;
     double coef, alt_coef[2];
+    mc_fit fit; /* law MC_LAW_FIT */
 } rcand;
 
 /* The copies of a block of length L at pos (it odd: ending where the
@@ -424,7 +425,8 @@ static int outer_runs(const mc_extrap *x, const xclass *per, rcand *c)
 
 /* The repetition law of the counts: the first of log2p, log2cols, p that
  * fits every trace (c->law, -1 when none); up to two more that fit go to
- * c->alt (where they differ, the target P decides). */
+ * c->alt (where they differ, the target P decides). Else, from three traces,
+ * a model family that gives each count exactly when fitted on the others. */
 static void repetition_law(const mc_extrap *x, rcand *c)
 {
     static const int laws[] = {MC_LAW_LOG2P, MC_LAW_LOG2COLS, MC_LAW_P};
@@ -442,6 +444,14 @@ static void repetition_law(const mc_extrap *x, rcand *c)
             c->alt[c->nalt] = laws[l];
             c->alt_coef[c->nalt++] = A;
         }
+    }
+    double v[64], P[64];
+    int other;
+    for (uint32_t i = 0; i < c->nk; i++)
+        v[i] = c->counts[i], P[i] = c->P[i];
+    if (c->law < 0 && extrap_size_fit(v, P, (int)c->nk, &c->fit, &other) == 1) {
+        c->law = MC_LAW_FIT; /* three traces or more: P - 1, log2(P) + 1 ... */
+        c->coef = 1;
     }
 }
 
@@ -491,6 +501,7 @@ static int take_block(mc_extrap *x, xclass *per, const char *cname, const rcand 
             count_reqs(per[k].ev, c->start, c->start + c->L, &B->first_req);
             B->law = c->law;
             B->a = c->coef;
+            B->fit = c->fit;
             for (int q = 0; q < 2; q++) {
                 B->alt_law[q] = c->alt[q];
                 B->alt_a[q] = c->alt_coef[q];
@@ -529,8 +540,8 @@ static int try_block(const mc_extrap *x, const xclass *per, const char *cname, u
     if (c->relaxed)
         return 0;
     mc_error_set(err, MC_ERR_USAGE, "%s: a block of %u events repeats %u times at P=%u "
-                 "and %u times at P=%u: no law (log2p, log2cols, p) fits the counts: not "
-                 "explained", cname, c->L, c->counts[0], c->P[0], c->counts[c->nk - 1],
+                 "and %u times at P=%u: no law (log2p, log2cols, p) fits the counts, nor a "
+                 "model family exactly (three traces or more): not explained", cname, c->L, c->counts[0], c->P[0], c->counts[c->nk - 1],
                  c->P[c->nk - 1]);
     return -1;
 }
@@ -592,7 +603,7 @@ static uint32_t copies_from(const tev *ev, uint32_t n, uint32_t start, uint32_t 
 }
 
 int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t L, int law,
-                            int all_runs, const char *cname, mc_error *err)
+                            const mc_fit *fit, int all_runs, const char *cname, mc_error *err)
 {
     int rep = -1;
     for (int k = 0; k < x->ntraces; k++)
@@ -603,7 +614,7 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
     const xclass *R = &per[rep];
     int32_t site = start < R->n ? R->ev[start].e.site : 0;
     uint32_t c = start + L <= R->n ? copies_from(R->ev, R->n, start, L) : 0;
-    double a = c / law_f(law, x->tP[rep], 1, x->nd);
+    double a = law == MC_LAW_FIT ? 1 : c / law_f(law, x->tP[rep], 1, x->nd);
     if (room_for_block(x, per, cname, err))
         return -1;
     prog *xs = NULL;
@@ -648,6 +659,8 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
         B->first_req = first;
         B->law = law;
         B->a = a;
+        if (law == MC_LAW_FIT)
+            B->fit = *fit;
         B->alt_law[0] = B->alt_law[1] = -1; /* stated or inherited */
     }
     free(xs);
@@ -678,7 +691,7 @@ int extrap_stated_repetition(mc_extrap *x, xclass *per, const char *cname, mc_er
                          (unsigned)ru->repeat[q].site);
             return -1;
         }
-        if (extrap_apply_repetition(x, per, start, L, ru->repeat[q].law, 0, cname, err))
+        if (extrap_apply_repetition(x, per, start, L, ru->repeat[q].law, NULL, 0, cname, err))
             return -1;
         return 0; /* one repetition per class */
     }
@@ -735,13 +748,15 @@ static xrun *class_runs(const mc_extrap *x, const xclass *C, int P, uint32_t *nr
     uint32_t k = 0;
     for (int j = 0; j < C->nrep; j++) {
         const xrep *B = &C->rep[j];
-        double cf = B->a * law_f(B->law, P, 1, x->nd);
+        double cf = extrap_rep_copies(x, B, P);
         double copies = floor(cf + 0.5);
-        if (fabs(cf - copies) > 1e-9 || copies < 0 || copies > 1e7) {
+        if (fabs(cf - copies) > (B->law == MC_LAW_FIT ? 1e-6 : 1e-9) || copies < 0 ||
+            copies > 1e7) {
             free(run);
-            mc_error_set(err, MC_ERR_USAGE, "a block of %u events repeats %g x %s(P) times: "
-                         "%.3f at P=%d is not a whole number", B->len, B->a,
-                         mc_extrap_law_name(B->law), cf, P);
+            char law[200];
+            extrap_rep_law_str(B, law, sizeof law);
+            mc_error_set(err, MC_ERR_USAGE, "a block of %u events repeats %s times: %.3f at "
+                         "P=%d is not a whole number of copies", B->len, law, cf, P);
             return NULL;
         }
         uint32_t nr = B->nruns >= 2 ? B->nruns : 1;
