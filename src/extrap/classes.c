@@ -295,6 +295,8 @@ static int build_class(xbuild *b, int k, int cls, const int *mem, int nm, xclass
     for (uint32_t i = 0; i < r0->n; i++)
         if (decide_event(b, k, mem, nm, i, cname, err))
             return -1;
+    if (extrap_depth_class(b, k, mem, nm, out, cname, err))
+        return -1;
     /* Move the representative's abstract events into the template. */
     aev *A = b->abs[k][mem[0]];
     out->present = 1;
@@ -352,7 +354,9 @@ mc_err extrap_classify(xbuild *b, xclass (*per)[NCLASSES], mc_error *err)
 /* Two templates of one trace alike in everything the generator uses. */
 static int tmpl_equal(const xclass *ca, const xclass *cb)
 {
-    if (ca->n != cb->n || ca->loop_n != cb->loop_n)
+    if (ca->n != cb->n || ca->loop_n != cb->loop_n || ca->dknown != cb->dknown ||
+        ca->ndpos != cb->ndpos ||
+        (ca->ndpos && memcmp(ca->dpos, cb->dpos, ca->ndpos * sizeof *ca->dpos) != 0))
         return 0;
     for (uint32_t i = 0; i < ca->n; i++) {
         const tev *a = &ca->ev[i], *b = &cb->ev[i];

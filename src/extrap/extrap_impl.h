@@ -10,6 +10,7 @@
 #endif
 
 #include <stdint.h>
+#include <stdio.h>
 #include "mpicast/extrap.h"
 #include "mpicast/model.h"
 
@@ -187,10 +188,53 @@ typedef struct xclass {
     /* Folded input: the main loop's iterations (the same in every trace),
      * of which the template holds two (ev[].loop); 0: not folded. */
     uint64_t loop_n;
+    /* Coarse levels (depth.c): the rank's levels are inserted before
+     * template events dpos[0 .. ndpos), ascending; dknown 0 when no traced
+     * member showed where (then none may have levels). */
+    int dknown;
+    uint32_t ndpos;
+    uint32_t *dpos;
 } xclass;
 
 /* The block of C one of whose runs holds position i, or -1. */
 int extrap_rep_of(const xclass *C, uint32_t i);
+
+/* ------------------------------------------------------------ coarse levels
+ * (depth.c; issue 20, multigrid). A block of events that rank r does once
+ * per level j = 1 .. m(r), m(r) = min(nu(r), cap(P)): nu(r) is the smallest
+ * 2-adic valuation of r's grid coordinates along the dimensions of `mask` (a
+ * coordinate 0 is a multiple of every 2^j), so level j runs on the ranks
+ * whose coordinates are all multiples of 2^j; cap(P) is floor(log2 of the
+ * smallest of those dimensions) + b, or a constant b. Level j's events talk
+ * to grid offsets v * 2^(j-1) (or v) and their tags move by a step per
+ * level. Everything is inferred from the traces; rules that also fit them
+ * (alternatives) must agree at the target P, else it is refused. */
+#define XD_MAXALT 8
+enum { XD_CAP_LOG2MIN = 0, XD_CAP_CONST = 1 };
+typedef struct xdpeer {
+    int nalt;                      /* rank peers: offsets that fit (the first is used) */
+    int32_t v[XD_MAXALT][MAXD];    /* level 1's offset */
+    uint8_t dbl[XD_MAXALT];        /* 1: doubled at each level; 0: the same */
+} xdpeer;
+typedef struct xdepth {
+    uint32_t len;                  /* events per level; 0: no coarse levels */
+    unsigned mask;                 /* dimensions whose coordinates count */
+    int cap_law, cap_b;            /* XD_CAP_*, cap(P) as above */
+    int alt_law, alt_b;            /* another cap law that fits the traces, or -1 */
+    tev *ev;                       /* level 1's events */
+    xdpeer *peer;                  /* [2 * len]: peer slots 0 and 1 of each */
+    uint8_t *tfit;                 /* [2 * len]: tag / tag2 steps per level that fit
+                                    * (bit 0: 0, bit 1: +1, bit 2: -1; the lowest is used) */
+    uint32_t nruns;                /* runs per rank that has levels (outer iterations) */
+    int obs_trace, obs_rank;       /* where level 1's events were read (messages) */
+    uint32_t obs_index;            /* ... from that rank's event obs_index on */
+} xdepth;
+
+/* Tag step per level of fit bits (bit 0: 0, bit 1: +1, bit 2: -1). */
+static inline int extrap_depth_step(uint8_t fit)
+{
+    return (fit & 1u) ? 0 : (fit & 2u) ? 1 : -1;
+}
 
 struct mc_extrap {
     mc_extrap_rules rules;
@@ -214,6 +258,7 @@ struct mc_extrap {
     uint64_t checked_events;
     char unchecked[512];        /* "" when checked */
     char *notes;                /* inference notes for --explain (malloc'd) */
+    xdepth depth;               /* coarse levels (depth.c); len 0: none */
 };
 
 /* Folded inputs (fold.c). A trace of more events than inference holds
@@ -380,9 +425,21 @@ typedef struct aev {
     unsigned colmask, keymask;
 } aev;
 
+/* Coarse levels of one traced rank (depth.c): m levels in each of nruns
+ * runs, inserted before its stripped events pos[0 .. nruns); known 0: none
+ * and no place known. */
+typedef struct xdrank {
+    int m, known;
+    uint32_t nruns;
+    uint32_t *pos;
+    uint32_t *at;       /* where each run starts among the events as read */
+} xdrank;
+
 typedef struct xbuild {
     mc_extrap *x;
-    rawrank **raw;      /* [trace][rank] */
+    rawrank **raw;      /* [trace][rank] (coarse levels stripped, depth.c) */
+    rawrank **full;     /* [trace][rank] as read, when levels were stripped (NULL: raw) */
+    xdrank **drank;     /* [trace][rank] coarse levels, or NULL */
     aev ***abs;         /* [trace][rank] -> array */
     uint64_t total, max_events; /* input events read, and the most held */
     /* A leave-one-out rebuild (check.c): the model of every trace, whose
@@ -431,6 +488,30 @@ int extrap_tev_copy(tev *d, const tev *s);
 /* merge.c: class cls of every trace (per[k]) into x->cls[cls]; per's
  * representative is moved out of per, the rest stays the caller's. */
 int extrap_merge_class(xbuild *b, int cls, xclass *per, mc_error *err);
+
+/* depth.c: coarse levels. extrap_depth_find strips them from every rank of
+ * every trace (b->raw, b->abs; the events as read stay in b->full) and
+ * infers their rule into x->depth (or takes the inherited one); 0 also when
+ * there are none (or they are not recognised: the classes then say what
+ * differs). */
+int extrap_depth_find(xbuild *b, mc_error *err);
+void extrap_depth_free_build(xbuild *b);
+void extrap_depth_free(xdepth *d);
+/* The class template of members mem[0 .. nm) of trace k: where their levels go. */
+int extrap_depth_class(const xbuild *b, int k, const int *mem, int nm, xclass *out,
+                       const char *cname, mc_error *err);
+/* Levels of rank r of grid g: m(r). */
+int extrap_depth_levels(const mc_extrap *x, const xgrid *g, int r);
+/* Block events before template event pos of class C for a rank of m levels. */
+uint32_t extrap_depth_here(const mc_extrap *x, const xclass *C, uint32_t pos, int m);
+/* The idx-th block event at an insertion point (level idx / len + 1) as a
+ * template: *t shares x's arrays but its peers (pd, 2 slots) and tags. */
+void extrap_depth_event(const mc_extrap *x, uint32_t idx, tev *t, pdesc *pd);
+/* The target grid g: the rule gives one answer there, and every rank with
+ * levels has a class that knows where they go. */
+mc_err extrap_depth_check(const mc_extrap *x, const xgrid *g, mc_error *err);
+/* --explain lines. */
+void extrap_depth_explain(const mc_extrap *x, FILE *out);
 
 /* verify.c: the model regenerates every rank of every trace exactly. */
 mc_err extrap_verify(xbuild *b, mc_error *err);

@@ -319,7 +319,7 @@ mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
         mc_extrap_dims_create(P, x->nd, g->dims);
     }
     if (check_ambiguity(x, g, err) || check_repeat_laws(x, g, err) ||
-        check_partners(x, g, err))
+        check_partners(x, g, err) || extrap_depth_check(x, g, err))
         return err->code;
     if (x->rules.replicate)
         return MC_OK;
@@ -543,6 +543,8 @@ static void cache_free(ccache *c)
 
 typedef struct rstate {
     int32_t cls;       /* -1: not started */
+    int32_t levels;    /* coarse levels of the rank (depth.c) */
+    uint32_t dins;     /* coarse-level events given before template event pos */
     uint32_t pos;
     uint64_t it;       /* folded loop: copies of its second iteration repeated */
     int64_t t_end;
@@ -606,13 +608,25 @@ static int xs_next(mc_source *s, int rank, mc_event *e, mc_error *err)
             return -1;
         }
         rs->t_end = INT64_MIN;
+        rs->levels = extrap_depth_levels(x, &xs->g, rank);
     }
     const xclass *C = &x->cls[rs->cls];
+    if (rs->dins < extrap_depth_here(x, C, rs->pos, rs->levels)) {
+        tev lv; /* a coarse level's event, before the template's at pos */
+        pdesc pd[2];
+        extrap_depth_event(x, rs->dins++, &lv, pd);
+        if (extrap_gen(x, &xs->g, rank, &lv, C, rs->t_end, e, &rs->vb, NULL, err))
+            return -1;
+        rs->t_end = e->t_end;
+        return 1;
+    }
     const xloop *lp = xs->loop[rs->cls].b ? &xs->loop[rs->cls] : NULL;
     uint64_t extra = lp ? C->loop_n - 2 : 0;
     if (lp && rs->pos == lp->b && rs->it < extra) { /* the second iteration once more */
         rs->pos = lp->a;
+        rs->dins = 0;
         rs->it++;
+        return xs_next(s, rank, e, err); /* levels may come first there */
     }
     if (rs->pos >= xs->xn[rs->cls]) { /* an ended rank needs no buffer: a reader
                                          going rank after rank keeps one */
@@ -638,6 +652,7 @@ static int xs_next(mc_source *s, int rank, mc_event *e, mc_error *err)
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
     rs->t_end = e->t_end;
     rs->pos++;
+    rs->dins = 0;
     return 1;
 }
 
@@ -1057,7 +1072,12 @@ void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
             fprintf(out, "  %6u x %s\n", cnt[j], seen[j]);
         free(seen);
         free(cnt);
+        if (C->dknown && x->depth.len)
+            fprintf(out, "  coarse levels before template event%s %u%s\n",
+                    C->ndpos > 1 ? "s" : "", C->ndpos ? C->dpos[0] : 0,
+                    C->ndpos > 1 ? ", ... (one per run)" : "");
     }
+    extrap_depth_explain(x, out);
     if (nranks > 0) {
         mc_error err = {0};
         xgrid g;

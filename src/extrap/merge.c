@@ -139,6 +139,36 @@ static int resolve_ambiguous(xbuild *b, xclass *per, int rep, const xclass *I, c
 
 /* ------------------------------------------------------------ merge */
 
+/* Where the coarse levels go (depth.c): the same in every trace that shows
+ * it (a class whose members did none in one trace takes another's). */
+static int merge_levels(const mc_extrap *x, xclass *per, int rep, const char *cname,
+                        mc_error *err)
+{
+    xclass *R = &per[rep];
+    for (int k = 0; k < x->ntraces && !R->dknown; k++)
+        if (per[k].present && per[k].dknown && per[k].n == R->n) {
+            R->dpos = per[k].dpos;
+            R->ndpos = per[k].ndpos;
+            R->dknown = 1;
+            per[k].dpos = NULL;
+            per[k].ndpos = 0;
+            per[k].dknown = 0;
+        }
+    for (int k = 0; k < x->ntraces; k++) {
+        const xclass *C = &per[k];
+        if (!C->present || !C->dknown || k == rep)
+            continue;
+        if (C->ndpos != R->ndpos || memcmp(C->dpos, R->dpos, C->ndpos * sizeof *C->dpos) != 0)
+            FAIL("%s: its coarse levels come before event %u at P=%d, before event %u at P=%d: "
+                 "not explained", cname, C->ndpos ? C->dpos[0] : 0, x->tP[k],
+                 R->ndpos ? R->dpos[0] : 0, x->tP[rep]);
+    }
+    if (R->dknown && R->nrep)
+        FAIL("%s: coarse levels and a block repeated as often as P says in one class: not "
+             "explained", cname);
+    return 0;
+}
+
 /* The trace of the most ranks that has the class (its template becomes the
  * model's), or -1; *ntr: the traces that have it. */
 static int representative(const mc_extrap *x, const xclass *per, int *ntr)
@@ -356,7 +386,7 @@ int extrap_merge_class(xbuild *b, int cls, xclass *per, mc_error *err)
     const xclass *I = b->inherit && b->inherit->cls[cls].present ? &b->inherit->cls[cls] : NULL;
     if (same_loop_counts(x, per, rep, cname, err) ||
         compress_repetitions(b, cls, per, rep, I, cname, err) ||
-        resolve_ambiguous(b, per, rep, I, cname, err) || same_events(x, per, rep, cname, err) ||
+        merge_levels(x, per, rep, cname, err) || resolve_ambiguous(b, per, rep, I, cname, err) || same_events(x, per, rep, cname, err) ||
         fit_laws(x, per, R, ntr, I, cname, err))
         return -1;
     for (uint32_t i = 0; i < R->n; i++)

@@ -8,6 +8,9 @@
  * 3. Abstract each rank's events: communicators become sub-grid descriptors,
  *    peers become grid offsets or fixed ranks, Comm_split colours and keys
  *    become grid indices (abstract.c).
+ * 3b. Coarse levels on fewer ranks (multigrid): a block done once per level
+ *    by the ranks whose coordinates are multiples of 2^level is taken out
+ *    of every rank's events and described by one rule (depth.c).
  * 4. Group the ranks into classes by position (lower border, interior, upper
  *    border per dimension); the members of a class must agree event by event
  *    (else the pattern is not explained and the build fails naming it);
@@ -60,6 +63,7 @@ static void class_free(xclass *c)
     free(c->ev);
     for (int j = 0; j < c->nrep; j++)
         free(c->rep[j].run);
+    free(c->dpos);
 }
 
 static void free_per(const mc_extrap *x, xclass (*per)[NCLASSES])
@@ -84,16 +88,24 @@ static void build_free(xbuild *b)
                 }
                 free(b->abs[k][r]);
             }
-            for (uint32_t i = 0; i < rr->n; i++)
-                free(rr->ev[i].vals);
+            /* with coarse levels stripped, the events as read own the values */
+            rawrank *own = b->full && b->full[k] && b->full[k][r].ev ? &b->full[k][r] : rr;
+            for (uint32_t i = 0; i < own->n; i++)
+                free(own->ev[i].vals);
+            if (own != rr)
+                free(own->ev);
             free(rr->ev);
         }
         free(b->raw[k]);
         if (b->abs)
             free(b->abs[k]);
+        if (b->full)
+            free(b->full[k]);
     }
     free(b->raw);
     free(b->abs);
+    free(b->full);
+    extrap_depth_free_build(b);
 }
 static void explain_inference(xbuild *b)
 {
@@ -211,6 +223,8 @@ mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
     for (int k = 0; k < ntraces; k++)
         if (extrap_abstract_trace(&b, k, err))
             goto fail;
+    if (extrap_depth_find(&b, err))
+        goto fail;
     if (classify_all(&b, per, err) || merge_classes(&b, per, err))
         goto fail;
     if (extrap_verify(&b, err)) {
@@ -254,5 +268,6 @@ void mc_extrap_destroy(mc_extrap *x)
     free(x->tgrid);
     free(x->cd);
     free(x->notes);
+    extrap_depth_free(&x->depth);
     free(x);
 }

@@ -5,6 +5,40 @@
 
 #include <stdlib.h>
 
+/* Rank r of trace k (its events as read, rr) against its class template
+ * (ev, n) with its m coarse levels inserted where the class says. */
+static mc_err verify_rank(mc_extrap *x, const xgrid *g, int k, int r, const xclass *C,
+                          const tev *ev, uint32_t n, int m, const rawrank *rr, genbuf *vb,
+                          const char *cname, mc_error *err)
+{
+    uint32_t pos = 0, dins = 0;
+    for (uint32_t i = 0; i < rr->n; i++) {
+        tev lv;
+        pdesc pd[2];
+        const tev *t = &ev[pos];
+        if (dins < extrap_depth_here(x, C, pos, m)) {
+            extrap_depth_event(x, dins++, &lv, pd);
+            t = &lv;
+        } else {
+            pos++;
+            dins = 0;
+        }
+        if (pos > n)
+            break; /* counted by the caller */
+        mc_event out;
+        char why[256];
+        mc_err rc = extrap_gen(x, g, r, t, C, 0, &out, vb, NULL, err);
+        if (rc)
+            return rc;
+        if (!extrap_event_equal(&out, &rr->ev[i], why, sizeof why))
+            return mc_error_set(err, MC_ERR_USAGE, "%s: rank %d (%s, template P=%d rank %d) "
+                                "event %u (%s): %s: not explained", x->paths[k], r, cname,
+                                x->tP[C->trace], C->rank, i, mc_op_name(rr->ev[i].op), why);
+        x->explained++;
+    }
+    return MC_OK;
+}
+
 mc_err extrap_verify(xbuild *b, mc_error *err)
 {
     mc_extrap *x = b->x;
@@ -30,25 +64,18 @@ mc_err extrap_verify(xbuild *b, mc_error *err)
                 break;
             }
             const xclass *C = &x->cls[c];
-            if (xn[c] != rr->n) {
+            int m = extrap_depth_levels(x, g, r);
+            uint32_t want = rr->n + (m > 0 ? C->ndpos * (uint32_t)m * x->depth.len : 0);
+            if (b->full && b->full[k][r].ev)
+                rr = &b->full[k][r]; /* the coarse levels are compared too */
+            if (want != rr->n || (m > 0 && !C->dknown)) {
                 rc = mc_error_set(err, MC_ERR_USAGE, "%s: rank %d (%s) has %u events, its "
                                   "class template (P=%d rank %d) %u: not explained",
                                   x->paths[k], r, cname, rr->n, x->tP[C->trace], C->rank,
-                                  xn[c]);
+                                  want);
                 break;
             }
-            for (uint32_t i = 0; i < rr->n && !rc; i++) {
-                mc_event out;
-                rc = extrap_gen(x, g, r, &xev[c][i], C, 0, &out, &vb, NULL, err);
-                char why[256];
-                if (!rc && !extrap_event_equal(&out, &rr->ev[i], why, sizeof why))
-                    rc = mc_error_set(err, MC_ERR_USAGE, "%s: rank %d (%s, template P=%d rank "
-                                      "%d) event %u (%s): %s: not explained", x->paths[k], r,
-                                      cname, x->tP[C->trace], C->rank, i,
-                                      mc_op_name(rr->ev[i].op), why);
-                else
-                    x->explained++;
-            }
+            rc = verify_rank(x, g, k, r, C, xev[c], xn[c], m, rr, &vb, cname, err);
         }
         for (int c = 0; c < NCLASSES; c++)
             if (xown[c])
