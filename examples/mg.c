@@ -7,7 +7,7 @@
  *     exchanges one face of SIZE / 2^l doubles with each of the 4 grid neighbours
  *     (MPI_Sendrecv, tag l), the faces halving from level to level;
  *   - with -c, the coarse levels below them, on fewer ranks: at coarse level j
- *     (j = 1 .. log2 min(R, C)) only the ranks whose grid coordinates are both
+ *     (j = 1 .. log2 min(R, C), as long as 2^j divides R and C) only the ranks whose grid coordinates are both
  *     multiples of 2^j are active, and they exchange one double with the active
  *     neighbours 2^j away along each dimension; the other ranks wait (nothing to
  *     trace); the number of coarse levels and the set of active ranks change with P;
@@ -85,7 +85,10 @@ int main(int argc, char **argv)
     int levels = 0, clevels = 0;
     while ((1 << (levels + 1)) <= args.size)
         levels++;
-    while (coarse_levels && (2 << clevels) <= (dims[0] < dims[1] ? dims[0] : dims[1]))
+    /* level j while 2^j divides both sides, so that the partner 2^j away (past
+     * the wrap) is active too: log2 min(R, C) levels when both are powers of two */
+    while (coarse_levels && (2 << clevels) <= (dims[0] < dims[1] ? dims[0] : dims[1]) &&
+           dims[0] % (2 << clevels) == 0 && dims[1] % (2 << clevels) == 0)
         clevels++;
     double *out = ex_alloc((size_t)args.size), *in = ex_alloc((size_t)args.size);
     double res = 0.0;

@@ -94,7 +94,7 @@ DUMP_ONLY = {"halo2d_nonblocking"}
 # Not run folded: ranks with and without coarse levels have main loops of different
 # lengths, which the fold reads from different events (rank 4 of 4x4 from event 34,
 # rank 8 from event 18), so their class is refused folded ("cannot be folded alike").
-NOT_FOLDED = {"mg_coarse", "mg_coarse_4_16", "mg_coarse_one"}
+NOT_FOLDED = {"mg_coarse", "mg_coarse_4_16", "mg_coarse_one", "mg_coarse_6x6"}
 
 # name: (program, args, small counts, target, expected words in the error)
 REFUSED = [
@@ -107,6 +107,10 @@ REFUSED = [
     ("halo3d_periodic_8_16", "halo3d", ["-s", "4", "-i", "2", "-p"], [8, 16], 27, ["ambiguous"]),
     # multigrid coarse levels from 2x2 and 4x4: level 1's partner 2 away is +2 = -2 on
     # both, and the 8x8 target tells them apart
+    # a 6x6 target: level 2's partner of column 4 is column 8 mod 6 = 2, which does no
+    # level 2; that pseudo-trace would send what no rank receives
+    ("mg_coarse_6x6", "mg", ["-s", "16", "-i", "2", "-c"], [16, 64], 36,
+     ["coarse level 2", "does not do level 2 at P=36"]),
     ("mg_coarse_4_16", "mg", ["-s", "16", "-i", "2", "-c"], [4, 16], 64,
      ["rank 0 event 18 (Sendrecv)", "+n/2 = -n/2", "trace a process count"]),
     # one trace: 2 levels at 4x4 fit log2 min(R, C) and a constant number alike

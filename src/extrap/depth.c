@@ -882,6 +882,35 @@ static mc_err check_alternatives(const mc_extrap *x, const xgrid *g, int cap, mc
     return MC_OK;
 }
 
+/* Every partner of a coarse level must do that level too. On a grid side
+ * that is not a power of two, an offset of 2^j wraps onto a rank whose
+ * coordinate is no multiple of 2^j (6 columns: column 4 + 4 is column 2),
+ * and a pseudo-trace whose message nobody receives cannot be right. */
+static mc_err partners_active(const mc_extrap *x, const xgrid *g, mc_error *err)
+{
+    const xdepth *D = &x->depth;
+    for (int r = 0; r < g->P; r++) {
+        int m = extrap_depth_levels(x, g, r), c[MAXD];
+        if (m <= 0)
+            continue;
+        grid_coords(g, r, c);
+        for (int copy = 0; copy < m; copy++)
+            for (uint32_t j = 0; j < D->len; j++)
+                for (uint32_t s = 0; s < 2 && s < D->ev[j].npeer; s++) {
+                    const xdpeer *q = &D->peer[2 * j + s];
+                    int32_t p = q->nalt ? offset_peer(g, c, q->v[0], q->dbl[0], copy) : MC_NONE;
+                    if (p == MC_NONE || extrap_depth_levels(x, g, p) > copy)
+                        continue;
+                    return mc_error_set(err, MC_ERR_USAGE, "rank %d: coarse level %d's %s "
+                                        "is rank %d, which does not do level %d at P=%d (a grid "
+                                        "side that is not a multiple of 2^%d): not extrapolated "
+                                        "there", r, copy + 1, s ? "source" : "partner", p,
+                                        copy + 1, g->P, copy + 1);
+                }
+    }
+    return MC_OK;
+}
+
 mc_err extrap_depth_check(const mc_extrap *x, const xgrid *g, mc_error *err)
 {
     const xdepth *D = &x->depth;
@@ -896,7 +925,7 @@ mc_err extrap_depth_check(const mc_extrap *x, const xgrid *g, mc_error *err)
                             D->obs_index, mc_op_name(D->ev[0].e.op), cap_name(D->cap_law),
                             cap_name(D->alt_law), cap, cap_at(D, g, D->alt_law, D->alt_b),
                             g->P);
-    if (check_alternatives(x, g, cap, err))
+    if (check_alternatives(x, g, cap, err) || partners_active(x, g, err))
         return err->code;
     for (int r = 0; r < g->P && cap > 0; r++) {
         int m = extrap_depth_levels(x, g, r), c = m > 0 ? extrap_class_for(x, g, r) : -1;
