@@ -36,6 +36,9 @@ static int exists(const char *path)
  * temporaries go through the pipe. */
 static void child(int sig, const char *root, int fd)
 {
+    /* Under nohup SIGHUP arrives ignored, and the cleanup rightly leaves an
+     * ignored signal alone: start from the default so the handler is tested. */
+    signal(sig, SIG_DFL);
     mc_out_cleanup_on_signals();
     mc_error err = {0};
     char out[4200], tmp[MC_OUT_PATH_MAX + 32], priv[4200], file[4200];
