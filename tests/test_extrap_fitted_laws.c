@@ -7,7 +7,8 @@
  *  2. Refused: two traces (nothing judges a two-coefficient law), a law
  *     that is negative at the target P, fit for a size or a repetition,
  *     and one compute factor per run (--compute tables); bursts no law
- *     explains are fitted but said to be uncertain.
+ *     explains are fitted but said to be uncertain; a class without compute
+ *     is not refused.
  *  3. Sizes: 4096/P + 16 bytes (a header and a share) from P = 2, 4, 8 is
  *     the inverse family, exact at 64; refused from two traces, where the
  *     family is negative at P, and where no family gives every size.
@@ -59,6 +60,12 @@ static double amdahl(int P)
 static double shrinking(int P)
 {
     return 600000.0 - 30000.0 * P; /* negative beyond P = 20 */
+}
+
+static double no_compute(int P)
+{
+    (void)P;
+    return 0.0;
 }
 
 static double noisy(int P)
@@ -194,6 +201,14 @@ static void test_refusals(void)
     CHECK(!mc_extrap_source(x, 32, &err));
     CHECK(strstr(err.msg, "P=32"));
     CHECK(strstr(err.msg, "state a compute law"));
+    mc_extrap_destroy(x);
+
+    /* A class without compute: nothing to scale, so nothing refused (its fit is 0). */
+    const char *none[3] = {trace("c", 2, no_compute), trace("c", 4, no_compute),
+                           trace("c", 8, no_compute)};
+    x = build(none, 3, &err);
+    CHECK(x);
+    check_bursts(x, 64, 0);
     mc_extrap_destroy(x);
 
     /* Bursts no law explains: built, but said to be uncertain. */

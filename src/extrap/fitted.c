@@ -114,7 +114,8 @@ mc_err extrap_fit_check(const mc_extrap *x, int P, mc_error *err)
         const xclass *C = &x->cls[c];
         if (C->present && size_check(x, c, P, err))
             return MC_ERR_USAGE;
-        if (!C->present || C->burst_law != MC_LAW_FIT || C->n == 0)
+        /* a class without compute has no burst to scale, whatever its fit gives */
+        if (!C->present || C->burst_law != MC_LAW_FIT || class_compute(C) == 0)
             continue;
         double at = mc_fit_eval(&C->burst_fit, P, 0);
         double base = mc_fit_eval(&C->burst_fit, C->ev[0].baseP, 0);
@@ -217,16 +218,21 @@ int64_t extrap_fit_size(const tev *t, uint32_t s, int P)
     return r > 9e18 ? INT64_MAX : r < -0.5 ? -1 : r < 0 ? 0 : llround(r);
 }
 
+/* "fit (inverse: 4096*(1/P) + 16, held-out error 0 %)" */
+static void fit_str(const mc_fit *f, char *buf, size_t len)
+{
+    char formula[128];
+    mc_fit_formula(f, "P", formula, sizeof formula);
+    snprintf(buf, len, "fit (%s: %s, held-out error %.3g %%)", mc_family_name(f->family),
+             formula, extrap_pct(f->cv));
+}
+
 void extrap_law_str(const tev *t, uint32_t s, char *buf, size_t len)
 {
-    if (t->law[s] != MC_LAW_FIT || !t->fit) {
+    if (t->law[s] == MC_LAW_FIT && t->fit)
+        fit_str(&t->fit[s], buf, len);
+    else
         snprintf(buf, len, "%s", mc_extrap_law_name(t->law[s]));
-        return;
-    }
-    char formula[128];
-    mc_fit_formula(&t->fit[s], "P", formula, sizeof formula);
-    snprintf(buf, len, "fit (%s: %s, held-out error %.3g %%)",
-             mc_family_name(t->fit[s].family), formula, extrap_pct(t->fit[s].cv));
 }
 
 /* ------------------------------------------------------------ repetitions */
@@ -240,12 +246,8 @@ double extrap_rep_copies(const mc_extrap *x, const xrep *B, int P)
 
 void extrap_rep_law_str(const xrep *B, char *buf, size_t len)
 {
-    if (B->law != MC_LAW_FIT) {
+    if (B->law == MC_LAW_FIT)
+        fit_str(&B->fit, buf, len);
+    else
         snprintf(buf, len, "%g x %s(P)", B->a, mc_extrap_law_name(B->law));
-        return;
-    }
-    char formula[128];
-    mc_fit_formula(&B->fit, "P", formula, sizeof formula);
-    snprintf(buf, len, "fit (%s: %s, held-out error %.3g %%)", mc_family_name(B->fit.family),
-             formula, extrap_pct(B->fit.cv));
 }

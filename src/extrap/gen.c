@@ -1013,9 +1013,9 @@ static void explain_burst_fit(const xclass *C, int nranks, FILE *out)
         fprintf(out, "; runner-up %s, %.3g %%", mc_family_name(C->burst_runner),
                 extrap_pct(C->burst_runner_cv));
     fprintf(out, ")");
-    if (nranks > 0 && C->n > 0)
-        fprintf(out, ": bursts x %.4g at P=%d", mc_fit_eval(f, nranks, 0) /
-                mc_fit_eval(f, C->ev[0].baseP, 0), nranks);
+    double base = C->n > 0 ? mc_fit_eval(f, C->ev[0].baseP, 0) : 0;
+    if (nranks > 0 && base > 0) /* 0: a class without compute, nothing to scale */
+        fprintf(out, ": bursts x %.4g at P=%d", mc_fit_eval(f, nranks, 0) / base, nranks);
     fprintf(out, "\n");
 }
 
