@@ -580,10 +580,23 @@ def equal(label, what, got, want):
         raise CheckError("%s: %s is %r, expected %r" % (label, what, got, want))
 
 
+def expected_grid(events):
+    """The process grid stats reports: rank 0's first Cart_create (every example
+    makes its grid of MPI_COMM_WORLD): vals are the members, ndims, dims,
+    periods (docs/trace-format.md)."""
+    for e in events[0] if events else []:
+        if e[0] == "Cart_create":   # (op, peer, tag, bytes, peer2, tag2, bytes2, vals)
+            v = e[7][e[4]:]
+            nd = v[0]
+            return {"dims": list(v[1:1 + nd]), "periods": [x != 0 for x in v[1 + nd:1 + 2 * nd]]}
+    return None
+
+
 def check_stats(label, stats, events, formulas):
     P = len(events)
     fn, msgs = expected_stats(events)
     equal(label, "ranks", stats["ranks"], P)
+    equal(label, "process_grid", stats.get("process_grid", "missing"), expected_grid(events))
     equal(label, "function set", sorted(stats["functions"]), sorted(fn))
     for name, per_rank in fn.items():
         got = stats["functions"][name]

@@ -3,6 +3,7 @@
  * rule, the coefficients within tolerance, the saturation breakpoint found. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "mpicast/model.h"
@@ -140,6 +141,7 @@ static void check_loo_matches_refit(size_t N)
     for (size_t i = 0; i < N; i++) /* x[N - 1] is set before it is read */
         y[i] = (4 * (x[i] < 0.6 * x[N - 1] ? x[i] : 0.6 * x[N - 1]) + 50) * noise((int)i, 0.03);
     mc_fit_opts o = mc_fit_opts_default();
+    o.grid_dims = 3; /* x = 1, 4, 7, 10, ...: split3 = 0, 2, 1, 2, 1, 3, ... */
     for (int fam = MC_FAMILY_LINEAR; fam <= MC_FAMILY_NORMAL; fam++) {
         mc_fit full, f;
         CHECK(mc_fit_family((mc_family)fam, MC_VAR_P, x, NULL, y, N, &o, 1, &full) == MC_OK);
@@ -231,8 +233,51 @@ static void check_regime(void)
     CHECK(isnan(from));
 }
 
+/* split_d(p), MPI_Dims_create's dimensions of more than one process, and
+ * the grid-split family: recovered from noisy data on a 2-d grid, offered
+ * only with the runs' grid, and a law of p alone. */
+static void check_grid_split(void)
+{
+    CHECK_EQ_INT(mc_grid_split(1, 3), 0);
+    CHECK_EQ_INT(mc_grid_split(2, 3), 1);
+    CHECK_EQ_INT(mc_grid_split(8, 3), 3);
+    CHECK_EQ_INT(mc_grid_split(1024, 3), 3);
+    CHECK_EQ_INT(mc_grid_split(6, 3), 2);    /* 3 x 2 x 1 */
+    CHECK_EQ_INT(mc_grid_split(97, 2), 1);   /* a prime: 97 x 1 */
+    CHECK_EQ_INT(mc_grid_split(388, 3), 3);  /* 97 x 2 x 2 */
+    CHECK_EQ_INT(mc_grid_split(12, 2), 2);
+    CHECK_EQ_INT(mc_grid_split(2.5, 3), -1);
+    CHECK_EQ_INT(mc_grid_split(0, 3), -1);
+    CHECK_EQ_INT(mc_grid_split(4, 0), -1);
+    /* 300 per split dimension + 40, 2-d grid, 3 % noise: 0, 1, 2, 2, ... */
+    double y[NP];
+    for (int i = 0; i < NP; i++)
+        y[i] = (300 * mc_grid_split(X[i], 2) + 40) * noise(i, 0.03);
+    mc_fit_opts o = mc_fit_opts_default();
+    mc_fit best, all[MC_FAMILY_COUNT];
+    mc_select used;
+    mc_error err = {0};
+    CHECK(mc_model_select(MC_VAR_P, X, NULL, y, NP, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(!all[MC_FAMILY_GRID].ok); /* no grid: not a candidate */
+    CHECK(best.family != MC_FAMILY_GRID);
+    o.grid_dims = 2;
+    CHECK(mc_model_select(MC_VAR_P, X, NULL, y, NP, &o, &best, all, &used, &err) == MC_OK);
+    CHECK_EQ_STR(mc_family_name(best.family), "grid-split");
+    CHECK(best.gdim == 2 && close_rel(best.c[1], 300, 0.1) && fabs(best.c[0] - 40) < 30);
+    CHECK(fabs(mc_fit_eval(&best, 4096, 0) - (2 * best.c[1] + best.c[0])) < 1e-9);
+    CHECK(fabs(mc_fit_eval(&best, 3.9, 0) - mc_fit_eval(&best, 4, 0)) < 1e-12); /* rounds */
+    char buf[128];
+    mc_fit_formula(&best, "p", buf, sizeof buf);
+    CHECK(strstr(buf, "*split2(p)") != NULL);
+    CHECK(mc_family_parse("grid") == MC_FAMILY_GRID && mc_family_parse("grid-split") == MC_FAMILY_GRID);
+    /* by n it is not a law */
+    CHECK(mc_model_select(MC_VAR_N, X, NULL, y, NP, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(!all[MC_FAMILY_GRID].ok);
+}
+
 int main(void)
 {
+    check_grid_split();
     static const truth cases[] = {
         {MC_FAMILY_LINEAR, 3, 20, 0},
         {MC_FAMILY_LOG, 50, 7, 0},

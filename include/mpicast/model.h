@@ -93,6 +93,14 @@ mc_err mc_mdata_read_tau(mc_mdata *d, const char *path, const mc_run_label *labe
  * "COUNT templated_functions..." (the reader reports what is wrong). */
 int mc_tau_is_profile(const char *path);
 
+/* The dimensions d of the runs' process grid when every run came from
+ * `stats --json` with a "process_grid" of d dimensions whose dimensions
+ * split over more than one process are as many as MPI_Dims_create(p, d)
+ * splits (mc_grid_split), and p is the run's rank count: the grid-split
+ * family then applies (mc_fit_opts.grid_dims). Else 0, with the first run
+ * that rules it out named in why. */
+int mc_mdata_grid(const mc_mdata *d, char *why, size_t len);
+
 /* --per-iteration: checks that every measurement has an iteration count
  * (the label's iters, else the run's MPI_Pcontrol calls per process / 2,
  * else the main loop stats found); an error naming the file of the first
@@ -178,6 +186,9 @@ typedef enum mc_family {
     MC_FAMILY_LOG,        /* a·log10(x) + b */
     MC_FAMILY_INVERSE,    /* a/x + b */
     MC_FAMILY_SATURATION, /* a·min(x, x′) + b */
+    MC_FAMILY_GRID,       /* a·split_d(p) + b: split_d(p) is the number of dimensions of
+                             MPI_Dims_create(p, d) with more than one process, d the
+                             runs' own Cartesian grid's (mc_fit_opts.grid_dims) */
     MC_FAMILY_NORMAL,     /* c0 + c1·x^i·log2(x)^j (Extra-P normal form) */
     MC_FAMILY_PN_PRODUCT, /* c0 + c1·f(p)·g(n) (f or g may be 1) */
     MC_FAMILY_PN_SUM,     /* c0 + c1·f(p) + c2·g(n) */
@@ -185,7 +196,7 @@ typedef enum mc_family {
     MC_FAMILY_COUNT
 } mc_family;
 
-/* "linear", "logarithmic", "inverse", "linear-saturation", "normal-form",
+/* "linear", "logarithmic", "inverse", "linear-saturation", "grid-split", "normal-form",
  * "pn-sum", "pn-product", "pn-full". */
 const char *mc_family_name(mc_family f);
 
@@ -219,6 +230,7 @@ typedef struct mc_fit {
                         linear/log/inverse/saturation: c[0]=b, c[1]=a;
                         normal: c0, c1; pn: c0..c3 as in the family comment */
     double xbreak;   /* saturation: the breakpoint x′ */
+    int gdim;        /* grid-split: the grid's dimensions d */
     mc_term tp, tn;  /* normal: tp is the term in x; pn: terms in p and n */
     int nparams;     /* coefficients fitted (breakpoint counted) */
     int ncoef;       /* nparams + 1 for a chosen exponent pair or pn terms:
@@ -235,7 +247,16 @@ typedef struct mc_fit_opts {
     int families[MC_FAMILY_COUNT]; /* when have_families: 1 to consider */
     const unsigned char *unscored; /* NULL, or per point 1: fitted but not
                                       scored by leave-one-out (filled zeros) */
+    int grid_dims;    /* > 0: the runs made a Cartesian grid of this many dimensions
+                         whose split dimensions are MPI_Dims_create's
+                         (mc_mdata_grid): the grid-split family is a candidate for
+                         --by p, and wins ties with the other two-coefficient laws */
 } mc_fit_opts;
+
+/* The dimensions of MPI_Dims_create(p, d) with more than one process:
+ * min(d, the prime factors of p counted with multiplicity); -1 when p is
+ * not a positive integer or d < 1. */
+int mc_grid_split(double p, int d);
 
 /* Default options: auto selection, negative exponents for p allowed. */
 mc_fit_opts mc_fit_opts_default(void);

@@ -118,6 +118,16 @@ mc_loop mc_stats_main_loop(const mc_stats *s, int rank);
  * of ranks with a loop (none, or counts that differ). */
 int mc_stats_loop_iterations(const mc_stats *s, uint64_t *iterations, int *ranks_with);
 
+/* The run's process grid: the first MPI_Cart_create of MPI_COMM_WORLD
+ * (ndims 0: none, or more than MC_STATS_MAXDIMS dimensions). */
+#define MC_STATS_MAXDIMS 8
+typedef struct mc_stats_grid {
+    int ndims;
+    int dims[MC_STATS_MAXDIMS];
+    int periods[MC_STATS_MAXDIMS];
+} mc_stats_grid;
+mc_stats_grid mc_stats_process_grid(const mc_stats *s);
+
 /* Test, Testall, Testany, Testsome and Iprobe: the calls a polling loop makes. */
 int mc_stats_is_poll_op(int op);
 

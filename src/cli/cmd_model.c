@@ -268,7 +268,9 @@ static int parse_args(int argc, char **argv, model_opts *o)
         {"--families", NULL, "LIST", CLI_VALUE,
          "candidates, comma-separated family names; 'study' is\n"
          "linear,logarithmic,inverse,linear-saturation (the\n"
-         "study's procedure: --select mape --families study)", &o->fit, set_families},
+         "study's procedure: --select mape --families study);\n"
+         "grid-split applies with --by p to stats --json runs\n"
+         "that made an MPI_Dims_create-shaped Cartesian grid", &o->fit, set_families},
         {"--per-iteration", NULL, NULL, CLI_FLAG,
          "model counts per main-loop iteration: each run's\n"
          "values divided by its iters (label iters=K, else\n"
@@ -444,6 +446,11 @@ static json_t *coefficients_json(const mc_fit *f)
         json_object_set_new(c, "a", json_real(f->c[1]));
         json_object_set_new(c, "b", json_real(f->c[0]));
         json_object_set_new(c, "x_break", json_real(f->xbreak));
+        break;
+    case MC_FAMILY_GRID:
+        json_object_set_new(c, "a", json_real(f->c[1]));
+        json_object_set_new(c, "b", json_real(f->c[0]));
+        json_object_set_new(c, "grid_dims", json_integer(f->gdim));
         break;
     case MC_FAMILY_NORMAL:
         json_object_set_new(c, "c0", json_real(f->c[0]));
@@ -986,6 +993,25 @@ static int write_extrap_json(const model_opts *o, const result *r, size_t n)
 
 /* ---------------------------------------------------------------- main */
 
+/* The grid-split family applies (--by p) when every run traced the same
+ * kind of Cartesian grid as MPI_Dims_create makes; asked for by
+ * --families where it cannot apply, a warning says why. */
+static void grid_family(run_state *st, const mc_mdata *d)
+{
+    const model_opts *o = st->o;
+    char why[600];
+    int nd = mc_mdata_grid(d, why, sizeof why);
+    if (o->by != MC_VAR_P)
+        snprintf(why, sizeof why, "it is a law in p alone (--by p)");
+    st->so.fit.grid_dims = o->by == MC_VAR_P ? nd : 0;
+    if (!st->so.fit.grid_dims && o->fit.have_families && o->fit.families[MC_FAMILY_GRID]) {
+        json_t *w = json_sprintf("--families grid-split not applied: %s", why);
+        if (!o->json)
+            fprintf(stderr, "mpicast: warning: %s\n", json_string_value(w));
+        json_array_append_new(st->warnings, w);
+    }
+}
+
 static int run_model(const model_opts *o, mc_mdata *d)
 {
     mc_error err = {0};
@@ -1005,6 +1031,7 @@ static int run_model(const model_opts *o, mc_mdata *d)
         return cli_fail(&err);
     }
     run_state st = {o, json_array(), json_array(), series_opts(o)};
+    grid_family(&st, d);
     result *res = calloc(nser, sizeof *res);
     /* --per-iteration: each series also divided by its runs' iterations */
     mc_series *iser = o->per_iteration ? calloc(nser, sizeof *iser) : NULL;

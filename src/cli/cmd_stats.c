@@ -198,6 +198,21 @@ static json_t *warnings_json(const view *v)
     return arr;
 }
 
+/* "process_grid": {"dims": [...], "periods": [...]} or null. */
+static json_t *grid_json(const view *v)
+{
+    mc_stats_grid g = mc_stats_process_grid(v->st);
+    if (!g.ndims)
+        return json_null();
+    json_t *dims = json_array(), *per = json_array();
+    for (int d = 0; d < g.ndims && dims && per; d++) {
+        json_array_append_new(dims, json_integer(g.dims[d]));
+        json_array_append_new(per, json_boolean(g.periods[d]));
+    }
+    return json_pack("{soso}", "dims", dims ? dims : json_null(), "periods",
+                     per ? per : json_null());
+}
+
 /* "main_loop": the run's iteration count (null when the ranks differ or
  * none has a loop) and each rank's loop. */
 static json_t *main_loop_json(const view *v)
@@ -245,6 +260,13 @@ static int print_json(const view *v)
             doc = NULL;
         } else {
             json_object_set_new(doc, "main_loop", ml);
+        }
+        json_t *grid = doc ? grid_json(v) : NULL;
+        if (doc && !grid) {
+            json_decref(doc);
+            doc = NULL;
+        } else if (doc) {
+            json_object_set_new(doc, "process_grid", grid);
         }
     }
     if (!doc) {
@@ -367,6 +389,21 @@ static void print_loop_text(const view *v)
         printf("  (%d more ranks with a loop: --json lists them)\n", with - shown);
 }
 
+/* The process grid, when the run made one of MPI_COMM_WORLD. */
+static void print_grid_text(const view *v)
+{
+    mc_stats_grid g = mc_stats_process_grid(v->st);
+    if (!g.ndims)
+        return;
+    printf("\nProcess grid (MPI_Cart_create of MPI_COMM_WORLD)\n  dims             ");
+    for (int d = 0; d < g.ndims; d++)
+        printf("%s%d", d ? " x " : " ", g.dims[d]);
+    printf("\n  periodic         ");
+    for (int d = 0; d < g.ndims; d++)
+        printf("%s%s", d ? ", " : " ", g.periods[d] ? "yes" : "no");
+    printf("\n");
+}
+
 static void print_sites_text(const view *v, const totals *t)
 {
     mc_stats_site top[TOP_SITES];
@@ -395,6 +432,7 @@ static int print_text(const view *v)
     print_messages_text(v);
     print_polls_text(v, &t);
     print_loop_text(v);
+    print_grid_text(v);
     print_sites_text(v, &t);
     return CLI_OK;
 }

@@ -26,6 +26,9 @@ typedef struct obs {
 typedef struct srun {
     double p, n, iters;
     int where;
+    int ranks;             /* stats: the trace's ranks (0: not a stats file) */
+    int grid_nd, grid_split; /* its process grid's dimensions, and those split
+                              * over more than one process (0: no grid) */
 } srun;
 
 typedef struct run {
@@ -133,7 +136,7 @@ int mcm_mdata_add_srun(mc_mdata *d, double p, double n, double iters, const char
     int wh = add_where(d, where);
     if (wh < 0 || grow((void **)&d->sruns, &d->sruns_cap, d->nsruns, sizeof *d->sruns))
         return -1;
-    d->sruns[d->nsruns] = (srun){p, n, iters, wh};
+    d->sruns[d->nsruns] = (srun){p, n, iters, wh, 0, 0, 0};
     return (int)d->nsruns++;
 }
 
@@ -589,6 +592,70 @@ static int json_size(json_t *v, double *out)
     return json_is_string(v) ? mc_parse_size(json_string_value(v), out) : -1;
 }
 
+/* "process_grid": {"dims": [...], ...} or null/absent (no grid): its
+ * dimensions and how many have more than one process. */
+static mc_err read_grid(json_t *g, const char *path, int *nd, int *split, mc_error *err)
+{
+    *nd = *split = 0;
+    if (!g || json_is_null(g))
+        return MC_OK;
+    json_t *dims = json_object_get(g, "dims");
+    size_t n = json_array_size(dims);
+    if (!json_is_array(dims) || n < 1 || n > 64)
+        return mc_error_set(err, MC_ERR_FORMAT, "%s: process_grid.dims must be an array of 1 "
+                            "to 64 process counts", path);
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(dims, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 1)
+            return mc_error_set(err, MC_ERR_FORMAT, "%s: process_grid.dims[%zu] is not a "
+                                "positive integer", path, i);
+        *split += json_integer_value(v) > 1;
+    }
+    *nd = (int)n;
+    return MC_OK;
+}
+
+int mc_mdata_grid(const mc_mdata *d, char *why, size_t len)
+{
+    int nd = 0;
+    if (len)
+        why[0] = '\0';
+    for (size_t i = 0; i < d->nsruns; i++) {
+        const srun *r = &d->sruns[i];
+        const char *w = d->wheres[r->where];
+        if (!r->ranks || !r->grid_nd) {
+            snprintf(why, len, "%s: no process grid (MPI_Cart_create of MPI_COMM_WORLD)", w);
+            return 0;
+        }
+        if (nd && r->grid_nd != nd) {
+            snprintf(why, len, "%s: a grid of %d dimensions, another run's has %d", w,
+                     r->grid_nd, nd);
+            return 0;
+        }
+        nd = r->grid_nd;
+        int want = mc_grid_split(r->ranks, nd);
+        if (r->grid_split != want) {
+            snprintf(why, len, "%s: its %d-dimensional grid of %d processes splits %d "
+                     "dimension%s, MPI_Dims_create's would split %d", w, nd, r->ranks,
+                     r->grid_split, r->grid_split == 1 ? "" : "s", want);
+            return 0;
+        }
+        if (r->p != r->ranks) {
+            snprintf(why, len, "%s: p = %g is not its %d ranks", w, r->p, r->ranks);
+            return 0;
+        }
+    }
+    for (size_t i = 0; nd && i < d->nobs; i++)
+        if (d->obs[i].run < 0) {
+            snprintf(why, len, "%s: not a `stats --json` run: no process grid",
+                     d->wheres[d->obs[i].where]);
+            return 0;
+        }
+    if (!nd)
+        snprintf(why, len, "no stats inputs");
+    return nd;
+}
+
 mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *label,
                            mc_error *err)
 {
@@ -639,13 +706,16 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
         iters = (double)json_integer_value(ml);
     if (label && label->have_iters)
         iters = label->iters;
+    int gnd = 0, gsplit = 0;
+    if (rc == MC_OK)
+        rc = read_grid(json_object_get(doc, "process_grid"), path, &gnd, &gsplit, err);
     int runid = (int)d->nsruns;
     if (rc == MC_OK) {
         int wh = add_where(d, where);
         if (wh < 0 || grow((void **)&d->sruns, &d->sruns_cap, d->nsruns, sizeof *d->sruns))
             rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         else
-            d->sruns[d->nsruns++] = (srun){p, n, iters, wh};
+            d->sruns[d->nsruns++] = (srun){p, n, iters, wh, (int)nranks, gnd, gsplit};
     }
     if (rc == MC_OK)
         json_object_foreach(fns, name, fo) {

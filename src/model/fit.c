@@ -86,7 +86,7 @@ const char *mc_family_name(mc_family f)
 {
     static const char *const names[MC_FAMILY_COUNT] = {
         "constant", "linear", "logarithmic", "inverse", "linear-saturation",
-        "normal-form", "pn-product", "pn-sum", "pn-full"};
+        "grid-split", "normal-form", "pn-product", "pn-sum", "pn-full"};
     return (unsigned)f < MC_FAMILY_COUNT ? names[f] : "unknown";
 }
 
@@ -112,6 +112,8 @@ int mc_family_parse(const char *name)
         return MC_FAMILY_CONSTANT;
     if (strcmp(name, "saturation") == 0)
         return MC_FAMILY_SATURATION;
+    if (strcmp(name, "grid") == 0)
+        return MC_FAMILY_GRID;
     return -1;
 }
 
@@ -126,6 +128,23 @@ mc_fit_opts mc_fit_opts_default(void)
 
 /* ------------------------------------------------------------ evaluation */
 
+/* MPI_Dims_create(p, d) makes the dimensions as equal as it can, so it
+ * splits min(d, Ω(p)) of them (checked against mc_extrap_dims_create for
+ * p <= 10^5, d <= 4). */
+int mc_grid_split(double p, int d)
+{
+    if (d < 1 || !(p >= 1) || p > 1e15 || p != floor(p))
+        return -1;
+    long long q = (long long)p;
+    int k = 0;
+    for (long long f = 2; f * f <= q && k < d; f++)
+        while (q % f == 0 && k < d)
+            q /= f, k++;
+    if (q > 1 && k < d)
+        k++;
+    return k;
+}
+
 static double family_column(const mc_fit *f, double x)
 {
     switch (f->family) {
@@ -134,6 +153,10 @@ static double family_column(const mc_fit *f, double x)
     case MC_FAMILY_LOG: return x > 0 ? log10(x) : NAN;
     case MC_FAMILY_INVERSE: return x != 0 ? 1 / x : NAN;
     case MC_FAMILY_SATURATION: return x < f->xbreak ? x : f->xbreak;
+    case MC_FAMILY_GRID: { /* a step function: between process counts (plots) it rounds */
+        int s = mc_grid_split(x >= 1 && x < 1e15 ? floor(x + 0.5) : x, f->gdim);
+        return s < 0 ? NAN : s;
+    }
     case MC_FAMILY_NORMAL: return mc_term_eval(f->tp, x);
     default: return NAN;
     }
@@ -384,6 +407,22 @@ static int fit_constant(mc_fit *f, const double *y, size_t N)
 }
 
 
+/* The distinct split counts of the x (a slope needs two); 0 when an x is
+ * not a process count. */
+static size_t distinct_split(const double *x, size_t N, int d)
+{
+    unsigned long seen = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < N; i++) {
+        int s = mc_grid_split(x[i], d);
+        if (s < 0 || s >= 64)
+            return 0;
+        k += !(seen >> s & 1ul);
+        seen |= 1ul << s;
+    }
+    return k;
+}
+
 /* Fits the family's coefficients (no quality measures). */
 static int fit_core(mc_family fam, mc_model_var var, const double *x, const double *x2,
                     const double *y, size_t N, const mc_fit_opts *o, mc_fit *f)
@@ -406,6 +445,12 @@ static int fit_core(mc_family fam, mc_model_var var, const double *x, const doub
         rc = mcm_distinct(x, N) >= 2 && all_positive_x(x, N) ? fit_column(f, x, y, N) : -1;
         break;
     case MC_FAMILY_SATURATION: rc = fit_saturation(f, x, y, N); break;
+    case MC_FAMILY_GRID: /* a law in p of the runs' own grid */
+        f->gdim = o->grid_dims;
+        rc = var == MC_VAR_P && o->grid_dims > 0 && distinct_split(x, N, o->grid_dims) >= 2
+                 ? fit_column(f, x, y, N)
+                 : -1;
+        break;
     case MC_FAMILY_NORMAL:
         rc = all_positive_x(x, N) ? fit_normal(f, var, x, y, N, o) : -1;
         break;
@@ -529,6 +574,7 @@ static double loo_error(mc_family fam, mc_model_var var, const double *x, const 
         case MC_FAMILY_LINEAR:
         case MC_FAMILY_LOG:
         case MC_FAMILY_INVERSE:
+        case MC_FAMILY_GRID:
             for (size_t i = 0; i < N; i++)
                 z[i] = family_column(full, x[i]);
             rc = mcm_loo_column(z, y, N, F, NULL);
@@ -619,6 +665,11 @@ static int beats(const mc_fit *b, const mc_fit *a, mc_select s)
 {
     double cb = criterion(b, s), ca = criterion(a, s);
     double tol = 1e-6 + 1e-6 * fabs(ca);
+    /* the runs' own grid explains a count that a generic law with as many
+     * coefficients only matches: on a tie it wins (LAMMPS's halo sends,
+     * 410 per split dimension, are log2 p exactly up to p = 8) */
+    if (b->nparams == a->nparams && (b->family == MC_FAMILY_GRID) != (a->family == MC_FAMILY_GRID))
+        return b->family == MC_FAMILY_GRID ? cb <= ca + tol : cb < ca - tol;
     if (s == MC_SELECT_AR2 || s == MC_SELECT_AICC || b->nparams == a->nparams)
         return cb < ca - tol;
     if (b->nparams > a->nparams)
@@ -800,6 +851,7 @@ void mc_fit_formula(const mc_fit *f, const char *x, char *buf, size_t len)
     case MC_FAMILY_LOG: snprintf(t1, sizeof t1, "log10(%s)", x); break;
     case MC_FAMILY_INVERSE: snprintf(t1, sizeof t1, "(1/%s)", x); break;
     case MC_FAMILY_SATURATION: snprintf(t1, sizeof t1, "min(%s, %.6g)", x, f->xbreak); break;
+    case MC_FAMILY_GRID: snprintf(t1, sizeof t1, "split%d(%s)", f->gdim, x); break;
     case MC_FAMILY_NORMAL: term_text(f->tp, x, t1, sizeof t1); break;
     default: {
         term_text(f->tp, "p", t1, sizeof t1);

@@ -102,6 +102,30 @@ static void check_model(fit_state *st, mc_series_model *r, const double *x, cons
     }
 }
 
+/* The runner-up explains the runs exactly as well (the same held-out
+ * error) and predicts the target otherwise: the runs cannot tell the two
+ * laws apart, and the tie rule chose (LAMMPS's sends: grid-split and
+ * logarithmic are the same law up to p = 8). */
+static void tie_warning(const mc_series_opts *o, mc_series_model *r)
+{
+    if (!o->have_target || !r->runner.ok || r->used != MC_SELECT_CV)
+        return;
+    double a = r->fit.cv, b = r->runner.cv;
+    if (!isfinite(a) || !isfinite(b) || fabs(a - b) > 1e-6 + 1e-6 * fabs(a))
+        return;
+    double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
+    double v = mc_fit_eval(&r->fit, tx, o->target.n), w = mc_fit_eval(&r->runner, tx, o->target.n);
+    if (!isfinite(v) || !isfinite(w) || fabs(v - w) <= 0.01 * fmax(fabs(v), fabs(w)))
+        return;
+    const char *fn = r->s->function, *x = o->by == MC_VAR_N ? "n" : "p";
+    warn(r,
+         "%s %s: %s explains the runs as well (held-out error %.3g %%) and predicts %.6g at "
+         "%s=%g%s, where %s predicts %.6g: the runs do not tell them apart; a run nearer "
+         "%s=%g would", fn, r->s->metric, mc_family_name(r->runner.family), b, w, x, tx,
+         o->per_iteration && !r->per_run ? " per iteration" : "", mc_family_name(r->fit.family),
+         v, x, tx);
+}
+
 /* Whether model f goes negative anywhere between the fitted x (x2) and the
  * target, as check_model tests it (--by pn: along p at the target's n and
  * along n at its p); where and how much go to *name, *at, *val. */
@@ -341,6 +365,7 @@ static int fit_series(fit_state *st, const mc_series *s, int per_run, json_t *sk
                 r->measured = r->meas_iter;
         }
     }
+    tie_warning(o, r);
     check_model(st, r, x, x2, m);
 out:
     free(x);

@@ -4,6 +4,7 @@
 #include "mpicast/stats.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,7 @@ struct mc_stats {
     int overflowed;    /* a message total overflowed */
     mc_loop_finder *finder; /* reused rank after rank */
     mc_loop *loops;         /* each rank's main loop */
+    mc_stats_grid grid;     /* the first Cart_create of MPI_COMM_WORLD */
 };
 typedef struct mc_stats stats;
 
@@ -300,6 +302,26 @@ int64_t mc_app_window_ns(const mc_app_window *w)
     return to > from ? to - from : 0;
 }
 
+/* The process grid of a Cart_create of MPI_COMM_WORLD: its vals are the
+ * members (peer2 of them), then ndims, dims..., periods...
+ * (docs/trace-format.md). A grid of a sub-communicator is not the run's. */
+static void note_grid(mc_stats_grid *g, const mc_event *e)
+{
+    if (e->comm != MC_COMM_WORLD || e->peer2 < 0 || (uint32_t)e->peer2 >= e->nvals)
+        return;
+    const int64_t *v = e->vals + e->peer2;
+    int64_t nd = v[0];
+    if (nd < 1 || nd > MC_STATS_MAXDIMS || e->nvals != (uint32_t)e->peer2 + 1 + 2 * (uint32_t)nd)
+        return;
+    for (int d = 0; d < nd; d++) {
+        if (v[1 + d] < 1 || v[1 + d] > INT32_MAX)
+            return;
+        g->dims[d] = (int)v[1 + d];
+        g->periods[d] = v[1 + nd + d] != 0;
+    }
+    g->ndims = (int)nd;
+}
+
 static int add_event(stats *s, int rank, const mc_event *e)
 {
     if (e->op < 0 || e->op >= MC_OP_COUNT || e->op == MC_OP_COMPUTE) {
@@ -312,6 +334,8 @@ static int add_event(stats *s, int rank, const mc_event *e)
         }
         return 0;
     }
+    if (e->op == MC_OP_CART_CREATE && !s->grid.ndims)
+        note_grid(&s->grid, e);
     rank_stats *r = &s->ranks[rank];
     int64_t bytes = event_bytes(e), dur = mc_event_duration(e);
     if (!s->per_op[e->op] && !(s->per_op[e->op] = calloc((size_t)s->nranks, sizeof(counts))))
@@ -443,6 +467,7 @@ mc_stats *mc_stats_collect(mc_source *src, mc_error *err)
 }
 
 int mc_stats_nranks(const mc_stats *s) { return s->nranks; }
+mc_stats_grid mc_stats_process_grid(const mc_stats *s) { return s->grid; }
 
 mc_loop mc_stats_main_loop(const mc_stats *s, int rank)
 {

@@ -21,24 +21,10 @@ usage: normalised_test.py MPICAST
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-MPICAST = sys.argv[1]
+from modelcli import check, finish, model_doc, run
 RANKS = 4
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args):
-    p = subprocess.run([MPICAST, *args], capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
 
 
 def stats(path, per_process):
@@ -52,9 +38,7 @@ def stats(path, per_process):
 
 
 def model(*args):
-    rc, out, err = run("model", *args, "--json")
-    check(rc == 0, f"model {args}: exit {rc}: {err}")
-    return {f["function"]: f for f in json.loads(out)["functions"]} if rc == 0 else {}
+    return {f["function"]: f for f in model_doc(*args).get("functions", [])}
 
 
 def counts(iters):
@@ -168,7 +152,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check(abs((f.get("prediction") or -1) - total) < 1e-9 * total,
               f"same iters {fn}: predicted {f.get('prediction')} != {total}")
 
-if failures:
-    print(f"{len(failures)} failure(s)", file=sys.stderr)
-    sys.exit(1)
-print("ok")
+finish()

@@ -25,23 +25,9 @@ usage: selection_test.py MPICAST
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-MPICAST = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args):
-    p = subprocess.run([MPICAST, *args], capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+from modelcli import check, finish, model_doc, run
 
 
 def stats(path, ranks, funcs):
@@ -54,9 +40,7 @@ def stats(path, ranks, funcs):
 
 
 def model(*args):
-    rc, out, err = run("model", *args, "--json")
-    check(rc == 0, f"model {args}: exit {rc}: {err}")
-    return {(f["function"], f["metric"]): f for f in json.loads(out)["functions"]} if rc == 0 else {}
+    return {(f["function"], f["metric"]): f for f in model_doc(*args).get("functions", [])}
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -225,7 +209,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r3.get(("MPI_Sendrecv", "calls"), {}).get("fitted_from") is None,
           "regime: not under --select mape (the study's procedure)")
 
-if failures:
-    print(f"{len(failures)} failure(s)", file=sys.stderr)
-    sys.exit(1)
-print("ok")
+finish()
