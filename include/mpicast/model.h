@@ -101,6 +101,11 @@ int mc_tau_is_profile(const char *path);
  * that rules it out named in why. */
 int mc_mdata_grid(const mc_mdata *d, char *why, size_t len);
 
+/* The largest share (0..1) of failed polls among a polling function's
+ * calls (MPI_Test*, MPI_Iprobe) over the stats runs, *where (may be NULL)
+ * the run's file; 0 when no run reports polls for it. */
+double mc_mdata_poll_share(const mc_mdata *d, const char *function, const char **where);
+
 /* --per-iteration: checks that every measurement has an iteration count
  * (the label's iters, else the run's MPI_Pcontrol calls per process / 2,
  * else the main loop stats found); an error naming the file of the first
@@ -341,6 +346,7 @@ typedef struct mc_series_model {
     int npoints, repeats;
     double from;   /* the regime rule left out the points below it (NAN: none) */
     double spread; /* largest relative sd of a point's repeats, % */
+    double polls;  /* calls: the largest share of failed polls in a run, % (0: none) */
     struct json_t *warnings; /* strings; the caller owns (json_decref) */
 } mc_series_model;
 

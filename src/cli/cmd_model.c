@@ -526,6 +526,7 @@ static json_t *result_json(const model_opts *o, const result *r)
     json_object_set_new(j, "fitted_from", num_or_null(r->from));
     json_object_set_new(j, "repeats", json_integer(r->repeats));
     json_object_set_new(j, "spread_percent", json_real(r->spread));
+    json_object_set_new(j, "failed_polls_percent", r->polls > 0 ? json_real(r->polls) : json_null());
     json_object_set_new(j, "prediction", num_or_null(r->prediction));
     if (o->per_iteration) {
         json_object_set_new(j, "prediction_per_iteration", num_or_null(r->pred_iter));

@@ -35,7 +35,16 @@ typedef struct run {
     double p, n, elapsed;
 } run;
 
+/* A polling function's failed polls in one stats run: their share of its
+ * calls (docs/json.md, polls). */
+typedef struct pshare {
+    int fn, where;
+    double share;
+} pshare;
+
 struct mc_mdata {
+    pshare *polls;
+    size_t npolls, polls_cap;
     obs *obs;
     size_t nobs, obs_cap;
     char **names;
@@ -66,6 +75,7 @@ void mc_mdata_destroy(mc_mdata *d)
     free(d->obs);
     free(d->runs);
     free(d->sruns);
+    free(d->polls);
     free(d);
 }
 
@@ -656,6 +666,38 @@ int mc_mdata_grid(const mc_mdata *d, char *why, size_t len)
     return nd;
 }
 
+/* Records a polling function's share of failed polls in this run. */
+static mc_err add_polls(mc_mdata *d, const char *function, json_t *fo, const char *where,
+                        mc_error *err)
+{
+    json_t *jp = json_object_get(fo, "polls"), *jc = json_object_get(fo, "calls");
+    if (!jp)
+        return MC_OK;
+    if (!json_is_number(jp) || json_number_value(jp) < 0)
+        return mc_error_set(err, MC_ERR_FORMAT, "%s: functions.%s.polls is not a count", where,
+                            function);
+    double calls = json_is_number(jc) ? json_number_value(jc) : 0;
+    if (!(calls > 0))
+        return MC_OK;
+    int fn = intern(d, function), wh = add_where(d, where);
+    if (fn < 0 || wh < 0 || grow((void **)&d->polls, &d->polls_cap, d->npolls, sizeof *d->polls))
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    d->polls[d->npolls++] = (pshare){fn, wh, json_number_value(jp) / calls};
+    return MC_OK;
+}
+
+double mc_mdata_poll_share(const mc_mdata *d, const char *function, const char **where)
+{
+    double best = 0;
+    for (size_t i = 0; i < d->npolls; i++)
+        if (strcmp(d->names[d->polls[i].fn], function) == 0 && d->polls[i].share > best) {
+            best = d->polls[i].share;
+            if (where)
+                *where = d->wheres[d->polls[i].where];
+        }
+    return best;
+}
+
 mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *label,
                            mc_error *err)
 {
@@ -732,6 +774,8 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
                 rc = add_obs(d, p, n, iters, runid, name, metrics[m],
                              json_number_value(v) / nranks, where, err);
             }
+            if (rc == MC_OK)
+                rc = add_polls(d, name, fo, where, err);
             if (rc)
                 break;
         }

@@ -209,4 +209,26 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r3.get(("MPI_Sendrecv", "calls"), {}).get("fitted_from") is None,
           "regime: not under --select mape (the study's procedure)")
 
+    # ---- failed polls: a count that is mostly failed polls is flagged (its
+    # number depends on timing), one with few is not
+    pol = []
+    for p in (1, 2, 4, 8):
+        doc = {"ranks": p, "app_time": 1.0, "truncated": False, "warnings": [],
+               "functions": {"MPI_Iprobe": {"calls": 100 * p, "bytes": 0, "time": 0.1,
+                                            "polls": 90 * p},
+                             "MPI_Test": {"calls": 200 * p, "bytes": 0, "time": 0.1,
+                                          "polls": 20 * p}}}
+        path = os.path.join(tmp, f"poll{p}.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        pol.append(path)
+    r = model(*pol, "--by", "p", "--predict", "p=16")
+    ip, ts = r.get(("MPI_Iprobe", "calls"), {}), r.get(("MPI_Test", "calls"), {})
+    check(ip.get("failed_polls_percent") == 90
+          and any("90.0 % of them were failed polls in" in w and "poll1.json" in w
+                  for w in ip.get("warnings", [])), f"polls: Iprobe flagged: {ip}")
+    check("failed_polls_percent" in ts and ts["failed_polls_percent"] is None
+          and not any("failed polls" in w for w in ts.get("warnings", [])),
+          f"polls: Test (10 %) not flagged: {ts}")
+
 finish()
