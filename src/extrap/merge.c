@@ -386,7 +386,8 @@ int extrap_merge_class(xbuild *b, int cls, xclass *per, mc_error *err)
     const xclass *I = b->inherit && b->inherit->cls[cls].present ? &b->inherit->cls[cls] : NULL;
     if (same_loop_counts(x, per, rep, cname, err) ||
         compress_repetitions(b, cls, per, rep, I, cname, err) ||
-        merge_levels(x, per, rep, cname, err) || resolve_ambiguous(b, per, rep, I, cname, err) || same_events(x, per, rep, cname, err) ||
+        merge_levels(x, per, rep, cname, err) || resolve_ambiguous(b, per, rep, I, cname, err) ||
+        same_events(x, per, rep, cname, err) ||
         fit_laws(x, per, R, ntr, I, cname, err))
         return -1;
     for (uint32_t i = 0; i < R->n; i++)

@@ -445,11 +445,13 @@ static void repetition_law(const mc_extrap *x, rcand *c)
             c->alt_coef[c->nalt++] = A;
         }
     }
+    if (c->law >= 0)
+        return;
     double v[64], P[64];
     int other;
     for (uint32_t i = 0; i < c->nk; i++)
         v[i] = c->counts[i], P[i] = c->P[i];
-    if (c->law < 0 && extrap_size_fit(v, P, (int)c->nk, &c->fit, &other) == 1) {
+    if (extrap_size_fit(v, P, (int)c->nk, &c->fit, &other) == 1) {
         c->law = MC_LAW_FIT; /* three traces or more: P - 1, log2(P) + 1 ... */
         c->coef = 1;
     }
@@ -541,8 +543,8 @@ static int try_block(const mc_extrap *x, const xclass *per, const char *cname, u
         return 0;
     mc_error_set(err, MC_ERR_USAGE, "%s: a block of %u events repeats %u times at P=%u "
                  "and %u times at P=%u: no law (log2p, log2cols, p) fits the counts, nor a "
-                 "model family exactly (three traces or more): not explained", cname, c->L, c->counts[0], c->P[0], c->counts[c->nk - 1],
-                 c->P[c->nk - 1]);
+                 "model family exactly (three traces or more): not explained", cname, c->L,
+                 c->counts[0], c->P[0], c->counts[c->nk - 1], c->P[c->nk - 1]);
     return -1;
 }
 

@@ -14,7 +14,7 @@ synthesised `mpicast stats --json` files with a "process_grid":
   saturation (p = 16: log fits it exactly, the grid does not);
 * a run whose grid MPI_Dims_create would not make (4 x 1 x 1 at p = 4) rules
   the family out, and --families grid-split says why in a warning;
-* a malformed "process_grid" is an error naming the file.
+* a malformed "process_grid" or "polls" is an error naming the file.
 
 usage: grid_test.py MPICAST
 """
@@ -110,5 +110,11 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("model", g[1], g[2], bad, "--by", "p")
     check(rc != 0 and "bad.json" in err and "process_grid.dims[1]" in err,
           f"malformed process_grid: {rc} {err}")
+    badp = os.path.join(tmp, "badpolls.json")
+    with open(badp, "w") as f:
+        json.dump({"ranks": 4, "functions": {"MPI_Test": {"calls": 8, "polls": "many"}}}, f)
+    rc, out, err = run("model", g[1], g[2], badp, "--by", "p")
+    check(rc != 0 and "badpolls.json" in err and "functions.MPI_Test.polls is not a count" in err
+          and len(err.strip().splitlines()) == 1, f"malformed polls: {rc} {err}")
 
 finish()
