@@ -29,6 +29,7 @@ typedef struct {
     int npb_steps; /* -N: NPB CG's step order and tags (cg2d) */
     int groups;    /* -G: communicators from MPI_Comm_create with groups (fft) */
     int halving;   /* -H: step k exchanges SIZE / 2^(k+1) doubles (cg_log2) */
+    int items;     /* -B N: a vector of N values dealt out in blocks (fft -V) */
 } ex_args;
 
 /* Parses a positive int no larger than max; returns 0 on success. */
@@ -78,6 +79,8 @@ static int ex_parse_args(int argc, char **argv, const char *usage, int max_size,
             ok = 1;
         } else if (strcmp(opt, "-s") == 0 && i + 1 < argc) {
             ok = ex_parse_positive(argv[++i], max_size, &args->size) == 0;
+        } else if (strcmp(opt, "-B") == 0 && i + 1 < argc) {
+            ok = ex_parse_positive(argv[++i], 1 << 24, &args->items) == 0;
         } else if (strcmp(opt, "-i") == 0 && i + 1 < argc) {
             ok = ex_parse_positive(argv[++i], 1000000, &args->iters) == 0;
         }

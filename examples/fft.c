@@ -16,11 +16,18 @@
  * transposes are MPI_Alltoallv, and the checksum goes through MPI_Reduce_scatter (row),
  * MPI_Allgatherv (column) and MPI_Gatherv (to rank 0).
  *
+ * With -B N (and -V) items are dealt out in blocks, the first N mod n of a
+ * communicator's n members holding one more (the distribution of codes whose sizes need
+ * not divide): each transpose moves N x (N+1) doubles from blocks of rows to blocks of
+ * columns of its row or column, and the checksum's vector has N values:
+ * MPI_Reduce_scatter gives each row member its block of the row's summed vector, and
+ * MPI_Allgatherv gathers the column's blocks.
+ *
  * With -G the row and column communicators come from MPI_Comm_create with each
  * rank's row and column group (disjoint groups, MPI 2.2) instead of MPI_Comm_split,
  * and the first row alone (the other ranks get MPI_COMM_NULL) broadcasts the sum.
  *
- * usage: fft [-s SIZE] [-i ITERS] [-S] [-V] [-G]     (defaults 256, 10) */
+ * usage: fft [-s SIZE] [-i ITERS] [-S] [-V] [-B N] [-G]     (defaults 256, 10) */
 #include <math.h>
 
 #include "ex_common.h"
@@ -45,13 +52,39 @@ static void reorder(const double *in, double *out, size_t len)
         out[k] = in[len - 1 - k];
 }
 
+/* Items of member k when n items are dealt out over `members` in blocks. */
+static int share(int n, int members, int k)
+{
+    return n / members + (k < n % members);
+}
+
+/* counts and displacements of n items dealt out over `members` */
+static void block_counts(int n, int members, int *cnt, int *displ)
+{
+    for (int k = 0, at = 0; k < members; at += cnt[k], k++)
+        cnt[k] = share(n, members, k), displ[k] = at;
+}
+
 /* The all-to-all of a transpose among n ranks of comm, blocks of `block` doubles:
- * MPI_Alltoall, or MPI_Alltoallv with equal counts when cnt is given. */
+ * MPI_Alltoall, or MPI_Alltoallv with equal counts when cnt is given; with `items`
+ * (-B) the transpose of items x (items + 1) doubles held in blocks of rows and sent
+ * in blocks of columns (cnt and displ then hold 2 n entries). */
 static void transpose(double *a, double *b, int block, int n, MPI_Comm comm, int *cnt,
-                      int *displ)
+                      int *displ, int items)
 {
     if (!cnt) {
         MPI_Alltoall(a, block, MPI_DOUBLE, b, block, MPI_DOUBLE, comm);
+        return;
+    }
+    if (items) {
+        int me, *rcnt = cnt + n, *rdispl = displ + n;
+        MPI_Comm_rank(comm, &me);
+        for (int k = 0, at = 0, rat = 0; k < n; k++) {
+            cnt[k] = share(items, n, me) * share(items + 1, n, k), displ[k] = at;
+            rcnt[k] = share(items, n, k) * share(items + 1, n, me), rdispl[k] = rat;
+            at += cnt[k], rat += rcnt[k];
+        }
+        MPI_Alltoallv(a, cnt, displ, MPI_DOUBLE, b, rcnt, rdispl, MPI_DOUBLE, comm);
         return;
     }
     for (int k = 0; k < n; k++)
@@ -77,9 +110,52 @@ static MPI_Comm comm_of_stride(int first, int n, int stride)
     return c;
 }
 
-static double vector_sum(double local, int nranks, int nrows, int ncols, MPI_Comm row_comm,
-                         MPI_Comm col_comm, int *cnt, int *displ)
+/* vector_sum's row and column steps on a vector of `items` values dealt out in
+ * blocks: the row's sum reduced and scattered, then the column's blocks gathered. */
+static double block_sum(double local, int items, int row, int col, int nrows, int ncols,
+                        MPI_Comm row_comm, MPI_Comm col_comm)
 {
+    int n = nrows > ncols ? nrows : ncols;
+    double *v = ex_alloc((size_t)items), *mine = ex_alloc((size_t)share(items, ncols, 0));
+    int *c2 = calloc((size_t)n, sizeof *c2), *d2 = calloc((size_t)n, sizeof *d2);
+    if (!c2 || !d2)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    v[0] = local;
+    block_counts(items, ncols, c2, d2);
+    MPI_Reduce_scatter(v, mine, c2, MPI_DOUBLE, MPI_SUM, row_comm);
+    double part = 0.0; /* the row's sum sits in the block of member 0 */
+    for (int k = 0; k < c2[col]; k++)
+        part += mine[k];
+    block_counts(items, nrows, c2, d2);
+    for (int k = 0; k < items; k++)
+        v[k] = 0.0;
+    double *send = ex_alloc((size_t)share(items, nrows, 0));
+    send[0] = part;
+    MPI_Allgatherv(send, c2[row], MPI_DOUBLE, v, c2, d2, MPI_DOUBLE, col_comm);
+    double col_sum = 0.0;
+    for (int k = 0; k < items; k++)
+        col_sum += v[k];
+    free(send), free(mine), free(v), free(c2), free(d2);
+    return col_sum;
+}
+
+static double vector_sum(double local, int nranks, int nrows, int ncols, MPI_Comm row_comm,
+                         MPI_Comm col_comm, int *cnt, int *displ, int items)
+{
+    if (items) { /* blocks with a remainder instead of one value per member */
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        double col = block_sum(local, items, rank / ncols, rank % ncols, nrows, ncols,
+                               row_comm, col_comm);
+        double *w = ex_alloc((size_t)nranks), sum = 0.0;
+        for (int k = 0; k < nranks; k++)
+            cnt[k] = 1, displ[k] = k;
+        MPI_Gatherv(&col, 1, MPI_DOUBLE, w, cnt, displ, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        for (int k = 0; k < nranks; k++)
+            sum += w[k];
+        free(w);
+        return sum / nrows;
+    }
     double *v = ex_alloc((size_t)(nranks > ncols ? nranks : ncols)), mine = 0.0;
     for (int k = 0; k < ncols; k++)
         v[k] = k == 0 ? local : 0.0, cnt[k] = 1;
@@ -108,7 +184,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = 256, .iters = 10};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S] [-V] [-G]", 1 << 20, &args) != 0) {
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S] [-V] [-B N] [-G]", 1 << 20,
+                      &args) != 0) {
         MPI_Finalize();
         return 2;
     }
@@ -139,13 +216,15 @@ int main(int argc, char **argv)
         len = (size_t)(total / nranks);
         brow = (int)(len / (size_t)ncols), bcol = (int)(len / (size_t)nrows);
     }
+    if (args.items) /* room for the largest block of rows of the -B transposes */
+        len += (size_t)(args.items + 1) * (size_t)(args.items + 1);
     double *a = ex_alloc(len), *b = ex_alloc(len);
     double seed = rank + 1;
     int *cnt = NULL, *displ = NULL;
     if (args.vector) {
         int n = nranks > 0 ? nranks : 1;
-        cnt = calloc((size_t)n, sizeof *cnt);
-        displ = calloc((size_t)n, sizeof *displ);
+        cnt = calloc(2 * (size_t)n, sizeof *cnt);
+        displ = calloc(2 * (size_t)n, sizeof *displ);
         double *seeds = ex_alloc((size_t)n);
         if (!cnt || !displ)
             MPI_Abort(MPI_COMM_WORLD, 1);
@@ -161,10 +240,10 @@ int main(int argc, char **argv)
 
     for (int it = 0; it < args.iters; it++) {
         butterfly(a, len, 0);
-        transpose(a, b, brow, ncols, row_comm, cnt, displ);
+        transpose(a, b, brow, ncols, row_comm, cnt, displ, args.items);
         reorder(b, a, len);
         butterfly(a, len, 1);
-        transpose(a, b, bcol, nrows, col_comm, cnt, displ);
+        transpose(a, b, bcol, nrows, col_comm, cnt, displ, args.items);
         reorder(b, a, len);
     }
 
@@ -172,7 +251,8 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < len; k++)
         local += fabs(a[k]);
     if (args.vector)
-        sum = vector_sum(local, nranks, nrows, ncols, row_comm, col_comm, cnt, displ);
+        sum = vector_sum(local, nranks, nrows, ncols, row_comm, col_comm, cnt, displ,
+                         args.items);
     else
         MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (args.groups) { /* row 0 alone (the others get MPI_COMM_NULL) agrees on the sum */

@@ -59,6 +59,14 @@ CASES = [
     # Comm_split row/column communicators, Reduce_scatter, Allgatherv, Gatherv
     ("fft_vector_inferred", "fft", ["-s", "8", "-i", "2", "-V"], [4, 8, 16], 32, []),
     ("fft_vector_strong", "fft", ["-s", "8", "-i", "2", "-V", "-S"], [4, 16], 32, []),
+    # items dealt out in blocks (issue 20): transposes of 10 x 11 doubles by Alltoallv
+    # (on 2 members the rows are equal, 5 5, the columns not, 6 5; on 4 both differ), and
+    # a checksum vector of 10 values: Reduce_scatter and Allgatherv counts 3,3,2,2 on 4
+    # members, equal on 2; Allgatherv's send size is the rank's own block
+    ("fft_block_inferred", "fft", ["-s", "8", "-i", "2", "-V", "-B", "10"], [4, 8, 16], 32,
+     []),
+    ("fft_block_strong", "fft", ["-s", "8", "-i", "2", "-V", "-S", "-B", "10"], [4, 16], 32,
+     []),
     # MPI_Comm_create with row and column groups, and a first-row communicator the other
     # ranks get as MPI_COMM_NULL (issue 20); row 0 is then a class of its own, so the
     # block law is stated (two counts per class fit both const and p/comm)
@@ -116,6 +124,10 @@ REFUSED = [
     # one trace: 2 levels at 4x4 fit log2 min(R, C) and a constant number alike
     ("mg_coarse_one", "mg", ["-s", "16", "-i", "2", "-c"], [16], 64,
      ["rank 0 event 18 (Sendrecv)", "3 and 2 levels at P=64", "trace one more process count"]),
+    # rows of 2 ranks at P=4 and 8: 10 rows dealt out over 2 are equal, so no trace shows
+    # how many rows the row transpose has, and at 32 the rows have 4 ranks
+    ("fft_block_rows_hidden", "fft", ["-s", "8", "-i", "2", "-V", "-B", "10"], [4, 8], 32,
+     ["Alltoallv", "divides the transpose's number of rows", "trace a process count"]),
     # two counts: log2(npcols) and P/4 both fit 1 and 2 steps, and differ at 16
     ("cg2d_two_counts", "cg2d", ["-s", "16", "-i", "2"], [4, 8], 16,
      ["log2cols(P) and", "x p(P)", "trace one more process count"]),

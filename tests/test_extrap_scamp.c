@@ -117,6 +117,8 @@ static void write_rank(const char *dir, int r, const evlist *l)
 {
     mc_error err = {0};
     mc_writer *w = mc_writer_open(dir, r, 0, 0, &err);
+    if (!w)
+        fprintf(stderr, "%s\n", err.msg);
     CHECK(w);
     for (int i = 0; i < l->n; i++)
         CHECK(mc_writer_add(w, &l->e[i], &err) == MC_OK);
@@ -717,8 +719,199 @@ static void test_vector_collectives(void)
     /* counts that differ between peers are refused, naming the event and the rank */
     CHECK(mc_extrap_build(&dk, 1, NULL, &err) == NULL);
     CHECK(strstr(err.msg, "Alltoallv: per-rank counts differ") != NULL);
+    CHECK(strstr(err.msg, "nor the transpose of one") != NULL);
     CHECK(strstr(err.msg, "comm rank 1 32 bytes, comm rank 0 64") != NULL);
     CHECK(strstr(err.msg, "rank 0 event 1") != NULL);
+}
+
+/* Block distributions (issue 20): ITEMS values of 8 bytes dealt out over
+ * the world, the first ITEMS mod P ranks one more: Reduce_scatter's counts,
+ * and Allgatherv's counts with the rank's own block as its send size;
+ * `items` may vary, to check that a number of items is followed. */
+static int block_items = 10;
+
+static int64_t block_share(int n, int P, int k)
+{
+    return 8 * (int64_t)(n / P + (k < n % P));
+}
+
+static void block_prog(int P, int r, evlist *l)
+{
+    memset(l, 0, sizeof *l);
+    add(l, MC_OP_INIT);
+    for (int it = 0; it < 2; it++) {
+        mc_event *rs = add(l, MC_OP_REDUCE_SCATTER);
+        rs->peer2 = P;
+        for (int k = 0; k < P; k++)
+            rs->vals[k] = block_share(block_items, P, k);
+        rs->nvals = (uint32_t)P;
+        mc_event *g = add(l, MC_OP_ALLGATHERV);
+        g->peer2 = P;
+        g->bytes = block_share(block_items, P, r);
+        for (int k = 0; k < P; k++)
+            g->vals[k] = block_share(block_items, P, k);
+        g->nvals = (uint32_t)P;
+    }
+    add(l, MC_OP_FINALIZE);
+}
+
+/* Writes program prog's events at P as a trace in dir. */
+static void write_prog(const char *dir, int P, void (*prog)(int, int, evlist *))
+{
+    evlist *l = malloc(sizeof *l);
+    for (int r = 0; r < P; r++) {
+        prog(P, r, l);
+        write_rank(dir, r, l);
+    }
+    free(l);
+}
+
+static void write_block(const char *dir, int P)
+{
+    write_prog(dir, P, block_prog);
+}
+
+/* Extrapolates the traces t (at block_items) to P and compares with the
+ * program there at `want` items. */
+static void check_block(const char **t, int n, const mc_extrap_rules *ru, int P, int want)
+{
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(t, n, ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = x ? mc_extrap_source(x, P, &err) : NULL;
+    if (x && !s)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(s);
+    if (s) {
+        int keep = block_items;
+        block_items = want;
+        check_source_against(s, P, block_prog);
+        block_items = keep;
+        mc_source_close(s);
+    }
+    mc_extrap_destroy(x);
+}
+
+static void test_block_distributions(void)
+{
+    const char *d4 = mkdir_trace("b4"), *d5 = mkdir_trace("b5"), *d8 = mkdir_trace("b8");
+    write_block(d4, 4); /* 24 24 16 16 */
+    write_block(d5, 5); /* 16 x 5: equal, the same 10 items */
+    write_block(d8, 8); /* 16 16 8 8 8 8 8 8 */
+    /* inferred: 10 items whatever P, the own block as Allgatherv's size */
+    const char *t[3] = {d4, d8, d5};
+    check_block(t, 2, NULL, 7, 10);
+    check_block(t, 3, NULL, 32, 10);
+    /* an equal trace first (5 ranks) takes the distribution from the other */
+    const char *t2[2] = {d5, d4};
+    check_block(t2, 2, NULL, 3, 10);
+    /* one trace: strong scaling keeps the 10 items, weak deals out 10 per 4 ranks */
+    mc_extrap_rules ru;
+    mc_error err = {0};
+    mc_extrap_rules_init(&ru);
+    CHECK(mc_extrap_rules_set(&ru, "scaling", "strong", &err) == MC_OK);
+    check_block(&d4, 1, &ru, 6, 10);
+    mc_extrap_rules_init(&ru);
+    check_block(&d4, 1, &ru, 8, 20);
+    /* 10 items at 4 ranks, 13 at 8: no law gives both numbers of items */
+    const char *d8b = mkdir_trace("b8b");
+    block_items = 13;
+    write_block(d8b, 8);
+    block_items = 10;
+    const char *t3[2] = {d4, d8b};
+    mc_extrap *x = mc_extrap_build(t3, 2, NULL, &err);
+    CHECK(x == NULL);
+    CHECK(strstr(err.msg, "Reduce_scatter") != NULL);
+    CHECK(strstr(err.msg, "number of items dealt out") != NULL);
+    /* fewer items than ranks: 3 over 4 and 7 ranks, the last ones send nothing */
+    char q4[512], q5[512];
+    block_items = 3;
+    snprintf(q4, sizeof q4, "%s", mkdir_trace("bq4"));
+    snprintf(q5, sizeof q5, "%s", mkdir_trace("bq7"));
+    write_block(q4, 4);
+    write_block(q5, 7);
+    const char *t4[2] = {q4, q5};
+    check_block(t4, 2, NULL, 8, 3);
+    block_items = 10;
+}
+
+/* A transpose of xA x xB items of 8 bytes over the world (issue 20): rank
+ * me holds the rows share(xA, me) and sends rank k its columns share(xB, k),
+ * as FFT codes whose sizes need not divide call Alltoallv. */
+static int xA = 10, xB = 11;
+
+static void xpose_prog(int P, int r, evlist *l)
+{
+    memset(l, 0, sizeof *l);
+    add(l, MC_OP_INIT);
+    for (int it = 0; it < 2; it++) {
+        mc_event *a = add(l, MC_OP_ALLTOALLV);
+        a->peer2 = P;
+        for (int k = 0; k < P; k++) {
+            a->vals[k] = block_share(xA, P, r) * (xB / P + (k < xB % P));
+            a->vals[P + k] = block_share(xA, P, k) * (xB / P + (r < xB % P));
+        }
+        a->nvals = 2u * (uint32_t)P;
+    }
+    add(l, MC_OP_FINALIZE);
+}
+
+static void write_xpose(const char *dir, int P)
+{
+    write_prog(dir, P, xpose_prog);
+}
+
+static void check_xpose(const char **t, int n, int P)
+{
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(t, n, NULL, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = x ? mc_extrap_source(x, P, &err) : NULL;
+    CHECK(s);
+    if (s) {
+        check_source_against(s, P, xpose_prog);
+        mc_source_close(s);
+    }
+    mc_extrap_destroy(x);
+}
+
+static void test_transposes(void)
+{
+    /* 10 x 11: at 2 ranks only the columns show (5 5 rows), at 4 both */
+    const char *d2 = mkdir_trace("tx2"), *d4 = mkdir_trace("tx4");
+    write_xpose(d2, 2);
+    write_xpose(d4, 4);
+    check_xpose(&d4, 1, 7);
+    const char *t[2] = {d2, d4};
+    check_xpose(t, 2, 8);
+    mc_error err = {0};
+    CHECK(mc_extrap_build(&d2, 1, NULL, &err) == NULL);
+    CHECK(strstr(err.msg, "divides the transpose's number of rows") != NULL);
+    /* 12 x 10: both equal at 2, the columns only at 4, the rows only at 5: the
+     * item size comes from a side that one trace shows */
+    xA = 12, xB = 10;
+    const char *e2 = mkdir_trace("ty2"), *e4 = mkdir_trace("ty4"), *e5 = mkdir_trace("ty5");
+    write_xpose(e2, 2);
+    write_xpose(e4, 4);
+    write_xpose(e5, 5);
+    const char *t3[3] = {e2, e4, e5};
+    check_xpose(t3, 3, 7);
+    /* traces of two global sizes: refused */
+    char p4[512], p7[512];
+    snprintf(p4, sizeof p4, "%s", e5); /* shows 12 rows, 7 ranks 11 */
+    xA = 11;
+    snprintf(p7, sizeof p7, "%s", mkdir_trace("ty7"));
+    write_xpose(p7, 7);
+    const char *t2[2] = {p4, p7};
+    CHECK(mc_extrap_build(t2, 2, NULL, &err) == NULL);
+    if (!strstr(err.msg, "only a fixed global size"))
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(strstr(err.msg, "only a fixed global size") != NULL);
+    xA = 10, xB = 11;
 }
 
 /* Recursive doubling by hand (issue 20): in each of two iterations, log2 P
@@ -891,6 +1084,8 @@ int main(void)
     test_repetitions_inferred();
     test_repetitions_in_outer_loop();
     test_vector_collectives();
+    test_block_distributions();
+    test_transposes();
     test_xor_partners();
     test_repetition_laws_ambiguous();
     test_garbage_never_crashes();

@@ -129,11 +129,69 @@ static int comm_of(mc_extrap *x, const commmap *m, uint64_t id, int r)
     return cm_find(m, id);
 }
 
+/* Array v of c counts as a block distribution (VK_BLOCK): the first R
+ * entries hold hi = u * (q + 1), the rest lo = u * q, so N = q * c + R
+ * items of u bytes. Returns 0 when v has another shape. */
+static int block_dist(const int64_t *v, int c, int64_t *u, int64_t *N)
+{
+    int R = 1;
+    while (R < c && v[R] == v[0])
+        R++;
+    int64_t hi = v[0], lo = R < c ? v[R] : v[0];
+    if (R == c || lo >= hi || lo < 0)
+        return 0;
+    for (int k = R; k < c; k++)
+        if (v[k] != lo)
+            return 0;
+    *u = hi - lo;
+    if (lo % *u)
+        return 0;
+    if (lo / *u > (INT64_MAX - R) / c)
+        return 0;
+    *N = lo / *u * c + R;
+    return 1;
+}
+
+/* An Alltoallv whose arrays are the transpose of A x B items of u bytes
+ * held in blocks of A rows, sent as blocks of B columns: send count j is
+ * u * share(A, me) * share(B, j), receive count j u * share(A, j) *
+ * share(B, me). An array that is equal does not show its A or B (c divides
+ * it); the slots then keep what the other array tells (extrap_impl.h,
+ * VK_XPOSE), which every member shares. Returns 0 when no transpose fits. */
+static int transpose_slots(const int64_t *sv, const int64_t *rv, int c, int me, int64_t *num)
+{
+    int64_t us = sv[0], ur = rv[0], B = 0, A = 0;
+    int sb = block_dist(sv, c, &us, &B), rb = block_dist(rv, c, &ur, &A);
+    if (me < 0 || me >= c || (!sb && !rb))
+        return 0;
+    if (sb && rb) { /* both shown: u from either side */
+        int64_t sa = extrap_share(A, c, me), sbm = extrap_share(B, c, me);
+        if (sa <= 0 || sbm <= 0 || us % sa || ur % sbm || us / sa != ur / sbm)
+            return 0;
+        num[0] = us / sa, num[1] = 0, num[2] = B, num[3] = A;
+        return 1;
+    }
+    for (int k = 1; k < c; k++) /* the equal side */
+        if ((sb ? rv[k] : sv[k]) != (sb ? rv[0] : sv[0]))
+            return 0;
+    if (rb) { /* send counts equal: c divides B; u * B / c per column block */
+        if (sv[0] != extrap_mul(ur, extrap_share(A, c, me)))
+            return 0;
+        num[0] = 0, num[1] = ur, num[2] = 0, num[3] = A;
+    } else {
+        if (rv[0] != extrap_mul(us, extrap_share(B, c, me)))
+            return 0;
+        num[0] = 0, num[1] = us, num[2] = B, num[3] = 0;
+    }
+    return 1;
+}
+
 /* A per-rank-count collective (Alltoallv, Gatherv, ...): its vals are one or
- * two arrays (send, receive) of a count per comm rank. Only arrays whose
- * counts are all equal are extrapolated: one value per array, which scales
- * like the op's fixed-count form; the arrays are regenerated at the new
- * comm size. Sets t->varr and leaves t->e.vals empty. */
+ * two arrays (send, receive) of a count per comm rank. Each array must be
+ * one count for every rank (VK_EQUAL) or a block distribution (VK_BLOCK);
+ * either scales by laws on its count (or unit and number of items) and is
+ * regenerated at the new comm size. Sets t->varr, t->vkind and leaves
+ * t->e.vals empty. */
 static int vcoll_arrays(const mc_extrap *x, const xgrid *g, const char *path, int r,
                         uint32_t i, const mc_event *e, tev *t, mc_error *err)
 {
@@ -143,14 +201,33 @@ static int vcoll_arrays(const mc_extrap *x, const xgrid *g, const char *path, in
         FAIL("%s: rank %d event %u: %s: %u counts for a communicator of %d ranks: not "
              "explained", path, r, i, op, e->nvals, c);
     t->varr = e->nvals / (uint32_t)c;
+    int xpose = t->varr == 2 && (e->op == MC_OP_ALLTOALLV || e->op == MC_OP_IALLTOALLV);
     for (uint32_t a = 0; a < t->varr; a++) {
         const int64_t *v = e->vals + a * (uint32_t)c;
-        for (int k = 1; k < c; k++)
-            if (v[k] != v[0])
-                FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of %u: "
-                     "comm rank %d %lld bytes, comm rank 0 %lld): only equal counts are "
-                     "extrapolated", path, r, i, op, a + 1, t->varr, k, (long long)v[k],
-                     (long long)v[0]);
+        int64_t u, N;
+        int k = 1;
+        while (k < c && v[k] == v[0])
+            k++;
+        if (k == c)
+            continue;
+        if (xpose) { /* decided on both arrays (transpose_slots) */
+            int64_t num[4];
+            if (!transpose_slots(e->vals, e->vals + c, c, cdesc_rank(&x->cd[t->comm], g, r),
+                                 num))
+                FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of 2: comm "
+                     "rank %d %lld bytes, comm rank 0 %lld) and are neither a block "
+                     "distribution nor the transpose of one (the first N mod %d ranks one "
+                     "item more): not extrapolated", path, r, i, op, a + 1, k,
+                     (long long)v[k], (long long)v[0], c);
+            t->vkind[0] = t->vkind[1] = VK_XPOSE;
+            break;
+        }
+        if (!block_dist(v, c, &u, &N))
+            FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of %u: "
+                 "comm rank %d %lld bytes, comm rank 0 %lld) and are no block distribution "
+                 "(the first N mod %d ranks one item more): not extrapolated", path, r, i,
+                 op, a + 1, t->varr, k, (long long)v[k], (long long)v[0], c);
+        t->vkind[a] = VK_BLOCK;
     }
     t->e.nvals = 0;
     return 0;
@@ -191,14 +268,50 @@ static int abstract_literal(xbuild *b, int k, int r, uint32_t i, const mc_event 
     return 0;
 }
 
+/* A per-rank-count collective's number slots: each array's count, or its
+ * unit and number of items; bytes or bytes2 that are the rank's own entry
+ * of a block distribution become that entry (t->own), so that the members
+ * of a class, whose own shares differ, agree. */
+static void vcoll_slots(const mc_extrap *x, const xgrid *g, int r, const mc_event *e, tev *t)
+{
+    int c = (int)(e->nvals / t->varr), me = cdesc_rank(&x->cd[t->comm], g, r);
+    if (t->vkind[0] == VK_XPOSE) {
+        transpose_slots(e->vals, e->vals + c, c, me, t->num + 2);
+        return;
+    }
+    for (uint32_t a = 0; a < t->varr; a++) {
+        const int64_t *v = e->vals + a * (uint32_t)c;
+        int64_t u = v[0], N = 0;
+        if (t->vkind[a] == VK_BLOCK)
+            block_dist(v, c, &u, &N);
+        t->num[2 + a] = u;
+        t->num[2 + t->varr + a] = N;
+    }
+    /* the rank's own block: Allgatherv's and Gatherv's send, Scatterv's receive */
+    int op = e->op, s = op == MC_OP_SCATTERV || op == MC_OP_ISCATTERV ? 1
+                        : op == MC_OP_ALLGATHERV || op == MC_OP_IALLGATHERV ||
+                                  op == MC_OP_GATHERV || op == MC_OP_IGATHERV
+                            ? 0
+                            : -1;
+    if (s < 0 || t->varr != 1 || t->vkind[0] != VK_BLOCK || me < 0 || me >= c ||
+        t->num[s] != e->vals[me])
+        return;
+    t->own[s] = 1;
+    t->num[s] = 0;
+    if (s == 0)
+        t->e.bytes = 0;
+    else
+        t->e.bytes2 = 0;
+}
+
 /* The slots of a->t (peers, numbers and their size class) as e's literals,
  * nreq of them for completions; the peers' literals in a->pc too. */
-static int literal_slots(const mc_extrap *x, const xgrid *g, const mc_event *e, uint32_t nreq,
-                         aev *a, mc_error *err)
+static int literal_slots(const mc_extrap *x, const xgrid *g, int r, const mc_event *e,
+                         uint32_t nreq, aev *a, mc_error *err)
 {
     tev *t = &a->t;
     t->npeer = 2 + nreq;
-    t->nnum = 2 + nreq + t->varr;
+    t->nnum = 2 + nreq + 2 * t->varr;
     t->peer = calloc(t->npeer, sizeof *t->peer);
     a->pc = calloc(t->npeer, sizeof *a->pc);
     t->num = calloc(t->nnum, sizeof *t->num);
@@ -218,8 +331,8 @@ static int literal_slots(const mc_extrap *x, const xgrid *g, const mc_event *e, 
     t->num[1] = e->bytes2;
     for (uint32_t q = 0; q < nreq; q++)
         t->num[2 + q] = e->vals[4 * q + 3];
-    for (uint32_t q = 0; q < t->varr; q++)
-        t->num[2 + q] = e->vals[q * (e->nvals / t->varr)];
+    if (t->varr)
+        vcoll_slots(x, g, r, e, t);
     mc_op_kind kind = mc_op_kind_of(e->op);
     int sc = kind == MC_KIND_C ? coll_sizeclass(e->op)
              : e->op == MC_OP_COMPUTE ? MC_SC_COMPUTE : MC_SC_P2P;
@@ -293,7 +406,7 @@ static int abstract_event(xbuild *b, int k, int r, uint32_t i, const mc_event *e
         return -1;
     int wait = extrap_is_completion(e->op);
     uint32_t nreq = wait ? e->nvals / 4 : 0;
-    if (literal_slots(x, g, e, nreq, a, err))
+    if (literal_slots(x, g, r, e, nreq, a, err))
         return -1;
     mc_op_kind kind = mc_op_kind_of(e->op);
     if (kind == MC_KIND_P) {

@@ -109,11 +109,21 @@ typedef struct tev {
                          * num[s] * 2^(sdir * copy) */
     uint32_t smask;
     uint32_t varr;      /* per-rank-count collective: its arrays of counts (0-2), each of
-                         * one value for every comm rank, in num[2 ..] (vals regenerated) */
+                         * one value for every comm rank (vals regenerated): array a is
+                         * num[2 + a] for every rank (VK_EQUAL), or num[2 + a] *
+                         * extrap_share(N, c, k) with N = num[2 + varr + a] (VK_BLOCK);
+                         * or an Alltoallv that transposes A x B items of u bytes from
+                         * blocks of A to blocks of B (VK_XPOSE, both arrays): num[2] u,
+                         * num[3] 0, num[4] B, num[5] A (0: not shown by the trace, and
+                         * num[3] then u times the items per rank of the other) */
+    uint8_t vkind[2];
+    uint8_t own[2];     /* slot s (bytes, bytes2) is array own[s] - 1's entry at the rank's
+                         * own comm rank (a VK_BLOCK array: Allgatherv's send block), or 0 */
     uint32_t npeer;     /* peer slots: [0] peer, [1] peer2, [2+k] completion k's source */
     pdesc *peer;
     uint32_t nnum;      /* number slots: [0] bytes, [1] bytes2, [2+k] completion k's bytes
-                         * or array k's per-rank count (varr) */
+                         * or array k's per-rank count (varr), then [2+varr+k] array k's
+                         * number of items (VK_BLOCK, else 0) */
     int64_t *num;       /* value at the representative's P */
     uint8_t *law;       /* mc_extrap_law per slot */
     uint8_t *sclass;    /* mc_extrap_sizeclass per slot */
@@ -126,6 +136,23 @@ typedef struct tev {
                          * iteration, else 0 (fold.c) */
 } tev;
 
+/* Arrays of per-rank counts: one count for every rank, or a block
+ * distribution of N items of u bytes whose first N mod c ranks hold one more. */
+enum { VK_EQUAL = 0, VK_BLOCK, VK_XPOSE };
+
+/* a * b for a, b >= 0, INT64_MAX when it does not fit (a corrupt trace's
+ * counts must not overflow). */
+static inline int64_t extrap_mul(int64_t a, int64_t b)
+{
+    return a > 0 && b > INT64_MAX / a ? INT64_MAX : a * b;
+}
+
+/* Items of comm rank j when N are dealt out in blocks over c ranks. */
+static inline int64_t extrap_share(int64_t N, int64_t c, int64_t j)
+{
+    return c > 0 ? N / c + (j < N % c) : 0;
+}
+
 /* Position of copy `copy` of `ncopies` in a progression of direction dir:
  * up from the first copy, or down to the last. */
 static inline int extrap_copy_pos(int dir, uint32_t copy, uint32_t ncopies)
@@ -136,7 +163,8 @@ static inline int extrap_copy_pos(int dir, uint32_t copy, uint32_t ncopies)
 /* What number slot s of t is, for messages. */
 static inline const char *extrap_slot_name(const tev *t, uint32_t s)
 {
-    return s == 0 ? "size" : s == 1 || !t->varr ? "received size" : "per-rank count";
+    return s == 0 ? "size" : s == 1 || !t->varr ? "received size"
+           : s < 2 + t->varr ? "per-rank count" : "number of items dealt out";
 }
 
 /* A block of events repeated a number of times that depends on P:
@@ -312,6 +340,8 @@ uint64_t cdesc_id(const cdesc *cd, const xgrid *g, int r);
 uint64_t cdesc_id_at(const cdesc *cd, const xgrid *g, int r, const int *c);
 int cdesc_size(const cdesc *cd, const xgrid *g);
 int cdesc_member(const cdesc *cd, const xgrid *g, int r, int k);
+/* Rank of world rank r in its communicator of descriptor cd. */
+int cdesc_rank(const cdesc *cd, const xgrid *g, int r);
 
 /* The events of class C at P: the template, or with the repetitions
  * expanded (then *owned is set and extrap_expanded_free releases it). Fails

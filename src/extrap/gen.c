@@ -179,15 +179,30 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, const
         }
         out->vals = vb->v;
     } else if (t->varr) {
-        /* per-rank counts: each array has one equal count per comm rank */
+        /* per-rank counts: one count per comm rank, or N items dealt out */
         uint32_t n = t->varr * (uint32_t)ct;
         if (ct > UINT32_MAX / 2 || grow(vb, n))
             return mc_error_set(err, MC_ERR_NOMEM, "out of memory for %lld per-rank counts",
                                 (long long)ct);
-        for (uint32_t a = 0; a < t->varr; a++) {
-            int64_t v = scale_slot(t, 2 + a, g, ct, x->nd, &inexact);
+        if (t->vkind[0] == VK_XPOSE) { /* A x B items from blocks of rows to columns */
+            int64_t u = scale_slot(t, 2, g, ct, x->nd, &inexact);
+            int64_t B = scale_slot(t, 4, g, ct, x->nd, &inexact);
+            int64_t A = scale_slot(t, 5, g, ct, x->nd, &inexact);
+            int64_t me = cdesc_rank(cd, g, r);
+            int64_t rows = extrap_mul(u, extrap_share(A, ct, me));
+            int64_t cols = extrap_mul(u, extrap_share(B, ct, me));
+            for (uint32_t k = 0; k < (uint32_t)ct; k++) {
+                vb->v[k] = extrap_mul(rows, extrap_share(B, ct, k));
+                vb->v[ct + k] = extrap_mul(cols, extrap_share(A, ct, k));
+            }
+        }
+        for (uint32_t a = 0; a < t->varr && t->vkind[0] != VK_XPOSE; a++) {
+            int64_t v = scale_slot(t, 2 + a, g, ct, x->nd, &inexact), N = 0;
+            if (t->vkind[a] == VK_BLOCK)
+                N = scale_slot(t, 2 + t->varr + a, g, ct, x->nd, &inexact);
             for (uint32_t k = 0; k < (uint32_t)ct; k++)
-                vb->v[a * (uint32_t)ct + k] = v;
+                vb->v[a * (uint32_t)ct + k] = t->vkind[a] == VK_BLOCK
+                                                  ? extrap_mul(v, extrap_share(N, ct, k)) : v;
         }
         out->vals = vb->v;
         out->nvals = n;
@@ -199,6 +214,13 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, const
         out->peer2 = apply_peer(x, g, r, c, t, &t->peer[1]);
         out->bytes = scale_slot(t, 0, g, ct, x->nd, &inexact);
         out->bytes2 = scale_slot(t, 1, g, ct, x->nd, &inexact);
+        if (t->own[0] || t->own[1]) { /* the rank's own entry of a block distribution */
+            int me = cdesc_rank(cd, g, r);
+            if (t->own[0])
+                out->bytes = vb->v[(uint32_t)(t->own[0] - 1) * (uint32_t)ct + (uint32_t)me];
+            if (t->own[1])
+                out->bytes2 = vb->v[(uint32_t)(t->own[1] - 1) * (uint32_t)ct + (uint32_t)me];
+        }
     }
     if (inexact) {
         return mc_error_set(err, MC_ERR_USAGE, "rank %d: %s: a size halved once per copy of "
@@ -968,14 +990,33 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
         char law[200];
         extrap_law_str(t, 0, law, sizeof law);
         if (o < len)
-            o += (size_t)snprintf(buf + o, len - o, ", size %s", law);
+            o += (size_t)snprintf(buf + o, len - o, ", size %s",
+                                  t->own[0] ? "the rank's own count" : law);
         extrap_law_str(t, 1, law, sizeof law);
-        if (t->num[1] && o < len)
-            o += (size_t)snprintf(buf + o, len - o, ", received %s", law);
-        for (uint32_t a = 0; a < t->varr && o < len; a++) {
+        if ((t->num[1] || t->own[1]) && o < len)
+            o += (size_t)snprintf(buf + o, len - o, ", received %s",
+                                  t->own[1] ? "the rank's own count" : law);
+        if (t->vkind[0] == VK_XPOSE && o < len)
+            o += (size_t)snprintf(buf + o, len - o,
+                                  ", counts the transpose of %lld x %lld items of %lld bytes "
+                                  "(fixed) from blocks of rows to blocks of columns, the first "
+                                  "N mod c ranks one more", (long long)t->num[5],
+                                  (long long)t->num[4], (long long)t->num[2]);
+        for (uint32_t a = 0; a < t->varr && t->vkind[0] != VK_XPOSE && o < len; a++) {
             extrap_law_str(t, 2 + a, law, sizeof law);
-            o += (size_t)snprintf(buf + o, len - o, ", counts (equal per rank) %s", law);
+            if (t->vkind[a] != VK_BLOCK) {
+                o += (size_t)snprintf(buf + o, len - o, ", counts (equal per rank) %s", law);
+                continue;
+            }
+            char items[200];
+            extrap_law_str(t, 2 + t->varr + a, items, sizeof items);
+            o += (size_t)snprintf(buf + o, len - o,
+                                  ", counts a block distribution of %lld items (%s) of %lld "
+                                  "bytes (%s) at P=%d, the first N mod c ranks one more",
+                                  (long long)t->num[2 + t->varr + a], items,
+                                  (long long)t->num[2 + a], law, (int)t->baseP);
         }
+
     } else if (mc_op_has(t->e.op, MC_OPF_COMPLETION) && t->npeer > 2) {
         for (uint32_t s = 2; s < t->npeer && o < len; s++) {
             peer_str(&t->peer[s], x->nd, p0, sizeof p0);

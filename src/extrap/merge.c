@@ -267,6 +267,178 @@ static int same_events(const mc_extrap *x, const xclass *per, int rep, const cha
     return 0;
 }
 
+/* Array a of event i as a block distribution in every trace once one trace
+ * (or the model of every trace, I) has it so: a trace whose comm size
+ * divides the items has one count for every rank, which is v / u items
+ * each; the bytes that are the rank's own entry become it there too. */
+static int block_everywhere(const mc_extrap *x, xclass *per, const tev *ref, int refP,
+                            uint32_t i, uint32_t a, const char *cname, mc_error *err)
+{
+    int64_t u = ref->num[2 + a];
+    for (int k = 0; k < x->ntraces; k++) {
+        if (!per[k].present)
+            continue;
+        tev *e = &per[k].ev[i];
+        uint32_t na = 2 + e->varr + a;
+        if (e->vkind[a] == VK_BLOCK) {
+            if (e->num[2 + a] != u)
+                FAIL("%s, event %u (%s): array %u deals out items of %lld bytes at P=%d and "
+                     "of %lld at P=%d: not explained", cname, i, mc_op_name(e->e.op), a + 1,
+                     (long long)e->num[2 + a], x->tP[k], (long long)u, refP);
+            for (int s = 0; s < 2; s++)
+                if ((e->own[s] == a + 1) != (ref->own[s] == a + 1))
+                    FAIL("%s, event %u (%s): the %s is the rank's own count at one P and "
+                         "not at another: not explained", cname, i, mc_op_name(e->e.op),
+                         extrap_slot_name(e, (uint32_t)s));
+            continue;
+        }
+        int64_t v = e->num[2 + a];
+        if (u <= 0 || v % u)
+            FAIL("%s, event %u (%s): %lld bytes per rank at P=%d are no whole number of the "
+                 "%lld-byte items dealt out at P=%d: not explained", cname, i,
+                 mc_op_name(e->e.op), (long long)v, x->tP[k], (long long)u, refP);
+        for (int s = 0; s < 2; s++) {
+            if (ref->own[s] != a + 1)
+                continue;
+            if (e->num[s] != v)
+                FAIL("%s, event %u (%s): %s %lld at P=%d is not the rank's own count %lld: "
+                     "not explained", cname, i, mc_op_name(e->e.op),
+                     extrap_slot_name(e, (uint32_t)s), (long long)e->num[s], x->tP[k],
+                     (long long)v);
+            e->own[s] = (uint8_t)(a + 1);
+            e->num[s] = 0;
+            if (s == 0)
+                e->e.bytes = 0;
+            else
+                e->e.bytes2 = 0;
+        }
+        e->vkind[a] = VK_BLOCK;
+        e->num[2 + a] = u;
+        e->num[na] = extrap_mul(v / u, e->csize);
+    }
+    return 0;
+}
+
+/* One of A, B, u of a transpose (slot s of event i) from every trace that
+ * shows it (non-zero), the same in all; 0 when none does. */
+static int xpose_known(const mc_extrap *x, const xclass *per, uint32_t i, uint32_t s,
+                       const char *what, const char *cname, int64_t *out, mc_error *err)
+{
+    int at = 0;
+    *out = 0;
+    for (int k = 0; k < x->ntraces; k++) {
+        const tev *e = &per[k].ev[i];
+        if (!per[k].present || e->vkind[0] != VK_XPOSE || !e->num[s])
+            continue;
+        if (*out && e->num[s] != *out)
+            FAIL("%s, event %u (%s): the transpose's %s is %lld at P=%d and %lld at P=%d: "
+                 "only a fixed global size is extrapolated", cname, i, mc_op_name(e->e.op),
+                 what, (long long)*out, at, (long long)e->num[s], x->tP[k]);
+        *out = e->num[s], at = x->tP[k];
+    }
+    return 0;
+}
+
+/* An Alltoallv that transposes A x B items of u bytes in some trace (or in
+ * the model of every trace, I): the same A, B and u in every trace, each
+ * shown by at least one, and every trace's counts (one array or both equal
+ * where the comm size divides) those of that transpose. */
+static int transpose_everywhere(const mc_extrap *x, xclass *per, const xclass *I, uint32_t i,
+                                const char *cname, mc_error *err)
+{
+    int64_t u, B, A;
+    if (xpose_known(x, per, i, 2, "item size", cname, &u, err) ||
+        xpose_known(x, per, i, 4, "number of columns", cname, &B, err) ||
+        xpose_known(x, per, i, 5, "number of rows", cname, &A, err))
+        return -1;
+    if (I && I->ev[i].vkind[0] == VK_XPOSE) {
+        u = u ? u : I->ev[i].num[2];
+        B = B ? B : I->ev[i].num[4];
+        A = A ? A : I->ev[i].num[5];
+    }
+    const char *op = mc_op_name(per[0].present ? per[0].ev[i].e.op : MC_OP_ALLTOALLV);
+    if (!A || !B)
+        FAIL("%s, event %u (%s): every traced comm size divides the transpose's number of "
+             "%s, so no trace shows it: trace a process count that does not", cname, i, op,
+             A ? "columns" : "rows");
+    for (int k = 0; k < x->ntraces && !u; k++) { /* u from a trace that shows one side */
+        const tev *e = &per[k].ev[i];
+        int64_t items = e->num[4] ? A : B, c = e->csize;
+        if (per[k].present && e->vkind[0] == VK_XPOSE && e->num[3] && items % c == 0)
+            u = e->num[3] / (items / c);
+    }
+    for (int k = 0; k < x->ntraces; k++) {
+        tev *e = &per[k].ev[i];
+        int64_t c = e->csize;
+        if (!per[k].present)
+            continue;
+        int ok = c > 0 && u > 0;
+        if (ok && e->vkind[0] == VK_XPOSE && e->num[3]) /* one side shown */
+            ok = e->num[4] ? A % c == 0 && e->num[3] == extrap_mul(u, A / c)
+                           : B % c == 0 && e->num[3] == extrap_mul(u, B / c);
+        else if (ok && e->vkind[0] != VK_XPOSE) /* both equal */
+            ok = A % c == 0 && B % c == 0 && e->num[2] == extrap_mul(extrap_mul(u, A / c), B / c) &&
+                 e->num[3] == e->num[2];
+        if (!ok)
+            FAIL("%s, event %u (%s): the counts at P=%d are not the transpose of %lld x %lld "
+                 "items of %lld bytes that %s: not explained", cname, i, op, x->tP[k],
+                 (long long)A, (long long)B, (long long)u,
+                 u ? "the other traces show" : "the traces show (no item size)");
+        e->vkind[0] = e->vkind[1] = VK_XPOSE;
+        e->num[2] = u, e->num[3] = 0, e->num[4] = B, e->num[5] = A;
+    }
+    return 0;
+}
+
+/* Every per-rank-count array of the class's events the same kind in every
+ * trace (block_everywhere, transpose_everywhere). */
+static int same_array_kinds(const mc_extrap *x, xclass *per, int rep, const xclass *I,
+                            const char *cname, mc_error *err)
+{
+    const xclass *R = &per[rep];
+    for (uint32_t i = 0; i < R->n; i++) {
+        int xpose = I && I->n == R->n && I->ev[i].e.op == R->ev[i].e.op &&
+                    I->ev[i].vkind[0] == VK_XPOSE;
+        for (int k = 0; k < x->ntraces && !xpose; k++)
+            xpose = per[k].present && per[k].ev[i].vkind[0] == VK_XPOSE;
+        if (xpose) {
+            if (transpose_everywhere(x, per, I && I->n == R->n ? I : NULL, i, cname, err))
+                return -1;
+            continue;
+        }
+        for (uint32_t a = 0; a < R->ev[i].varr; a++) {
+            const tev *ref = NULL;
+            int refP = 0;
+            for (int k = 0; k < x->ntraces && !ref; k++)
+                if (per[k].present && per[k].ev[i].vkind[a] == VK_BLOCK)
+                    ref = &per[k].ev[i], refP = x->tP[k];
+            if (!ref && I && I->n == R->n && I->ev[i].e.op == R->ev[i].e.op &&
+                I->ev[i].varr == R->ev[i].varr && I->ev[i].vkind[a] == VK_BLOCK)
+                ref = &I->ev[i], refP = I->ev[i].baseP;
+            if (ref && block_everywhere(x, per, ref, refP, i, a, cname, err))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The law of a per-rank-count array's slot s when none is inferred: a
+ * block distribution keeps its item size and deals out a fixed number of
+ * items (strong scaling) or one that grows with the communicator (weak;
+ * a stated size law replaces either); a transpose keeps its global size;
+ * -1 for any other slot. */
+static int array_law(const mc_extrap_rules *ru, const tev *t, uint32_t s)
+{
+    if (!t->varr || s < 2)
+        return -1;
+    uint32_t a = s - 2 < t->varr ? s - 2 : s - 2 - t->varr;
+    if (t->vkind[a] == VK_XPOSE) /* a fixed global size */
+        return MC_LAW_CONST;
+    if (t->vkind[a] != VK_BLOCK)
+        return s - 2 < t->varr ? -1 : MC_LAW_CONST;
+    return s - 2 < t->varr || ru->strong ? MC_LAW_CONST : MC_LAW_COMM;
+}
+
 /* Number slot s of event t (event i of every trace's template): the first
  * law that fits every trace; t->alt collects every law that does. */
 static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, uint32_t s,
@@ -330,6 +502,11 @@ static int fit_laws(const mc_extrap *x, const xclass *per, xclass *R, int ntr, c
                 t->law[s] = MC_LAW_CONST;
                 continue;
             }
+            int al = array_law(&x->rules, t, s);
+            if (al >= 0 && (t->vkind[0] == VK_XPOSE || s < 2 + t->varr)) {
+                t->law[s] = (uint8_t)al; /* a fixed size of the items dealt out */
+                continue;
+            }
             if (x->rules.law[sc] == MC_LAW_AUTO && x->rules.infer && inherited_law(I, R, i, s)) {
                 t->law[s] = I->ev[i].law[s];
                 if (t->law[s] == MC_LAW_FIT && extrap_set_fit(t, s, &I->ev[i].fit[s]))
@@ -337,7 +514,10 @@ static int fit_laws(const mc_extrap *x, const xclass *per, xclass *R, int ntr, c
                 continue;
             }
             if (x->rules.law[sc] != MC_LAW_AUTO || ntr < 2 || !x->rules.infer) {
-                t->law[s] = (uint8_t)default_law(&x->rules, sc);
+                /* a stated size law applies to the number of items dealt out */
+                if (x->rules.law[sc] != MC_LAW_AUTO)
+                    al = -1;
+                t->law[s] = (uint8_t)(al >= 0 ? al : default_law(&x->rules, sc));
                 continue;
             }
             if (infer_law(x, per, t, i, s, cname, err))
@@ -387,7 +567,7 @@ int extrap_merge_class(xbuild *b, int cls, xclass *per, mc_error *err)
     if (same_loop_counts(x, per, rep, cname, err) ||
         compress_repetitions(b, cls, per, rep, I, cname, err) ||
         merge_levels(x, per, rep, cname, err) || resolve_ambiguous(b, per, rep, I, cname, err) ||
-        same_events(x, per, rep, cname, err) ||
+        same_events(x, per, rep, cname, err) || same_array_kinds(x, per, rep, I, cname, err) ||
         fit_laws(x, per, R, ntr, I, cname, err))
         return -1;
     for (uint32_t i = 0; i < R->n; i++)

@@ -391,6 +391,15 @@ int cdesc_member(const cdesc *cd, const xgrid *g, int r, int k)
     }
 }
 
+int cdesc_rank(const cdesc *cd, const xgrid *g, int r)
+{
+    switch (cd->kind) {
+    case CD_WORLD: return r;
+    case CD_SELF: return 0;
+    default: return grid_sub_index(g, cd->keep, r);
+    }
+}
+
 /* ------------------------------------------------------------ describe */
 
 static const char *const sc_keys[MC_SC_COUNT] = {"size.p2p", "size.reduce", "size.block",
