@@ -18,8 +18,9 @@
  *
  * With -B N (and -V) items are dealt out in blocks, the first N mod n of a
  * communicator's n members holding one more (the distribution of codes whose sizes need
- * not divide): each transpose moves N x (N+1) doubles from blocks of rows to blocks of
- * columns of its row or column, and the checksum's vector has N values:
+ * not divide): rank 0 deals out N seeds over the world (MPI_Scatterv) and gathers them
+ * back (MPI_Gatherv), each transpose moves N x (N+1) doubles from blocks of rows to
+ * blocks of columns of its row or column, and the checksum's vector has N values:
  * MPI_Reduce_scatter gives each row member its block of the row's summed vector, and
  * MPI_Allgatherv gathers the column's blocks.
  *
@@ -108,6 +109,26 @@ static MPI_Comm comm_of_stride(int first, int n, int stride)
     MPI_Group_free(&g);
     MPI_Group_free(&world);
     return c;
+}
+
+/* -B: rank 0 deals out `items` seeds in blocks over the world (MPI_Scatterv) and
+ * gathers them back (MPI_Gatherv, the non-roots passing only their own block);
+ * returns the sum of the rank's block. */
+static double block_seeds(int items, int rank, int nranks, int *cnt, int *displ)
+{
+    double *all = ex_alloc((size_t)items), *mine = ex_alloc((size_t)share(items, nranks, 0));
+    for (int k = 0; k < items; k++)
+        all[k] = 0.5 * (k + 1);
+    block_counts(items, nranks, cnt, displ);
+    int n = cnt[rank];
+    MPI_Scatterv(all, cnt, displ, MPI_DOUBLE, mine, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(mine, n, MPI_DOUBLE, all, cnt, displ, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double sum = 0.0;
+    for (int k = 0; k < n; k++)
+        sum += mine[k];
+    free(all);
+    free(mine);
+    return sum;
 }
 
 /* vector_sum's row and column steps on a vector of `items` values dealt out in
@@ -234,6 +255,8 @@ int main(int argc, char **argv)
         }
         MPI_Scatterv(seeds, cnt, displ, MPI_DOUBLE, &seed, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         free(seeds);
+        if (args.items)
+            seed += block_seeds(args.items, rank, nranks, cnt, displ);
     }
     for (size_t k = 0; k < len; k++)
         a[k] = sin(0.001 * (double)(k + 1) * seed);

@@ -726,7 +726,8 @@ static void test_vector_collectives(void)
 
 /* Block distributions (issue 20): ITEMS values of 8 bytes dealt out over
  * the world, the first ITEMS mod P ranks one more: Reduce_scatter's counts,
- * and Allgatherv's counts with the rank's own block as its send size;
+ * Allgatherv's counts with the rank's own block as its send size, and
+ * Scatterv and Gatherv from and to rank 0 (the only rank with counts);
  * `items` may vary, to check that a number of items is followed. */
 static int block_items = 10;
 
@@ -751,6 +752,19 @@ static void block_prog(int P, int r, evlist *l)
         for (int k = 0; k < P; k++)
             g->vals[k] = block_share(block_items, P, k);
         g->nvals = (uint32_t)P;
+        /* rank 0 deals the items out and gathers them back: the other ranks
+         * pass their own block only */
+        mc_event *sc = add(l, MC_OP_SCATTERV);
+        sc->peer = 0;
+        sc->peer2 = P;
+        sc->bytes2 = block_share(block_items, P, r);
+        mc_event *ga = add(l, MC_OP_GATHERV);
+        ga->peer = 0;
+        ga->peer2 = P;
+        ga->bytes = block_share(block_items, P, r);
+        for (int k = 0; r == 0 && k < P; k++)
+            sc->vals[k] = ga->vals[k] = block_share(block_items, P, k);
+        sc->nvals = ga->nvals = r == 0 ? (uint32_t)P : 0;
     }
     add(l, MC_OP_FINALIZE);
 }

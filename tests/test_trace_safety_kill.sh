@@ -103,6 +103,14 @@ segv | raise | abort)
     timeout 150 "$mpicast" trace -o "$dir" -- "${launcher[@]}" "$prog" "$kind" "$rounds" \
         "$victim" >"$tmp/out" 2>&1
     got=$?
+    # MPICH's launcher now and then reports 1 for a rank's MPI_Abort(3), traced or
+    # not (once in 25 untraced runs under load): a difference is confirmed by
+    # running the untraced program twice more
+    for _ in 1 2; do
+        [ "$got" = "$want" ] && break
+        timeout 150 "${launcher[@]}" "$prog" "$kind" "$rounds" "$victim" >"$tmp/plain" 2>&1
+        want=$?
+    done
     [ "$got" = "$want" ] || { cat "$tmp/out"; fail "exit status $got traced, $want untraced"; }
     [ "$got" != 0 ] || fail "the run did not fail"
     grep -q "mpicast-trace" "$tmp/out" && { cat "$tmp/out"; fail "tracer warning"; }

@@ -395,13 +395,113 @@ static int created_comm(mc_extrap *x, const xgrid *g, const char *path, int r, u
     return 0;
 }
 
-/* Abstracts event e of rank r into a; registers created communicators. */
+/* Collectives of one rank by communicator, in call order: the n-th
+ * collective on a communicator is the same call on each of its members. */
+typedef struct collidx {
+    int built, ncomm;
+    uint64_t *comm;
+    uint32_t **ev, *n, *cap;
+} collidx;
+
+static void collidx_free(collidx *c)
+{
+    for (int j = 0; j < c->ncomm; j++)
+        free(c->ev[j]);
+    free(c->comm);
+    free(c->ev);
+    free(c->n);
+    free(c->cap);
+    memset(c, 0, sizeof *c);
+}
+
+/* The list of comm's collectives in c (added when new), or -1. */
+static int collidx_slot(collidx *c, uint64_t comm)
+{
+    for (int j = 0; j < c->ncomm; j++)
+        if (c->comm[j] == comm)
+            return j;
+    int m = c->ncomm + 1;
+    uint64_t *cm = realloc(c->comm, (size_t)m * sizeof *cm);
+    if (cm)
+        c->comm = cm;
+    uint32_t **ev = cm ? realloc(c->ev, (size_t)m * sizeof *ev) : NULL;
+    if (ev)
+        c->ev = ev;
+    uint32_t *n = ev ? realloc(c->n, (size_t)m * sizeof *n) : NULL;
+    if (n)
+        c->n = n;
+    uint32_t *cap = n ? realloc(c->cap, (size_t)m * sizeof *cap) : NULL;
+    if (!cap)
+        return -1;
+    c->cap = cap;
+    c->comm[c->ncomm] = comm, c->ev[c->ncomm] = NULL, c->n[c->ncomm] = c->cap[c->ncomm] = 0;
+    return c->ncomm++;
+}
+
+static int collidx_build(collidx *c, const rawrank *rr)
+{
+    c->built = 1;
+    for (uint32_t i = 0; i < rr->n; i++) {
+        if (mc_op_kind_of(rr->ev[i].op) != MC_KIND_C)
+            continue;
+        int j = collidx_slot(c, rr->ev[i].comm);
+        if (j < 0)
+            return -1;
+        if (c->n[j] == c->cap[j]) {
+            uint32_t cap = c->cap[j] ? 2 * c->cap[j] : 16;
+            uint32_t *a = realloc(c->ev[j], cap * sizeof *a);
+            if (!a)
+                return -1;
+            c->ev[j] = a, c->cap[j] = cap;
+        }
+        c->ev[j][c->n[j]++] = i;
+    }
+    return 0;
+}
+
+static int is_rooted_v(int op)
+{
+    return op == MC_OP_GATHERV || op == MC_OP_IGATHERV || op == MC_OP_SCATTERV ||
+           op == MC_OP_ISCATTERV;
+}
+
+/* The root's call of a Gatherv or Scatterv that non-root rank r makes as its
+ * nth collective on e's communicator (its counts), or NULL. */
+static const mc_event *root_call(xbuild *b, int k, collidx *idx, int r, const mc_event *e,
+                                 uint32_t nth, int *oom)
+{
+    int q = e->peer;
+    if (!is_rooted_v(e->op) || e->nvals || q < 0 || q == r || q >= b->x->tP[k])
+        return NULL;
+    if (!idx[q].built && collidx_build(&idx[q], &b->raw[k][q])) {
+        *oom = 1;
+        return NULL;
+    }
+    for (int j = 0; j < idx[q].ncomm; j++)
+        if (idx[q].comm[j] == e->comm && nth < idx[q].n[j]) {
+            const mc_event *re = &b->raw[k][q].ev[idx[q].ev[j][nth]];
+            return re->op == e->op && re->nvals ? re : NULL;
+        }
+    return NULL;
+}
+
+/* Abstracts event e of rank r into a; registers created communicators. A
+ * non-root's Gatherv or Scatterv takes the root's counts (root_ev), so
+ * that its own share follows them. */
 static int abstract_event(xbuild *b, int k, int r, uint32_t i, const mc_event *e, commmap *cm,
-                          aev *a, mc_error *err)
+                          const mc_event *root_ev, aev *a, mc_error *err)
 {
     mc_extrap *x = b->x;
     const xgrid *g = &x->tgrid[k];
     memset(a, 0, sizeof *a);
+    mc_event withroot;
+    if (root_ev) {
+        withroot = *e;
+        withroot.vals = root_ev->vals;
+        withroot.nvals = root_ev->nvals;
+        e = &withroot;
+        a->t.vhide = 1;
+    }
     if (abstract_literal(b, k, r, i, e, cm, &a->t, err))
         return -1;
     int wait = extrap_is_completion(e->op);
@@ -424,26 +524,51 @@ static int abstract_event(xbuild *b, int k, int r, uint32_t i, const mc_event *e
     return 0;
 }
 
+/* Abstracts rank r's events of trace k (idx: every rank's collectives,
+ * built when a root is asked); 0 or -1 with err set. */
+static int abstract_rank(xbuild *b, int k, int r, collidx *idx, mc_error *err)
+{
+    rawrank *rr = &b->raw[k][r];
+    b->abs[k][r] = calloc(rr->n ? rr->n : 1, sizeof ***b->abs);
+    if (!b->abs[k][r])
+        FAIL("out of memory");
+    commmap cm = {0};
+    collidx mine = {0};
+    int bad = 0, oom = 0;
+    for (uint32_t i = 0; i < rr->n && !bad && !oom; i++) {
+        const mc_event *e = &rr->ev[i], *root = NULL;
+        if (mc_op_kind_of(e->op) == MC_KIND_C) { /* its place among comm's collectives */
+            int j = collidx_slot(&mine, e->comm);
+            if (j < 0)
+                oom = 1;
+            else
+                root = root_call(b, k, idx, r, e, mine.n[j]++, &oom);
+        }
+        if (!oom)
+            bad = abstract_event(b, k, r, i, e, &cm, root, &b->abs[k][r][i], err);
+    }
+    free(cm.id);
+    free(cm.cd);
+    collidx_free(&mine);
+    if (oom)
+        FAIL("out of memory");
+    return bad ? -1 : 0;
+}
+
 mc_err extrap_abstract_trace(xbuild *b, int k, mc_error *err)
 {
-    mc_extrap *x = b->x;
-    int P = x->tP[k];
+    int P = b->x->tP[k];
     b->abs[k] = calloc((size_t)P, sizeof **b->abs);
-    if (!b->abs[k])
+    collidx *idx = calloc((size_t)P, sizeof *idx);
+    if (!b->abs[k] || !idx) {
+        free(idx);
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-    for (int r = 0; r < P; r++) {
-        rawrank *rr = &b->raw[k][r];
-        b->abs[k][r] = calloc(rr->n ? rr->n : 1, sizeof ***b->abs);
-        if (!b->abs[k][r])
-            return mc_error_set(err, MC_ERR_NOMEM, "out of memory");
-        commmap cm = {0};
-        int bad = 0;
-        for (uint32_t i = 0; i < rr->n && !bad; i++)
-            bad = abstract_event(b, k, r, i, &rr->ev[i], &cm, &b->abs[k][r][i], err);
-        free(cm.id);
-        free(cm.cd);
-        if (bad)
-            return err->code ? err->code : MC_ERR_USAGE;
     }
-    return MC_OK;
+    int bad = 0;
+    for (int r = 0; r < P && !bad; r++)
+        bad = abstract_rank(b, k, r, idx, err);
+    for (int q = 0; q < P; q++)
+        collidx_free(&idx[q]);
+    free(idx);
+    return bad ? (err->code ? err->code : MC_ERR_USAGE) : MC_OK;
 }

@@ -119,6 +119,8 @@ typedef struct tev {
     uint8_t vkind[2];
     uint8_t own[2];     /* slot s (bytes, bytes2) is array own[s] - 1's entry at the rank's
                          * own comm rank (a VK_BLOCK array: Allgatherv's send block), or 0 */
+    uint8_t vhide;      /* the array is the root's (a Gatherv or Scatterv of a non-root
+                         * rank, which passes none): generated for the own entry only */
     uint32_t npeer;     /* peer slots: [0] peer, [1] peer2, [2+k] completion k's source */
     pdesc *peer;
     uint32_t nnum;      /* number slots: [0] bytes, [1] bytes2, [2+k] completion k's bytes

@@ -204,8 +204,8 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, const
                 vb->v[a * (uint32_t)ct + k] = t->vkind[a] == VK_BLOCK
                                                   ? extrap_mul(v, extrap_share(N, ct, k)) : v;
         }
-        out->vals = vb->v;
-        out->nvals = n;
+        out->vals = t->vhide ? NULL : vb->v; /* a non-root's: for its own entry */
+        out->nvals = t->vhide ? 0 : n;
     }
     if (t->tmask & 1u)
         out->tag = t->e.tag + extrap_copy_pos(t->tdir, t->copy, t->ncopies);
@@ -996,6 +996,8 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
         if ((t->num[1] || t->own[1]) && o < len)
             o += (size_t)snprintf(buf + o, len - o, ", received %s",
                                   t->own[1] ? "the rank's own count" : law);
+        if (t->vhide && o < len)
+            o += (size_t)snprintf(buf + o, len - o, ", the root's counts");
         if (t->vkind[0] == VK_XPOSE && o < len)
             o += (size_t)snprintf(buf + o, len - o,
                                   ", counts the transpose of %lld x %lld items of %lld bytes "

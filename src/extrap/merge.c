@@ -237,7 +237,8 @@ static int same_event(const tev *a, const tev *c)
                (a->e.op == MC_OP_COMM_SPLIT || a->e.tag == c->e.tag) &&
                a->npeer == c->npeer && a->nnum == c->nnum && a->color == c->color &&
                a->key == c->key && a->loop == c->loop && a->tdir == c->tdir &&
-               a->tmask == c->tmask && a->sdir == c->sdir && a->smask == c->smask;
+               a->tmask == c->tmask && a->sdir == c->sdir && a->smask == c->smask &&
+               a->vhide == c->vhide;
     for (uint32_t s = 0; same && s < a->npeer; s++)
         same = a->peer[s].kind == c->peer[s].kind &&
                (a->peer[s].kind == PD_COMMSIZE ||
