@@ -30,6 +30,7 @@ typedef struct {
     int groups;    /* -G: communicators from MPI_Comm_create with groups (fft) */
     int halving;   /* -H: step k exchanges SIZE / 2^(k+1) doubles (cg_log2) */
     int items;     /* -B N: a vector of N values dealt out in blocks (fft -V) */
+    int last;      /* -R: the blocks' remainder goes to the last ranks (fft -B) */
 } ex_args;
 
 /* Parses a positive int no larger than max; returns 0 on success. */
@@ -73,6 +74,9 @@ static int ex_parse_args(int argc, char **argv, const char *usage, int max_size,
             ok = 1;
         } else if (strcmp(opt, "-G") == 0) {
             args->groups = 1;
+            ok = 1;
+        } else if (strcmp(opt, "-R") == 0) {
+            args->last = 1;
             ok = 1;
         } else if (strcmp(opt, "-H") == 0) {
             args->halving = 1;

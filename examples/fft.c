@@ -22,13 +22,14 @@
  * back (MPI_Gatherv), each transpose moves N x (N+1) doubles from blocks of rows to
  * blocks of columns of its row or column, and the checksum's vector has N values:
  * MPI_Reduce_scatter gives each row member its block of the row's summed vector, and
- * MPI_Allgatherv gathers the column's blocks.
+ * MPI_Allgatherv gathers the column's blocks. With -R the last N mod n members hold
+ * one more instead (2DECOMP&FFT's distribution).
  *
  * With -G the row and column communicators come from MPI_Comm_create with each
  * rank's row and column group (disjoint groups, MPI 2.2) instead of MPI_Comm_split,
  * and the first row alone (the other ranks get MPI_COMM_NULL) broadcasts the sum.
  *
- * usage: fft [-s SIZE] [-i ITERS] [-S] [-V] [-B N] [-G]     (defaults 256, 10) */
+ * usage: fft [-s SIZE] [-i ITERS] [-S] [-V] [-B N [-R]] [-G]     (defaults 256, 10) */
 #include <math.h>
 
 #include "ex_common.h"
@@ -53,10 +54,14 @@ static void reorder(const double *in, double *out, size_t len)
         out[k] = in[len - 1 - k];
 }
 
-/* Items of member k when n items are dealt out over `members` in blocks. */
+static int remainder_last; /* -R */
+
+/* Items of member k when n items are dealt out over `members` in blocks, the
+ * first n mod members one more (PETSc's split), with -R the last (2DECOMP&FFT's). */
 static int share(int n, int members, int k)
 {
-    return n / members + (k < n % members);
+    int r = n % members;
+    return n / members + (remainder_last ? k >= members - r : k < r);
 }
 
 /* counts and displacements of n items dealt out over `members` */
@@ -205,11 +210,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = 256, .iters = 10};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S] [-V] [-B N] [-G]", 1 << 20,
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S] [-V] [-B N [-R]] [-G]", 1 << 20,
                       &args) != 0) {
         MPI_Finalize();
         return 2;
     }
+    remainder_last = args.last;
     int dims[2] = {0, 0};
     MPI_Dims_create(nranks, 2, dims);
     int nrows = dims[0], ncols = dims[1];

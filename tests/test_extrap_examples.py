@@ -67,6 +67,9 @@ CASES = [
      []),
     ("fft_block_strong", "fft", ["-s", "8", "-i", "2", "-V", "-S", "-B", "10"], [4, 16], 32,
      []),
+    # the same with the remainder on the last ranks (-R: 2,2,3,3 on 4 members)
+    ("fft_block_last", "fft", ["-s", "8", "-i", "2", "-V", "-B", "10", "-R"], [4, 8, 16],
+     32, []),
     # MPI_Comm_create with row and column groups, and a first-row communicator the other
     # ranks get as MPI_COMM_NULL (issue 20); row 0 is then a class of its own, so the
     # block law is stated (two counts per class fit both const and p/comm)

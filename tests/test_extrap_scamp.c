@@ -729,11 +729,11 @@ static void test_vector_collectives(void)
  * Allgatherv's counts with the rank's own block as its send size, and
  * Scatterv and Gatherv from and to rank 0 (the only rank with counts);
  * `items` may vary, to check that a number of items is followed. */
-static int block_items = 10;
+static int block_items = 10, block_last = 0; /* remainder on the last ranks */
 
 static int64_t block_share(int n, int P, int k)
 {
-    return 8 * (int64_t)(n / P + (k < n % P));
+    return 8 * (int64_t)(n / P + (block_last ? k >= P - n % P : k < n % P));
 }
 
 static void block_prog(int P, int r, evlist *l)
@@ -814,6 +814,8 @@ static void test_block_distributions(void)
     write_block(d4, 4); /* 24 24 16 16 */
     write_block(d5, 5); /* 16 x 5: equal, the same 10 items */
     write_block(d8, 8); /* 16 16 8 8 8 8 8 8 */
+    char f8[512]; /* mkdir_trace's buffers are reused */
+    snprintf(f8, sizeof f8, "%s", d8);
     /* inferred: 10 items whatever P, the own block as Allgatherv's size */
     const char *t[3] = {d4, d8, d5};
     check_block(t, 2, NULL, 7, 10);
@@ -849,6 +851,24 @@ static void test_block_distributions(void)
     const char *t4[2] = {q4, q5};
     check_block(t4, 2, NULL, 8, 3);
     block_items = 10;
+    /* the remainder on the last ranks (2DECOMP&FFT): 16 16 24 24 at 4 ranks */
+    char l4[512], l5[512], l8[512];
+    block_last = 1;
+    snprintf(l4, sizeof l4, "%s", mkdir_trace("bl4"));
+    snprintf(l5, sizeof l5, "%s", mkdir_trace("bl5"));
+    snprintf(l8, sizeof l8, "%s", mkdir_trace("bl8"));
+    write_block(l4, 4);
+    write_block(l5, 5);
+    write_block(l8, 8);
+    const char *tl[3] = {l5, l4, l8};
+    check_block(tl, 3, NULL, 7, 10);
+    /* a first-remainder trace with a last-remainder one: refused */
+    block_last = 0;
+    const char *tm[2] = {f8, l4};
+    CHECK(mc_extrap_build(tm, 2, NULL, &err) == NULL);
+    if (!strstr(err.msg, "remainder to the"))
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(strstr(err.msg, "remainder to the") != NULL);
 }
 
 /* A transpose of xA x xB items of 8 bytes over the world (issue 20): rank
@@ -864,8 +884,8 @@ static void xpose_prog(int P, int r, evlist *l)
         mc_event *a = add(l, MC_OP_ALLTOALLV);
         a->peer2 = P;
         for (int k = 0; k < P; k++) {
-            a->vals[k] = block_share(xA, P, r) * (xB / P + (k < xB % P));
-            a->vals[P + k] = block_share(xA, P, k) * (xB / P + (r < xB % P));
+            a->vals[k] = block_share(xA, P, r) * block_share(xB, P, k) / 8;
+            a->vals[P + k] = block_share(xA, P, k) * block_share(xB, P, r) / 8;
         }
         a->nvals = 2u * (uint32_t)P;
     }
@@ -925,7 +945,16 @@ static void test_transposes(void)
     if (!strstr(err.msg, "only a fixed global size"))
         fprintf(stderr, "%s\n", err.msg);
     CHECK(strstr(err.msg, "only a fixed global size") != NULL);
-    xA = 10, xB = 11;
+    /* remainders on the last ranks: 10 x 11 from 2 and 4 ranks to 7 */
+    xA = 10, xB = 11, block_last = 1;
+    char l2[512], l4[512];
+    snprintf(l2, sizeof l2, "%s", mkdir_trace("tl2"));
+    snprintf(l4, sizeof l4, "%s", mkdir_trace("tl4"));
+    write_xpose(l2, 2);
+    write_xpose(l4, 4);
+    const char *tl[2] = {l2, l4};
+    check_xpose(tl, 2, 7);
+    block_last = 0;
 }
 
 /* Recursive doubling by hand (issue 20): in each of two iterations, log2 P

@@ -129,27 +129,38 @@ static int comm_of(mc_extrap *x, const commmap *m, uint64_t id, int r)
     return cm_find(m, id);
 }
 
-/* Array v of c counts as a block distribution (VK_BLOCK): the first R
- * entries hold hi = u * (q + 1), the rest lo = u * q, so N = q * c + R
- * items of u bytes. Returns 0 when v has another shape. */
-static int block_dist(const int64_t *v, int c, int64_t *u, int64_t *N)
+/* block_dist read from the first entry, or from the last. */
+static int block_dist_from(const int64_t *v, int c, int last, int64_t *u, int64_t *N)
 {
+#define V(k) v[last ? c - 1 - (k) : (k)]
     int R = 1;
-    while (R < c && v[R] == v[0])
+    while (R < c && V(R) == V(0))
         R++;
-    int64_t hi = v[0], lo = R < c ? v[R] : v[0];
+    int64_t hi = V(0), lo = R < c ? V(R) : V(0);
     if (R == c || lo >= hi || lo < 0)
         return 0;
     for (int k = R; k < c; k++)
-        if (v[k] != lo)
+        if (V(k) != lo)
             return 0;
+#undef V
     *u = hi - lo;
-    if (lo % *u)
-        return 0;
-    if (lo / *u > (INT64_MAX - R) / c)
+    if (lo % *u || lo / *u > (INT64_MAX - R) / c)
         return 0;
     *N = lo / *u * c + R;
     return 1;
+}
+
+/* Array v of c counts as a block distribution (VK_BLOCK): the first R
+ * entries hold hi = u * (q + 1), the rest lo = u * q, so N = q * c + R
+ * items of u bytes; or the last R (*last set). Returns 0 when v has
+ * another shape. */
+static int block_dist(const int64_t *v, int c, int64_t *u, int64_t *N, uint8_t *last)
+{
+    *last = 0;
+    if (block_dist_from(v, c, 0, u, N))
+        return 1;
+    *last = 1;
+    return block_dist_from(v, c, 1, u, N);
 }
 
 /* An Alltoallv whose arrays are the transpose of A x B items of u bytes
@@ -158,14 +169,16 @@ static int block_dist(const int64_t *v, int c, int64_t *u, int64_t *N)
  * share(B, me). An array that is equal does not show its A or B (c divides
  * it); the slots then keep what the other array tells (extrap_impl.h,
  * VK_XPOSE), which every member shares. Returns 0 when no transpose fits. */
-static int transpose_slots(const int64_t *sv, const int64_t *rv, int c, int me, int64_t *num)
+static int transpose_slots(const int64_t *sv, const int64_t *rv, int c, int me, int64_t *num,
+                           uint8_t *last)
 {
     int64_t us = sv[0], ur = rv[0], B = 0, A = 0;
-    int sb = block_dist(sv, c, &us, &B), rb = block_dist(rv, c, &ur, &A);
+    int sb = block_dist(sv, c, &us, &B, &last[0]), rb = block_dist(rv, c, &ur, &A, &last[1]);
     if (me < 0 || me >= c || (!sb && !rb))
         return 0;
+    last[0] &= (uint8_t)sb, last[1] &= (uint8_t)rb; /* an equal side shows no order */
     if (sb && rb) { /* both shown: u from either side */
-        int64_t sa = extrap_share(A, c, me), sbm = extrap_share(B, c, me);
+        int64_t sa = extrap_share(A, c, me, last[1]), sbm = extrap_share(B, c, me, last[0]);
         if (sa <= 0 || sbm <= 0 || us % sa || ur % sbm || us / sa != ur / sbm)
             return 0;
         num[0] = us / sa, num[1] = 0, num[2] = B, num[3] = A;
@@ -175,11 +188,11 @@ static int transpose_slots(const int64_t *sv, const int64_t *rv, int c, int me, 
         if ((sb ? rv[k] : sv[k]) != (sb ? rv[0] : sv[0]))
             return 0;
     if (rb) { /* send counts equal: c divides B; u * B / c per column block */
-        if (sv[0] != extrap_mul(ur, extrap_share(A, c, me)))
+        if (sv[0] != extrap_mul(ur, extrap_share(A, c, me, last[1])))
             return 0;
         num[0] = 0, num[1] = ur, num[2] = 0, num[3] = A;
     } else {
-        if (rv[0] != extrap_mul(us, extrap_share(B, c, me)))
+        if (rv[0] != extrap_mul(us, extrap_share(B, c, me, last[0])))
             return 0;
         num[0] = 0, num[1] = us, num[2] = B, num[3] = 0;
     }
@@ -213,20 +226,20 @@ static int vcoll_arrays(const mc_extrap *x, const xgrid *g, const char *path, in
         if (xpose) { /* decided on both arrays (transpose_slots) */
             int64_t num[4];
             if (!transpose_slots(e->vals, e->vals + c, c, cdesc_rank(&x->cd[t->comm], g, r),
-                                 num))
+                                 num, t->vlast))
                 FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of 2: comm "
                      "rank %d %lld bytes, comm rank 0 %lld) and are neither a block "
-                     "distribution nor the transpose of one (the first N mod %d ranks one "
-                     "item more): not extrapolated", path, r, i, op, a + 1, k,
+                     "distribution nor the transpose of one (the first or the last N mod %d "
+                     "ranks one item more): not extrapolated", path, r, i, op, a + 1, k,
                      (long long)v[k], (long long)v[0], c);
             t->vkind[0] = t->vkind[1] = VK_XPOSE;
             break;
         }
-        if (!block_dist(v, c, &u, &N))
+        if (!block_dist(v, c, &u, &N, &t->vlast[a]))
             FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of %u: "
                  "comm rank %d %lld bytes, comm rank 0 %lld) and are no block distribution "
-                 "(the first N mod %d ranks one item more): not extrapolated", path, r, i,
-                 op, a + 1, t->varr, k, (long long)v[k], (long long)v[0], c);
+                 "(the first or the last N mod %d ranks one item more): not extrapolated",
+                 path, r, i, op, a + 1, t->varr, k, (long long)v[k], (long long)v[0], c);
         t->vkind[a] = VK_BLOCK;
     }
     t->e.nvals = 0;
@@ -276,14 +289,14 @@ static void vcoll_slots(const mc_extrap *x, const xgrid *g, int r, const mc_even
 {
     int c = (int)(e->nvals / t->varr), me = cdesc_rank(&x->cd[t->comm], g, r);
     if (t->vkind[0] == VK_XPOSE) {
-        transpose_slots(e->vals, e->vals + c, c, me, t->num + 2);
+        transpose_slots(e->vals, e->vals + c, c, me, t->num + 2, t->vlast);
         return;
     }
     for (uint32_t a = 0; a < t->varr; a++) {
         const int64_t *v = e->vals + a * (uint32_t)c;
         int64_t u = v[0], N = 0;
         if (t->vkind[a] == VK_BLOCK)
-            block_dist(v, c, &u, &N);
+            block_dist(v, c, &u, &N, &t->vlast[a]);
         t->num[2 + a] = u;
         t->num[2 + t->varr + a] = N;
     }

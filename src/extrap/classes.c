@@ -204,7 +204,8 @@ static int same_literal(const tev *a, const tev *b, int split)
     if (x->op != y->op || x->site != y->site || x->tag2 != y->tag2 || x->req != y->req ||
         a->comm != b->comm || a->newcomm != b->newcomm || x->nvals != y->nvals ||
         a->loop != b->loop || memcmp(a->vkind, b->vkind, sizeof a->vkind) ||
-        memcmp(a->own, b->own, sizeof a->own) || a->vhide != b->vhide)
+        memcmp(a->own, b->own, sizeof a->own) || a->vhide != b->vhide ||
+        memcmp(a->vlast, b->vlast, sizeof a->vlast))
         return 0;
     if (!split && (x->tag != y->tag || x->bytes != y->bytes))
         return 0;

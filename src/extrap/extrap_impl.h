@@ -117,6 +117,8 @@ typedef struct tev {
                          * num[3] 0, num[4] B, num[5] A (0: not shown by the trace, and
                          * num[3] then u times the items per rank of the other) */
     uint8_t vkind[2];
+    uint8_t vlast[2];   /* VK_BLOCK array a (VK_XPOSE: [0] B, [1] A) deals its remainder
+                         * to the last ranks (extrap_share) */
     uint8_t own[2];     /* slot s (bytes, bytes2) is array own[s] - 1's entry at the rank's
                          * own comm rank (a VK_BLOCK array: Allgatherv's send block), or 0 */
     uint8_t vhide;      /* the array is the root's (a Gatherv or Scatterv of a non-root
@@ -149,10 +151,14 @@ static inline int64_t extrap_mul(int64_t a, int64_t b)
     return a > 0 && b > INT64_MAX / a ? INT64_MAX : a * b;
 }
 
-/* Items of comm rank j when N are dealt out in blocks over c ranks. */
-static inline int64_t extrap_share(int64_t N, int64_t c, int64_t j)
+/* Items of comm rank j when N are dealt out in blocks over c ranks, the
+ * first N mod c one more (PETSc's split), or with `last` the last N mod c
+ * (2DECOMP&FFT's distribute). */
+static inline int64_t extrap_share(int64_t N, int64_t c, int64_t j, int last)
 {
-    return c > 0 ? N / c + (j < N % c) : 0;
+    if (c <= 0)
+        return 0;
+    return N / c + (last ? j >= c - N % c : j < N % c);
 }
 
 /* Position of copy `copy` of `ncopies` in a progression of direction dir:

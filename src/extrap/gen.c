@@ -189,20 +189,22 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, const
             int64_t B = scale_slot(t, 4, g, ct, x->nd, &inexact);
             int64_t A = scale_slot(t, 5, g, ct, x->nd, &inexact);
             int64_t me = cdesc_rank(cd, g, r);
-            int64_t rows = extrap_mul(u, extrap_share(A, ct, me));
-            int64_t cols = extrap_mul(u, extrap_share(B, ct, me));
+            int64_t rows = extrap_mul(u, extrap_share(A, ct, me, t->vlast[1]));
+            int64_t cols = extrap_mul(u, extrap_share(B, ct, me, t->vlast[0]));
             for (uint32_t k = 0; k < (uint32_t)ct; k++) {
-                vb->v[k] = extrap_mul(rows, extrap_share(B, ct, k));
-                vb->v[ct + k] = extrap_mul(cols, extrap_share(A, ct, k));
+                vb->v[k] = extrap_mul(rows, extrap_share(B, ct, k, t->vlast[0]));
+                vb->v[ct + k] = extrap_mul(cols, extrap_share(A, ct, k, t->vlast[1]));
             }
         }
         for (uint32_t a = 0; a < t->varr && t->vkind[0] != VK_XPOSE; a++) {
             int64_t v = scale_slot(t, 2 + a, g, ct, x->nd, &inexact), N = 0;
             if (t->vkind[a] == VK_BLOCK)
                 N = scale_slot(t, 2 + t->varr + a, g, ct, x->nd, &inexact);
+            int64_t *arr = vb->v + a * (uint32_t)ct;
             for (uint32_t k = 0; k < (uint32_t)ct; k++)
-                vb->v[a * (uint32_t)ct + k] = t->vkind[a] == VK_BLOCK
-                                                  ? extrap_mul(v, extrap_share(N, ct, k)) : v;
+                arr[k] = t->vkind[a] == VK_BLOCK
+                             ? extrap_mul(v, extrap_share(N, ct, k, t->vlast[a]))
+                             : v;
         }
         out->vals = t->vhide ? NULL : vb->v; /* a non-root's: for its own entry */
         out->nvals = t->vhide ? 0 : n;
@@ -1001,9 +1003,10 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
         if (t->vkind[0] == VK_XPOSE && o < len)
             o += (size_t)snprintf(buf + o, len - o,
                                   ", counts the transpose of %lld x %lld items of %lld bytes "
-                                  "(fixed) from blocks of rows to blocks of columns, the first "
+                                  "(fixed) from blocks of rows to blocks of columns, the %s "
                                   "N mod c ranks one more", (long long)t->num[5],
-                                  (long long)t->num[4], (long long)t->num[2]);
+                                  (long long)t->num[4], (long long)t->num[2],
+                                  t->vlast[0] ? "last" : "first");
         for (uint32_t a = 0; a < t->varr && t->vkind[0] != VK_XPOSE && o < len; a++) {
             extrap_law_str(t, 2 + a, law, sizeof law);
             if (t->vkind[a] != VK_BLOCK) {
@@ -1014,9 +1017,10 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
             extrap_law_str(t, 2 + t->varr + a, items, sizeof items);
             o += (size_t)snprintf(buf + o, len - o,
                                   ", counts a block distribution of %lld items (%s) of %lld "
-                                  "bytes (%s) at P=%d, the first N mod c ranks one more",
+                                  "bytes (%s) at P=%d, the %s N mod c ranks one more",
                                   (long long)t->num[2 + t->varr + a], items,
-                                  (long long)t->num[2 + a], law, (int)t->baseP);
+                                  (long long)t->num[2 + a], law, (int)t->baseP,
+                                  t->vlast[a] ? "last" : "first");
         }
 
     } else if (mc_op_has(t->e.op, MC_OPF_COMPLETION) && t->npeer > 2) {

@@ -282,6 +282,11 @@ static int block_everywhere(const mc_extrap *x, xclass *per, const tev *ref, int
         tev *e = &per[k].ev[i];
         uint32_t na = 2 + e->varr + a;
         if (e->vkind[a] == VK_BLOCK) {
+            if (e->vlast[a] != ref->vlast[a])
+                FAIL("%s, event %u (%s): array %u deals its remainder to the %s ranks at P=%d "
+                     "and to the %s at P=%d: not explained", cname, i, mc_op_name(e->e.op),
+                     a + 1, e->vlast[a] ? "last" : "first", x->tP[k],
+                     ref->vlast[a] ? "last" : "first", refP);
             if (e->num[2 + a] != u)
                 FAIL("%s, event %u (%s): array %u deals out items of %lld bytes at P=%d and "
                      "of %lld at P=%d: not explained", cname, i, mc_op_name(e->e.op), a + 1,
@@ -314,6 +319,7 @@ static int block_everywhere(const mc_extrap *x, xclass *per, const tev *ref, int
                 e->e.bytes2 = 0;
         }
         e->vkind[a] = VK_BLOCK;
+        e->vlast[a] = ref->vlast[a];
         e->num[2 + a] = u;
         e->num[na] = extrap_mul(v / u, e->csize);
     }
@@ -321,9 +327,11 @@ static int block_everywhere(const mc_extrap *x, xclass *per, const tev *ref, int
 }
 
 /* One of A, B, u of a transpose (slot s of event i) from every trace that
- * shows it (non-zero), the same in all; 0 when none does. */
-static int xpose_known(const mc_extrap *x, const xclass *per, uint32_t i, uint32_t s,
-                       const char *what, const char *cname, int64_t *out, mc_error *err)
+ * shows it (non-zero), the same in all; 0 when none does. A and B come
+ * with the side their remainder goes to (vlast[l], l >= 0). */
+static int xpose_known(const mc_extrap *x, const xclass *per, uint32_t i, uint32_t s, int l,
+                       const char *what, const char *cname, int64_t *out, uint8_t *last,
+                       mc_error *err)
 {
     int at = 0;
     *out = 0;
@@ -335,7 +343,13 @@ static int xpose_known(const mc_extrap *x, const xclass *per, uint32_t i, uint32
             FAIL("%s, event %u (%s): the transpose's %s is %lld at P=%d and %lld at P=%d: "
                  "only a fixed global size is extrapolated", cname, i, mc_op_name(e->e.op),
                  what, (long long)*out, at, (long long)e->num[s], x->tP[k]);
+        if (*out && l >= 0 && e->vlast[l] != *last)
+            FAIL("%s, event %u (%s): the transpose's %s has its remainder on the %s ranks at "
+                 "P=%d and on the %s at P=%d: not explained", cname, i, mc_op_name(e->e.op),
+                 what, *last ? "last" : "first", at, e->vlast[l] ? "last" : "first", x->tP[k]);
         *out = e->num[s], at = x->tP[k];
+        if (l >= 0)
+            *last = e->vlast[l];
     }
     return 0;
 }
@@ -348,12 +362,15 @@ static int transpose_everywhere(const mc_extrap *x, xclass *per, const xclass *I
                                 const char *cname, mc_error *err)
 {
     int64_t u, B, A;
-    if (xpose_known(x, per, i, 2, "item size", cname, &u, err) ||
-        xpose_known(x, per, i, 4, "number of columns", cname, &B, err) ||
-        xpose_known(x, per, i, 5, "number of rows", cname, &A, err))
+    uint8_t last[2] = {0, 0};
+    if (xpose_known(x, per, i, 2, -1, "item size", cname, &u, NULL, err) ||
+        xpose_known(x, per, i, 4, 0, "number of columns", cname, &B, &last[0], err) ||
+        xpose_known(x, per, i, 5, 1, "number of rows", cname, &A, &last[1], err))
         return -1;
     if (I && I->ev[i].vkind[0] == VK_XPOSE) {
         u = u ? u : I->ev[i].num[2];
+        last[0] = B ? last[0] : I->ev[i].vlast[0];
+        last[1] = A ? last[1] : I->ev[i].vlast[1];
         B = B ? B : I->ev[i].num[4];
         A = A ? A : I->ev[i].num[5];
     }
@@ -386,6 +403,7 @@ static int transpose_everywhere(const mc_extrap *x, xclass *per, const xclass *I
                  (long long)A, (long long)B, (long long)u,
                  u ? "the other traces show" : "the traces show (no item size)");
         e->vkind[0] = e->vkind[1] = VK_XPOSE;
+        e->vlast[0] = last[0], e->vlast[1] = last[1];
         e->num[2] = u, e->num[3] = 0, e->num[4] = B, e->num[5] = A;
     }
     return 0;
