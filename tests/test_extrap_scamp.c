@@ -831,6 +831,13 @@ static void test_block_distributions(void)
     check_block(&d4, 1, &ru, 6, 10);
     mc_extrap_rules_init(&ru);
     check_block(&d4, 1, &ru, 8, 20);
+    /* ... and 15 at 6 ranks, but 7.5 at 3: no whole number, refused */
+    check_block(&d4, 1, &ru, 6, 15);
+    mc_extrap *xw = mc_extrap_build(&d4, 1, &ru, &err);
+    CHECK(xw);
+    CHECK(mc_extrap_source(xw, 3, &err) == NULL);
+    CHECK(strstr(err.msg, "10 items dealt out at P=4 become 7.5 at P=3") != NULL);
+    mc_extrap_destroy(xw);
     /* 10 items at 4 ranks, 13 at 8: no law gives both numbers of items */
     const char *d8b = mkdir_trace("b8b");
     block_items = 13;

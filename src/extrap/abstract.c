@@ -200,48 +200,17 @@ static int transpose_slots(const int64_t *sv, const int64_t *rv, int c, int me, 
 }
 
 /* A per-rank-count collective (Alltoallv, Gatherv, ...): its vals are one or
- * two arrays (send, receive) of a count per comm rank. Each array must be
- * one count for every rank (VK_EQUAL) or a block distribution (VK_BLOCK);
- * either scales by laws on its count (or unit and number of items) and is
- * regenerated at the new comm size. Sets t->varr, t->vkind and leaves
- * t->e.vals empty. */
+ * two arrays (send, receive) of a count per comm rank, regenerated at the
+ * new comm size (vcoll_slots says how). Sets t->varr and leaves t->e.vals
+ * empty. */
 static int vcoll_arrays(const mc_extrap *x, const xgrid *g, const char *path, int r,
                         uint32_t i, const mc_event *e, tev *t, mc_error *err)
 {
     int c = cdesc_size(&x->cd[t->comm], g);
-    const char *op = mc_op_name(e->op);
     if (c <= 0 || e->nvals % (uint32_t)c || e->nvals / (uint32_t)c > 2)
         FAIL("%s: rank %d event %u: %s: %u counts for a communicator of %d ranks: not "
-             "explained", path, r, i, op, e->nvals, c);
+             "explained", path, r, i, mc_op_name(e->op), e->nvals, c);
     t->varr = e->nvals / (uint32_t)c;
-    int xpose = t->varr == 2 && (e->op == MC_OP_ALLTOALLV || e->op == MC_OP_IALLTOALLV);
-    for (uint32_t a = 0; a < t->varr; a++) {
-        const int64_t *v = e->vals + a * (uint32_t)c;
-        int64_t u, N;
-        int k = 1;
-        while (k < c && v[k] == v[0])
-            k++;
-        if (k == c)
-            continue;
-        if (xpose) { /* decided on both arrays (transpose_slots) */
-            int64_t num[4];
-            if (!transpose_slots(e->vals, e->vals + c, c, cdesc_rank(&x->cd[t->comm], g, r),
-                                 num, t->vlast))
-                FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of 2: comm "
-                     "rank %d %lld bytes, comm rank 0 %lld) and are neither a block "
-                     "distribution nor the transpose of one (the first or the last N mod %d "
-                     "ranks one item more): not extrapolated", path, r, i, op, a + 1, k,
-                     (long long)v[k], (long long)v[0], c);
-            t->vkind[0] = t->vkind[1] = VK_XPOSE;
-            break;
-        }
-        if (!block_dist(v, c, &u, &N, &t->vlast[a]))
-            FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of %u: "
-                 "comm rank %d %lld bytes, comm rank 0 %lld) and are no block distribution "
-                 "(the first or the last N mod %d ranks one item more): not extrapolated",
-                 path, r, i, op, a + 1, t->varr, k, (long long)v[k], (long long)v[0], c);
-        t->vkind[a] = VK_BLOCK;
-    }
     t->e.nvals = 0;
     return 0;
 }
@@ -281,46 +250,66 @@ static int abstract_literal(xbuild *b, int k, int r, uint32_t i, const mc_event 
     return 0;
 }
 
-/* A per-rank-count collective's number slots: each array's count, or its
- * unit and number of items; bytes or bytes2 that are the rank's own entry
- * of a block distribution become that entry (t->own), so that the members
- * of a class, whose own shares differ, agree. */
-static void vcoll_slots(const mc_extrap *x, const xgrid *g, int r, const mc_event *e, tev *t)
+/* A per-rank-count collective's number slots. Each array is one count for
+ * every rank (VK_EQUAL: the count), a block distribution (VK_BLOCK: unit
+ * and number of items) or, for Alltoallv, the transpose of one (VK_XPOSE,
+ * both arrays); any other shape is refused. Bytes or bytes2 that are the
+ * rank's own entry of a block distribution become that entry (t->own), so
+ * that the members of a class, whose own shares differ, agree. */
+static int vcoll_slots(const mc_extrap *x, const xgrid *g, const char *path, int r,
+                       uint32_t i, const mc_event *e, tev *t, mc_error *err)
 {
-    int c = (int)(e->nvals / t->varr), me = cdesc_rank(&x->cd[t->comm], g, r);
-    if (t->vkind[0] == VK_XPOSE) {
-        transpose_slots(e->vals, e->vals + c, c, me, t->num + 2, t->vlast);
-        return;
-    }
+    int c = (int)(e->nvals / t->varr), me = cdesc_rank(&x->cd[t->comm], g, r), op = e->op;
+    int xpose = t->varr == 2 && (op == MC_OP_ALLTOALLV || op == MC_OP_IALLTOALLV);
     for (uint32_t a = 0; a < t->varr; a++) {
         const int64_t *v = e->vals + a * (uint32_t)c;
-        int64_t u = v[0], N = 0;
-        if (t->vkind[a] == VK_BLOCK)
-            block_dist(v, c, &u, &N, &t->vlast[a]);
-        t->num[2 + a] = u;
-        t->num[2 + t->varr + a] = N;
+        int k = 1;
+        while (k < c && v[k] == v[0])
+            k++;
+        t->num[2 + a] = v[0];
+        t->num[2 + t->varr + a] = 0;
+        if (k == c)
+            continue;
+        if (xpose) { /* decided on both arrays */
+            if (!transpose_slots(e->vals, e->vals + c, c, me, t->num + 2, t->vlast))
+                FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of 2: comm "
+                     "rank %d %lld bytes, comm rank 0 %lld) and are neither a block "
+                     "distribution nor the transpose of one (the first or the last N mod %d "
+                     "ranks one item more): not extrapolated", path, r, i, mc_op_name(op),
+                     a + 1, k, (long long)v[k], (long long)v[0], c);
+            t->vkind[0] = t->vkind[1] = VK_XPOSE;
+            return 0;
+        }
+        if (!block_dist(v, c, &t->num[2 + a], &t->num[2 + t->varr + a], &t->vlast[a]))
+            FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of %u: "
+                 "comm rank %d %lld bytes, comm rank 0 %lld) and are no block distribution "
+                 "(the first or the last N mod %d ranks one item more): not extrapolated",
+                 path, r, i, mc_op_name(op), a + 1, t->varr, k, (long long)v[k],
+                 (long long)v[0], c);
+        t->vkind[a] = VK_BLOCK;
     }
     /* the rank's own block: Allgatherv's and Gatherv's send, Scatterv's receive */
-    int op = e->op, s = op == MC_OP_SCATTERV || op == MC_OP_ISCATTERV ? 1
-                        : op == MC_OP_ALLGATHERV || op == MC_OP_IALLGATHERV ||
-                                  op == MC_OP_GATHERV || op == MC_OP_IGATHERV
-                            ? 0
-                            : -1;
+    int s = op == MC_OP_SCATTERV || op == MC_OP_ISCATTERV ? 1
+            : op == MC_OP_ALLGATHERV || op == MC_OP_IALLGATHERV || op == MC_OP_GATHERV ||
+                      op == MC_OP_IGATHERV
+                ? 0
+                : -1;
     if (s < 0 || t->varr != 1 || t->vkind[0] != VK_BLOCK || me < 0 || me >= c ||
         t->num[s] != e->vals[me])
-        return;
+        return 0;
     t->own[s] = 1;
     t->num[s] = 0;
     if (s == 0)
         t->e.bytes = 0;
     else
         t->e.bytes2 = 0;
+    return 0;
 }
 
 /* The slots of a->t (peers, numbers and their size class) as e's literals,
  * nreq of them for completions; the peers' literals in a->pc too. */
-static int literal_slots(const mc_extrap *x, const xgrid *g, int r, const mc_event *e,
-                         uint32_t nreq, aev *a, mc_error *err)
+static int literal_slots(const mc_extrap *x, const xgrid *g, const char *path, int r,
+                         uint32_t i, const mc_event *e, uint32_t nreq, aev *a, mc_error *err)
 {
     tev *t = &a->t;
     t->npeer = 2 + nreq;
@@ -344,8 +333,8 @@ static int literal_slots(const mc_extrap *x, const xgrid *g, int r, const mc_eve
     t->num[1] = e->bytes2;
     for (uint32_t q = 0; q < nreq; q++)
         t->num[2 + q] = e->vals[4 * q + 3];
-    if (t->varr)
-        vcoll_slots(x, g, r, e, t);
+    if (t->varr && vcoll_slots(x, g, path, r, i, e, t, err))
+        return -1;
     mc_op_kind kind = mc_op_kind_of(e->op);
     int sc = kind == MC_KIND_C ? coll_sizeclass(e->op)
              : e->op == MC_OP_COMPUTE ? MC_SC_COMPUTE : MC_SC_P2P;
@@ -519,7 +508,7 @@ static int abstract_event(xbuild *b, int k, int r, uint32_t i, const mc_event *e
         return -1;
     int wait = extrap_is_completion(e->op);
     uint32_t nreq = wait ? e->nvals / 4 : 0;
-    if (literal_slots(x, g, r, e, nreq, a, err))
+    if (literal_slots(x, g, x->paths[k], r, i, e, nreq, a, err))
         return -1;
     mc_op_kind kind = mc_op_kind_of(e->op);
     if (kind == MC_KIND_P) {

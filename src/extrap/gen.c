@@ -282,6 +282,7 @@ int extrap_event_equal(const mc_event *a, const mc_event *b, char *why, size_t l
 static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err);
 static mc_err check_repeat_laws(const mc_extrap *x, const xgrid *g, mc_error *err);
 static mc_err check_partners(const mc_extrap *x, const xgrid *g, mc_error *err);
+static mc_err check_item_counts(const mc_extrap *x, const xgrid *g, mc_error *err);
 
 static void dims_str(const xgrid *g, char *buf, size_t len)
 {
@@ -342,7 +343,8 @@ mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
     } else {
         mc_extrap_dims_create(P, x->nd, g->dims);
     }
-    if (check_ambiguity(x, g, err) || check_repeat_laws(x, g, err) ||
+    if (check_ambiguity(x, g, err) || check_item_counts(x, g, err) ||
+        check_repeat_laws(x, g, err) ||
         check_partners(x, g, err) || extrap_depth_check(x, g, err))
         return err->code;
     if (x->rules.replicate)
@@ -488,6 +490,40 @@ static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err)
                                         t->sclass[s] == MC_SC_BLOCK ? "block"
                                         : t->sclass[s] == MC_SC_REDUCE ? "reduce" : "p2p");
                 }
+            }
+        }
+    return MC_OK;
+}
+
+/* The number of items a block distribution deals out is whole at g, or the
+ * law that scales it has no answer there (10 items of 4 ranks, grown with
+ * the comm size, at 6 ranks). */
+static mc_err check_item_counts(const mc_extrap *x, const xgrid *g, mc_error *err)
+{
+    for (int c = 0; c < NCLASSES; c++)
+        for (uint32_t i = 0; i < x->cls[c].n; i++) {
+            const tev *t = &x->cls[c].ev[i];
+            for (uint32_t a = 0; a < t->varr; a++) {
+                uint32_t s = 2 + t->varr + a;
+                if (t->vkind[a] != VK_BLOCK || t->law[s] == MC_LAW_CONST)
+                    continue;
+                double ct = cdesc_size(&x->cd[t->comm], g), N;
+                if (t->law[s] == MC_LAW_FIT)
+                    N = mc_fit_eval(&t->fit[s], g->P, 0);
+                else
+                    N = (double)t->num[s] * law_f(t->law[s], g->P, ct, x->nd) /
+                        law_f(t->law[s], t->baseP, (double)t->csize, x->nd);
+                if (fabs(N - nearbyint(N)) <= 1e-6 * (1 + fabs(N)))
+                    continue;
+                char name[64], law[200];
+                class_label(x, c, name, sizeof name);
+                extrap_law_str(t, s, law, sizeof law);
+                return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): %lld items "
+                                    "dealt out at P=%d become %.4g at P=%d by the law %s: "
+                                    "no whole number; state the law (--rule size.%s=LAW)",
+                                    name, i, mc_op_name(t->e.op), (long long)t->num[s],
+                                    (int)t->baseP, N, g->P, law,
+                                    t->sclass[s] == MC_SC_BLOCK ? "block" : "reduce");
             }
         }
     return MC_OK;
