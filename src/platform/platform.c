@@ -342,6 +342,17 @@ static mc_err check_number(const key_def *k, double v, mc_error *err)
     return MC_OK;
 }
 
+/* The longest string value of key k that mc_platform_write's line ("# key
+ * = value" and its newline, the "# " when unset) keeps within the line
+ * length the reader accepts (read_line: INI_MAX_LINE - 1 with the newline):
+ * a longer one would be written but not read back. */
+static size_t string_max(const key_def *k)
+{
+    const char *dot = strchr(k->name, '.');
+    size_t prefix = strlen(dot ? dot + 1 : k->name) + strlen("# ") + strlen(" = ");
+    return INI_MAX_LINE - 2 - prefix;
+}
+
 /* Validates `text` for key i and stores it. The message, on error, does not
  * name the key: callers prefix it. */
 static mc_err apply(mc_platform *p, int i, const char *text, mc_error *err)
@@ -365,6 +376,10 @@ static mc_err apply(mc_platform *p, int i, const char *text, mc_error *err)
         else if (strpbrk(v, ";#")) /* a written platform file would read it as a comment */
             rc = mc_error_set(err, MC_ERR_PLATFORM,
                               "bad value '%s': ';' and '#' start comments in a platform file", v);
+        else if (n > string_max(k))
+            rc = mc_error_set(err, MC_ERR_PLATFORM,
+                              "value of %zu characters: at most %zu fit a platform file line",
+                              n, string_max(k));
         if (rc != MC_OK) {
             free(v);
             return rc;
@@ -507,6 +522,11 @@ static mc_err extra_apply(mc_platform *p, const char *key, const char *value, mc
     size_t vn = strlen(value);
     while (vn > 0 && isspace((unsigned char)value[vn - 1]))
         vn--;
+    const char *dot = strchr(key, '.'); /* written back as "name = value" (write_extra) */
+    size_t line = strlen(dot ? dot + 1 : key) + strlen(" = ") + vn + 1;
+    if (line > INI_MAX_LINE - 1)
+        return mc_error_set(err, MC_ERR_PLATFORM, "entry of %zu characters: at most %d fit a "
+                            "platform file line", line - 1, INI_MAX_LINE - 2);
     char table[64] = "";
     if (strncasecmp(key, "table.", 6) == 0) {
         mc_err rc = parse_table_key(key + 6, table, sizeof table, &x.size, err);
