@@ -473,13 +473,19 @@ static inline int get_u(cursor *c, uint64_t *out, uint64_t max)
     return mc_get_uvarint(&c->p, c->end, out) || *out > max ? -1 : 0;
 }
 
-/* An event with every field at its default: copied whole per event (a
- * memset and then the defaults cost a slow `rep stos`). */
-#define DEFAULT_(field, bit, enc, def) .field = (def),
-static const mc_event event_defaults = {MC_EVENT_FIELDS(DEFAULT_)};
+/* Every field at its default, one store each: a struct copy or a memset
+ * compiles to `rep stos`, whose start-up costs more than the stores. */
+static inline void set_defaults(mc_event *e)
+{
+#define DEFAULT_(field, bit, enc, def) e->field = (def);
+    MC_EVENT_FIELDS(DEFAULT_)
 #undef DEFAULT_
-
-static inline void set_defaults(mc_event *e) { *e = event_defaults; }
+    e->op = 0;
+    e->t_start = e->t_end = e->burst = 0;
+    e->nvals = 0;
+    e->vals = NULL;
+    e->folded = 0;
+}
 
 /* The decoders of the MC_EVENT_FIELDS encodings: 0, or -1 if malformed. */
 static inline int get_U31(cursor *c, int32_t *out)

@@ -26,6 +26,8 @@ typedef struct queued {
 typedef struct rank_state {
     mc_rank_reader *reader;
     const void *ahead; /* mc_rank_reader_ahead after the last read: the hint's target */
+    const int64_t *vals_at; /* the reader's values buffer, as last seen: a hint target
+                               too (stale after a realloc: a prefetch never faults) */
     uint64_t *comms;   /* sorted ids of the communicators this rank created */
     size_t ncomms, cap_comms;
     queued *q; /* ring buffer */
@@ -289,6 +291,8 @@ static int read_checked(trace_source *ts, rank_state *rs, int rank, mc_event *e)
     err.msg[0] = 0;
     int rc = mc_rank_reader_next(rs->reader, e, &err);
     rs->ahead = rc > 0 ? mc_rank_reader_ahead(rs->reader) : NULL;
+    if (rc > 0 && e->nvals)
+        rs->vals_at = e->vals;
     if (rc > 0 && check_event(ts, rs, rank, e, &err) != 0)
         rc = -1;
     if (rc < 0 && (rs->end_err = malloc(sizeof *rs->end_err)) != NULL)
@@ -416,8 +420,12 @@ static void trace_prefetch(const mc_source *s, int rank)
     const rank_state *rs = &ts->ranks[rank];
     if (rs->qlen == 0 && rs->reader) {
         __builtin_prefetch(rs->reader); /* its cursor: the first line */
-        if (rs->ahead)
+        if (rs->ahead) { /* an event of ~30 bytes often crosses into the next line */
             __builtin_prefetch(rs->ahead);
+            __builtin_prefetch((const char *)rs->ahead + 64);
+        }
+        if (rs->vals_at) /* written by the next decode, then checked */
+            __builtin_prefetch(rs->vals_at, 1);
     }
 }
 
