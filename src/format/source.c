@@ -420,9 +420,10 @@ static void trace_prefetch(const mc_source *s, int rank)
     const rank_state *rs = &ts->ranks[rank];
     if (rs->qlen == 0 && rs->reader) {
         __builtin_prefetch(rs->reader); /* its cursor: the first line */
-        if (rs->ahead) { /* an event of ~30 bytes often crosses into the next line */
+        if (rs->ahead) { /* the replay takes a few events of ~30 bytes per visit */
             __builtin_prefetch(rs->ahead);
             __builtin_prefetch((const char *)rs->ahead + 64);
+            __builtin_prefetch((const char *)rs->ahead + 128);
         }
         if (rs->vals_at) /* written by the next decode, then checked */
             __builtin_prefetch(rs->vals_at, 1);
