@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h> /* isfinite, isnan: macros */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,15 +89,21 @@ typedef struct line_ctx {
 
 /* ------------------------------------------------------------ tokens */
 
+/* An ASCII digit, without the locale table isdigit reads per call. */
+static inline int is_digit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
 /* Rank token: "12" or "p12". Returns the rank or -1. */
 static long parse_rank_token(const char *t)
 {
     if (*t == 'p' || *t == 'P')
         t++;
-    if (!isdigit((unsigned char)*t))
+    if (!is_digit(*t))
         return -1;
     long v = 0;
-    for (; isdigit((unsigned char)*t); t++) {
+    for (; is_digit(*t); t++) {
         v = v * 10 + (*t - '0');
         if (v >= MC_TIT_MAX_RANKS)
             return -2;
@@ -873,17 +880,56 @@ static const action_def actions[] = {
     {"reduce_scatter", act_reducescatter, 1, 1, 2, 1, sizeof "reduce_scatter" - 1},
 };
 
-/* The action named `name` (any case; lowered in place). The lengths are
- * compared first: one memcmp per line instead of a strcasecmp per row. */
+/* The rows of `actions` by first letter and length (row + 1, 0: none), so
+ * a line's action is found among one to three rows instead of all. */
+#define KEY_LEN 16
+#define KEY_ROWS 4
+static unsigned char action_index[26][KEY_LEN][KEY_ROWS];
+static pthread_once_t action_index_once = PTHREAD_ONCE_INIT;
+
+static void build_action_index(void)
+{
+    for (size_t i = 0; i < sizeof actions / sizeof actions[0]; i++) {
+        const action_def *a = &actions[i];
+        if (a->len >= KEY_LEN || a->name[0] < 'a' || a->name[0] > 'z')
+            continue; /* found by the full scan */
+        unsigned char *rows = action_index[a->name[0] - 'a'][a->len];
+        for (int k = 0; k < KEY_ROWS; k++)
+            if (!rows[k]) {
+                rows[k] = (unsigned char)(i + 1);
+                break;
+            }
+    }
+}
+
+static int action_is(const action_def *a, const char *name, size_t len)
+{
+    if (a->len != len)
+        return 0;
+    size_t k = 0; /* inline: a memcmp call costs more than these few bytes */
+    while (k < len && a->name[k] == name[k])
+        k++;
+    return k == len;
+}
+
+/* The action named `name` (any case; lowered in place). */
 static const action_def *find_action(char *name)
 {
     size_t len = 0;
     for (char *p = name; *p; p++, len++)
         if (*p >= 'A' && *p <= 'Z')
             *p = (char)(*p - 'A' + 'a');
+    if (len < KEY_LEN && name[0] >= 'a' && name[0] <= 'z') {
+        pthread_once(&action_index_once, build_action_index);
+        const unsigned char *rows = action_index[name[0] - 'a'][len];
+        for (int k = 0; k < KEY_ROWS && rows[k]; k++)
+            if (action_is(&actions[rows[k] - 1], name, len))
+                return &actions[rows[k] - 1];
+        if (!rows[KEY_ROWS - 1]) /* the index holds every row of this key */
+            return NULL;
+    }
     for (size_t i = 0; i < sizeof actions / sizeof actions[0]; i++)
-        if (actions[i].len == len && actions[i].name[0] == name[0] &&
-            memcmp(actions[i].name, name, len) == 0)
+        if (action_is(&actions[i], name, len))
             return &actions[i];
     return NULL;
 }
