@@ -885,6 +885,7 @@ static const action_def actions[] = {
 #define KEY_LEN 16
 #define KEY_ROWS 4
 static unsigned char action_index[26][KEY_LEN][KEY_ROWS];
+_Static_assert(sizeof actions / sizeof actions[0] < 256, "action rows fit the index's bytes");
 static pthread_once_t action_index_once = PTHREAD_ONCE_INIT;
 
 static void build_action_index(void)
