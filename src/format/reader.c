@@ -474,7 +474,9 @@ static inline int get_u(cursor *c, uint64_t *out, uint64_t max)
 }
 
 /* Every field at its default, one store each: a struct copy or a memset
- * compiles to `rep stos`, whose start-up costs more than the stores. */
+ * compiles to `rep stos`, whose start-up costs more than the stores. (A new
+ * field of mc_event changes its size: set it here too.) */
+_Static_assert(sizeof(mc_event) == 120, "set_defaults sets every field of mc_event");
 static inline void set_defaults(mc_event *e)
 {
 #define DEFAULT_(field, bit, enc, def) e->field = (def);
