@@ -26,13 +26,9 @@ typedef struct job {
 
 static mc_event blank(int op)
 {
-    mc_event e;
-    memset(&e, 0, sizeof e);
+    mc_event e; /* newcomm 0: none, as the tracer stores it outside management */
+    mc_event_clear(&e);
     e.op = op;
-    e.comm = MC_COMM_WORLD;
-    e.peer = e.tag = e.peer2 = e.tag2 = MC_NONE;
-    e.newcomm = MC_COMM_NULL;
-    e.cpu = -1;
     return e;
 }
 

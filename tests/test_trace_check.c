@@ -4,7 +4,9 @@
  *                                      at 2 ranks, and meta.json
  *   test_trace_check all DIR N         tests/mpi/trace_all.c at N ranks: every op
  *                                      present; request ids, communicator ids and
- *                                      memberships, per-rank vectors consistent
+ *                                      memberships, per-rank vectors consistent;
+ *                                      on disk, no newcomm outside communicator
+ *                                      management (it cost 10 bytes an event)
  *   test_trace_check prefix DIR N      each of N rank files yields a readable prefix
  *                                      (>= 100 events), then a clean end or
  *                                      MC_ERR_TRUNCATED
@@ -15,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zstd.h>
+
 #include "check.h"
+#include "format/codec.h"
 #include "mpicast/format.h"
 
 #define MAXEV 64
@@ -382,6 +387,50 @@ static void check_rank_all(const big_trace *t, int rank, int nranks, long *op_co
     CHECK(pcontrol3);
 }
 
+/* The rank file's events as stored (no reader in between, which delivers
+ * the old tracers' MC_COMM_NULL as 0): the newcomm field is present only
+ * in communicator management. Returns the events seen. */
+static long stored_newcomm_only_in_management(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    unsigned char hdr[MC_CHUNK_HEADER_SIZE];
+    CHECK(fread(hdr, 1, MC_FILE_HEADER_SIZE, f) == MC_FILE_HEADER_SIZE);
+    long events = 0;
+    while (fread(hdr, 1, MC_CHUNK_HEADER_SIZE, f) == MC_CHUNK_HEADER_SIZE) {
+        uint32_t n = mc_get_u32(hdr + 4), rawlen = mc_get_u32(hdr + 8), clen = mc_get_u32(hdr + 12);
+        unsigned char *comp = malloc(clen), *raw = malloc(rawlen);
+        CHECK(comp && raw && fread(comp, 1, clen, f) == clen);
+        CHECK(ZSTD_decompress(raw, rawlen, comp, clen) == rawlen);
+        const unsigned char *p = raw, *end = raw + rawlen;
+        for (uint32_t i = 0; i < n; i++, events++) {
+            uint64_t op, fl, v, nv;
+            CHECK(mc_get_uvarint(&p, end, &op) == 0 && mc_get_uvarint(&p, end, &fl) == 0);
+            for (int k = 0; k < 2; k++) /* start, duration */
+                CHECK(mc_get_uvarint(&p, end, &v) == 0);
+            if ((fl & MC_F_NEWCOMM) && mc_op_kind_of((int)op) != MC_KIND_M)
+                fprintf(stderr, "%s: event %ld (%s) stores a newcomm\n", path, events,
+                        mc_op_name((int)op));
+            CHECK(!(fl & MC_F_NEWCOMM) || mc_op_kind_of((int)op) == MC_KIND_M);
+            for (unsigned bit = MC_F_SITE; bit <= MC_F_CPU; bit <<= 1)
+                if (fl & bit)
+                    CHECK(mc_get_uvarint(&p, end, &v) == 0);
+            nv = 0;
+            if (fl & MC_F_VALS)
+                CHECK(mc_get_uvarint(&p, end, &nv) == 0);
+            for (uint64_t k = 0; k < nv; k++)
+                CHECK(mc_get_uvarint(&p, end, &v) == 0);
+            if (fl & MC_F_FOLDED)
+                CHECK(mc_get_uvarint(&p, end, &v) == 0);
+        }
+        CHECK(p == end);
+        free(comp);
+        free(raw);
+    }
+    fclose(f);
+    return events;
+}
+
 static int check_all(const char *dir, int nranks)
 {
     static long op_count[MC_OP_COUNT];
@@ -389,6 +438,9 @@ static int check_all(const char *dir, int nranks)
         big_trace t = {0};
         load_big(&t, dir, r);
         check_rank_all(&t, r, nranks, op_count);
+        char path[4200];
+        mc_rank_path(path, sizeof path, dir, r);
+        CHECK_EQ_INT(stored_newcomm_only_in_management(path), t.n);
         printf("rank %d: %d events\n", r, t.n);
         for (int i = 0; i < t.n; i++)
             free(t.ev[i].vals);

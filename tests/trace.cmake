@@ -16,7 +16,8 @@ endif()
 
 add_executable(test_trace_check test_trace_check.c)
 target_link_libraries(test_trace_check PRIVATE mc_format mc_base)
-target_include_directories(test_trace_check PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_include_directories(test_trace_check PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                           ${PROJECT_SOURCE_DIR}/src)
 
 add_test(NAME test_trace_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_trace_cli.sh
          $<TARGET_FILE:mpicast>)

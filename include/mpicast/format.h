@@ -202,6 +202,28 @@ typedef struct mc_event {
                           folds them: mc_writer_set_fold); 0 for other events */
 } mc_event;
 
+/* Every field at its stored default, what a reader delivers for a field
+ * the file does not hold: op 0, world, no peer, tag or request, no new
+ * communicator (0), CPU time unknown, no values, times 0. One store a
+ * field: a memset or struct copy compiles to `rep stos`, whose start-up
+ * costs more (the tracer and the readers do this per event). */
+_Static_assert(sizeof(mc_event) == 120, "mc_event_clear sets every field of mc_event");
+static inline void mc_event_clear(mc_event *e)
+{
+    e->op = 0;
+    e->site = 0;
+    e->comm = MC_COMM_WORLD;
+    e->peer = e->tag = e->peer2 = e->tag2 = MC_NONE;
+    e->bytes = e->bytes2 = 0;
+    e->req = 0;
+    e->newcomm = 0;
+    e->t_start = e->t_end = e->burst = 0;
+    e->cpu = -1;
+    e->nvals = 0;
+    e->vals = NULL;
+    e->folded = 0;
+}
+
 /* A poll that found nothing: a Test, Testall, Testany or Testsome that
  * completed no request, an Iprobe without a message. A run of them is a
  * polling loop: the replay takes it as waiting (engine.c, "polling"). */

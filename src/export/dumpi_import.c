@@ -625,11 +625,9 @@ static int convert(conv *c, const dp_rec *rec, mc_event *e, mc_error *err)
     int op = op_of(rec->label);
     if (op < 0)
         return 0;
-    memset(e, 0, sizeof *e);
+    mc_event_clear(e);
     c->nvals = 0;
     e->op = op;
-    e->peer = e->tag = e->peer2 = e->tag2 = MC_NONE;
-    e->newcomm = MC_COMM_NULL;
     e->t_start = rec->wall0 - c->x->epoch;
     e->t_end = rec->wall1 - c->x->epoch;
     e->cpu = rec->cpu0 >= 0 && c->prev_cpu >= 0 ? rec->cpu0 - c->prev_cpu : -1;
@@ -637,6 +635,8 @@ static int convert(conv *c, const dp_rec *rec, mc_event *e, mc_error *err)
     const dcomm *k = NULL;
     uint64_t id = MC_COMM_WORLD;
     mc_op_kind kind = mc_op_kind_of(op);
+    if (kind == MC_KIND_M) /* none yet; elsewhere the stored default, 0 */
+        e->newcomm = MC_COMM_NULL;
     if (kind == MC_KIND_P || kind == MC_KIND_C || kind == MC_KIND_M)
         k = comm_at(c, rec->comm, &id);
     e->comm = id;

@@ -423,11 +423,12 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
         return OTF2_CALLBACK_SUCCESS;
     if (x->depth++ > 0)
         return OTF2_CALLBACK_SUCCESS; /* an MPI call inside an MPI call */
-    memset(&x->cur, 0, sizeof x->cur);
+    mc_event_clear(&x->cur);
     x->cur.op = op;
-    x->cur.peer = x->cur.tag = x->cur.peer2 = x->cur.tag2 = MC_NONE;
-    x->cur.newcomm = MC_COMM_NULL;
-    x->cur.cpu = -1;
+    /* none: MC_COMM_NULL where a communicator could be created, else the
+     * stored default */
+    if (mc_op_kind_of(op) == MC_KIND_M)
+        x->cur.newcomm = MC_COMM_NULL;
     x->cur.t_start = to_ns(x, t);
     x->nvals = 0;
     x->got_send = x->got_recv = 0;

@@ -473,21 +473,9 @@ static inline int get_u(cursor *c, uint64_t *out, uint64_t max)
     return mc_get_uvarint(&c->p, c->end, out) || *out > max ? -1 : 0;
 }
 
-/* Every field at its default, one store each: a struct copy or a memset
- * compiles to `rep stos`, whose start-up costs more than the stores. (A new
- * field of mc_event changes its size: set it here too.) */
-_Static_assert(sizeof(mc_event) == 120, "set_defaults sets every field of mc_event");
-static inline void set_defaults(mc_event *e)
-{
-#define DEFAULT_(field, bit, enc, def) e->field = (def);
-    MC_EVENT_FIELDS(DEFAULT_)
-#undef DEFAULT_
-    e->op = 0;
-    e->t_start = e->t_end = e->burst = 0;
-    e->nvals = 0;
-    e->vals = NULL;
-    e->folded = 0;
-}
+/* mc_event_clear's values are MC_EVENT_FIELDS' defaults (the round trip
+ * test writes every field at its default and reads it back). */
+static inline void set_defaults(mc_event *e) { mc_event_clear(e); }
 
 /* The decoders of the MC_EVENT_FIELDS encodings: 0, or -1 if malformed. */
 static inline int get_U31(cursor *c, int32_t *out)
@@ -561,6 +549,11 @@ static int decode_fields(mc_rank_reader *r, cursor *c, mc_event *e)
         return -1;
     MC_EVENT_FIELDS(GET_)
 #undef GET_
+    /* Older tracers stored MC_COMM_NULL as every event's newcomm; outside
+     * communicator management the default, 0, means the same: old and new
+     * traces of one program read alike. */
+    if ((f & MC_F_NEWCOMM) && e->newcomm == MC_COMM_NULL && mc_op_kind_of(e->op) != MC_KIND_M)
+        e->newcomm = 0;
     if ((f & MC_F_VALS) && decode_vals(r, c, e))
         return -1;
     /* folded is for failed polls only: anything else is corrupt */

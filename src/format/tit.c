@@ -445,14 +445,8 @@ static int arg_count(line_ctx *c, int i, int dtsize, int64_t *out)
 
 static void event_init(line_ctx *c, mc_event *e, int op)
 {
-    memset(e, 0, sizeof *e);
+    mc_event_clear(e);
     e->op = op;
-    e->comm = MC_COMM_WORLD;
-    e->peer = MC_NONE;
-    e->tag = MC_NONE;
-    e->peer2 = MC_NONE;
-    e->tag2 = MC_NONE;
-    e->cpu = -1;
     e->t_start = e->t_end = c->rk->clock_ns;
 }
 

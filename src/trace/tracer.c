@@ -193,25 +193,16 @@ static void fail_in_signal(void)
 
 /* ------------------------------------------------------------ frames */
 
-/* Field by field: a memset of the event compiles to `rep stos`, whose
- * start-up costs every traced call more than these stores. (A new field
- * of mc_event changes its size: set it here too.) */
-_Static_assert(sizeof(mc_event) == 120, "frame_init sets every field of mc_event");
 static void frame_init(mct_frame *f, int op, void *ret)
 {
     mc_event *e = &f->ev;
+    mc_event_clear(e);
     e->op = op;
-    e->site = 0;
-    e->comm = MC_COMM_WORLD;
-    e->peer = e->tag = e->peer2 = e->tag2 = MC_NONE;
-    e->bytes = e->bytes2 = 0;
-    e->req = 0;
-    e->newcomm = MC_COMM_NULL;
-    e->t_start = e->t_end = e->burst = 0;
-    e->cpu = -1;
-    e->nvals = 0;
-    e->vals = NULL;
-    e->folded = 0;
+    /* "none" is MC_COMM_NULL only where a communicator could be created:
+     * elsewhere the stored default (0) costs no bytes, where MC_COMM_NULL
+     * cost a 10-byte varint in every event */
+    if (mc_op_kind_of(op) == MC_KIND_M)
+        e->newcomm = MC_COMM_NULL;
     f->ret = ret;
 }
 
