@@ -474,7 +474,10 @@ static inline int get_u(cursor *c, uint64_t *out, uint64_t max)
 }
 
 /* mc_event_clear's values are MC_EVENT_FIELDS' defaults (the round trip
- * test writes every field at its default and reads it back). */
+ * test writes every field at its default and reads it back), and it sets
+ * every field: a new one changes the size (here, not in the public header,
+ * which C++ may include). */
+_Static_assert(sizeof(mc_event) == 120, "mc_event_clear (format.h) sets every field of mc_event");
 static inline void set_defaults(mc_event *e) { mc_event_clear(e); }
 
 /* The decoders of the MC_EVENT_FIELDS encodings: 0, or -1 if malformed. */
