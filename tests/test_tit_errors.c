@@ -57,7 +57,6 @@ static void read_fails(const char *path, int rank, int good, const char *suffix)
     mc_source_close(s);
 }
 
-
 /* Every action name, in any case, is known: read with far too many
  * arguments, its line fails on them, never as an unknown action; names one
  * letter off each way are unknown (the lookup indexes names by first letter
