@@ -340,8 +340,12 @@ typedef struct mc_series_model {
                                     when the target's iters is known */
     double pred_iter, meas_iter;  /* --per-iteration: per iteration */
     int per_run;                  /* --per-iteration: the series was kept per run */
-    double norm_err[2];           /* --per-iteration: the error compared, per
-                                     iteration [0] and per run [1] (NAN: no fit) */
+    int with_setup;               /* --per-iteration: kept as set-up + per iteration:
+                                     totals = setup + iters * fit (fit per iteration) */
+    double setup, runner_setup;   /* with_setup: calls outside the loop (fit, runner) */
+    double norm_err[3];           /* --per-iteration: the error compared, per
+                                     iteration [0], per run [1] and set-up + per
+                                     iteration [2] (NAN: no fit) */
     int norm_cv;                  /* 1: norm_err are held-out errors, 0: fit errors */
     int npoints, repeats;
     double from;   /* the regime rule left out the points below it (NAN: none) */

@@ -277,8 +277,10 @@ static int parse_args(int argc, char **argv, model_opts *o)
          "MPI_Pcontrol calls per process / 2, else the main\n"
          "loop's iterations from stats --json); each series is\n"
          "fitted per iteration and per run and the one with the\n"
-         "smaller held-out error kept; per-iteration predictions\n"
-         "are per iteration x the --predict iters=K", &o->per_iteration, NULL},
+         "smaller held-out error kept, or, where the runs'\n"
+         "iterations differ, as set-up + per iteration (s +\n"
+         "iters*f) when that is better by 10 %; per-iteration\n"
+         "predictions are per iteration x the --predict iters=K", &o->per_iteration, NULL},
         {"--function", NULL, "NAME", CLI_LIST, "only this function (repeatable)", o,
          add_function},
         {"--no-negative", NULL, NULL, CLI_FLAG,
@@ -486,10 +488,35 @@ static double held_out(const mc_fit *f)
     return f->cv;
 }
 
+/* The formula of fit f; set-up + per iteration: "s + iters*(f)". */
+static void series_formula(const model_opts *o, const mc_fit *f, int with_setup, double setup,
+                           char *buf, size_t len)
+{
+    char per[480];
+    mc_fit_formula(f, mc_model_var_name(o->by), per, sizeof per);
+    if (with_setup)
+        snprintf(buf, len, "%.6g + iters*(%s)", setup, per);
+    else
+        snprintf(buf, len, "%s", per);
+}
+
+/* The model's prediction at x (x2) as a total: set-up + iters × f there. */
+static double total_at(const mc_fit *f, int with_setup, double setup, double iters, double x,
+                       double x2)
+{
+    double v = mc_fit_eval(f, x, x2);
+    return with_setup ? setup + iters * v : v;
+}
+
+static const char *normalised_name(const result *r)
+{
+    return r->per_run ? "per-run" : r->with_setup ? "set-up+per-iteration" : "per-iteration";
+}
+
 static json_t *result_json(const model_opts *o, const result *r)
 {
     char formula[512];
-    mc_fit_formula(&r->fit, mc_model_var_name(o->by), formula, sizeof formula);
+    series_formula(o, &r->fit, r->with_setup, r->setup, formula, sizeof formula);
     json_t *j = json_pack("{ssss}", "function", r->s->function, "metric", r->s->metric);
     if (o->by == MC_VAR_P)
         json_object_set_new(j, "n", num_or_null(r->s->fixed));
@@ -506,7 +533,7 @@ static json_t *result_json(const model_opts *o, const result *r)
     json_object_set_new(j, "held_out_error", num_or_null(held_out(&r->fit)));
     if (r->runner.ok) {
         char rf[512];
-        mc_fit_formula(&r->runner, mc_model_var_name(o->by), rf, sizeof rf);
+        series_formula(o, &r->runner, r->with_setup, r->runner_setup, rf, sizeof rf);
         json_t *ru = json_object();
         json_object_set_new(ru, "family", json_string(mc_family_name(r->runner.family)));
         json_object_set_new(ru, "formula", json_string(rf));
@@ -514,8 +541,9 @@ static json_t *result_json(const model_opts *o, const result *r)
         json_object_set_new(ru, "fit_error", num_or_null(r->runner.mape));
         json_object_set_new(ru, "aicc", num_or_null(r->runner.aicc));
         double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
-        double rp = mc_fit_eval(&r->runner, tx, o->target.n);
-        if (o->per_iteration && o->target.have_iters && !r->per_run)
+        double rp = total_at(&r->runner, r->with_setup, r->runner_setup, o->target.iters, tx,
+                             o->target.n);
+        if (o->per_iteration && o->target.have_iters && !r->per_run && !r->with_setup)
             rp *= o->target.iters;
         json_object_set_new(ru, "prediction", o->have_target ? num_or_null(rp) : json_null());
         json_object_set_new(j, "runner_up", ru);
@@ -532,10 +560,13 @@ static json_t *result_json(const model_opts *o, const result *r)
         json_object_set_new(j, "prediction_per_iteration", num_or_null(r->pred_iter));
         json_object_set_new(j, "measured_per_iteration", num_or_null(r->meas_iter));
         json_object_set_new(j, "per_run", json_boolean(r->per_run));
-        json_object_set_new(j, "normalised", json_string(r->per_run ? "per-run" : "per-iteration"));
+        json_object_set_new(j, "normalised", json_string(normalised_name(r)));
+        json_object_set_new(j, "setup", r->with_setup ? num_or_null(r->setup) : json_null());
         json_object_set_new(j, "normalised_errors",
-                            json_pack("{s:o,s:o,s:s}", "per-iteration", num_or_null(r->norm_err[0]),
-                                      "per-run", num_or_null(r->norm_err[1]), "compared",
+                            json_pack("{s:o,s:o,s:o,s:s}", "per-iteration",
+                                      num_or_null(r->norm_err[0]), "per-run",
+                                      num_or_null(r->norm_err[1]), "set-up+per-iteration",
+                                      num_or_null(r->norm_err[2]), "compared",
                                       r->norm_cv ? "held_out_error" : "fit_error"));
     }
     if (!isnan(r->measured)) {
@@ -692,16 +723,17 @@ static void print_text(const model_opts *o, const result *r, size_t n, const cos
            o->per_iteration ? " and main-loop iteration" : "", x, n);
     if (o->per_iteration)
         printf("(per: each series fitted per iteration and per run, the smaller held-out error\n"
-               " (fit error where there is none) decides; per-iteration series are predicted\n"
-               " and measured %s)\n\n",
+               " (fit error where there is none) decides; where the runs' iterations differ also\n"
+               " as set-up + per iteration (iter+setup: s + iters*f), taken when its held-out\n"
+               " error is lower by 10 %%; per-iteration series are predicted and measured %s)\n\n",
                o->have_target && o->target.have_iters ? "per iteration x iters" : "per iteration");
     printf("%-22s %-8s %-10s %s%-18s %9s %10s %14s %14s %8s  %-28s %s\n", "function", "metric",
            o->by == MC_VAR_P ? "n" : o->by == MC_VAR_N ? "p" : "",
-           o->per_iteration ? "per       " : "", "family", "MAPE %", "held-out %", "predicted",
+           o->per_iteration ? "per         " : "", "family", "MAPE %", "held-out %", "predicted",
            "measured", "error %", "runner-up (held-out %)", "formula");
     for (size_t i = 0; i < n; i++) {
         char formula[512], fixed[32] = "", cv[32] = "-", pr[32] = "-", me[32] = "-", er[32] = "-";
-        mc_fit_formula(&r[i].fit, mc_model_var_name(o->by), formula, sizeof formula);
+        series_formula(o, &r[i].fit, r[i].with_setup, r[i].setup, formula, sizeof formula);
         if (o->by != MC_VAR_PN && !isnan(r[i].s->fixed))
             snprintf(fixed, sizeof fixed, "%g", r[i].s->fixed);
         if (!isnan(held_out(&r[i].fit)))
@@ -718,7 +750,10 @@ static void print_text(const model_opts *o, const result *r, size_t n, const cos
             snprintf(me, sizeof me, "%.6g", r[i].measured);
         if (!isnan(error_percent(&r[i])))
             snprintf(er, sizeof er, "%.2f", error_percent(&r[i]));
-        const char *per = !o->per_iteration ? "" : r[i].per_run ? "run       " : "iteration ";
+        const char *per = !o->per_iteration ? ""
+                          : r[i].per_run    ? "run         "
+                          : r[i].with_setup ? "iter+setup  "
+                                            : "iteration   ";
         printf("%-22s %-8s %-10s %s%-18s %9.3f %10s %14s %14s %8s  %-28s %s\n", r[i].s->function,
                r[i].s->metric, fixed, per, mc_family_name(r[i].fit.family), r[i].fit.mape, cv, pr,
                me, er, ru, formula);
@@ -775,6 +810,19 @@ static size_t plot_pick(const result *r, size_t n, size_t *pick)
     return k;
 }
 
+/* The iterations a set-up + per-iteration curve is drawn at: the
+ * prediction's, else the largest run's. */
+static double plot_iters(const model_opts *o, const result *r)
+{
+    if (o->have_target && o->target.have_iters)
+        return o->target.iters;
+    double k = NAN;
+    for (size_t i = 0; i < r->s->npts; i++)
+        if (isnan(k) || r->s->pts[i].iters > k)
+            k = r->s->pts[i].iters;
+    return k;
+}
+
 /* One curve: the points of result r at the other parameter's value `other`
  * (pn: n; else unused), written as three data blocks — model curve, fitted
  * points, held-out measurement and prediction. Returns 1 when the y values
@@ -795,7 +843,8 @@ static int plot_curve_data(FILE *d, const model_opts *o, const result *r, double
         lo = fmin(lo, target), hi = fmax(hi, target);
     for (int i = 0; i < PLOT_POINTS && lo > 0; i++) {
         double x = lo * pow(hi / lo, (double)i / (PLOT_POINTS - 1));
-        double y = o->by == MC_VAR_PN ? mc_fit_eval(&r->fit, x, other) : mc_fit_eval(&r->fit, x, 0);
+        double y = total_at(&r->fit, r->with_setup, r->setup, plot_iters(o, r), x,
+                            o->by == MC_VAR_PN ? other : 0);
         fprintf(d, "%.10g %.10g\n", x, isfinite(y) ? y : NAN);
         positive &= y > 0;
     }
@@ -867,7 +916,11 @@ static int plot_models(const model_opts *o, const result *r, size_t n)
         }
         for (size_t k = 0; k < nother && curves < PLOT_CURVES; k++) {
             char formula[512], title[800];
-            mc_fit_formula(&ri->fit, mc_model_var_name(o->by), formula, sizeof formula);
+            series_formula(o, &ri->fit, ri->with_setup, ri->setup, formula, sizeof formula);
+            if (ri->with_setup) {
+                size_t fl = strlen(formula);
+                snprintf(formula + fl, sizeof formula - fl, " at iters=%g", plot_iters(o, ri));
+            }
             if (curves)
                 fputs("\n\n", d);
             positive &= plot_curve_data(d, o, ri, others[k]);

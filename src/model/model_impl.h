@@ -64,4 +64,19 @@ int mcm_sat_fit(const mcm_sat *s, double *xbreak);
  * -1 when a fold has fewer than 3 distinct x. */
 int mcm_sat_loo(const mcm_sat *s, const double *x, const double *y, double xbreak, double *pred);
 
+/* --per-iteration's set-up + per iteration normalisation (setup.c): the
+ * totals y of runs at x with iterations it fitted as s + it·f(x), f one of
+ * the laws linear in their coefficients, selected by leave-one-out over the
+ * folds that can be fitted (unscored points fitted, not scored). */
+typedef struct mcm_setup {
+    mc_fit fit;          /* f per iteration; rss, mape and cv on the totals */
+    double setup;        /* s */
+    mc_fit runner;       /* runner.ok 0: none */
+    double runner_setup;
+} mcm_setup;
+/* 1: fitted (*out), 0: does not apply (--by pn, fewer than 3 points or 2
+ * distinct iterations, no law could be judged), -1: out of memory. */
+int mcm_setup_fit(const mc_series_opts *o, const double *x, const double *it, const double *y,
+                  const unsigned char *unscored, size_t n, mcm_setup *out);
+
 #endif

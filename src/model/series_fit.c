@@ -282,7 +282,8 @@ static int fit_series(fit_state *st, const mc_series *s, int per_run, json_t *sk
     memset(r, 0, sizeof *r);
     r->s = s;
     r->prediction = r->measured = r->pred_iter = r->meas_iter = r->from = NAN;
-    r->norm_err[0] = r->norm_err[1] = NAN;
+    r->norm_err[0] = r->norm_err[1] = r->norm_err[2] = NAN;
+    r->setup = r->runner_setup = NAN;
     r->per_run = o->per_iteration && per_run;
     r->warnings = json_array();
     size_t m = 0, nfilled = 0;
@@ -433,6 +434,83 @@ static int choose_per_iteration(fit_state *st, const mc_series *total, mc_series
     return !varied && !mc_mdata_calls_below_iters(st->d, total->function);
 }
 
+/* --per-iteration's third normalisation: totals = s + iters·f(x) (setup.c),
+ * in place of the kept one when its held-out error is lower by more than
+ * the parsimony margin (it has one coefficient more than the same law per
+ * iteration), both judged by leave-one-out. Not when the prediction point
+ * has no iteration count (nothing to multiply f by) or the predicted total
+ * is negative. 1: *r replaced; 0: kept; -1: out of memory. */
+#define SETUP_MARGIN 0.10
+static int setup_choice(fit_state *st, const mc_series *total, mc_series_model *r,
+                        mc_error *err)
+{
+    const mc_series_opts *o = st->o;
+    if (!r->norm_cv || (o->have_target && !o->target.have_iters))
+        return 0;
+    size_t m = 0, n = total->npts;
+    double *x = malloc(3 * (n + 1) * sizeof *x), *it = x ? x + n + 1 : NULL,
+           *y = x ? it + n + 1 : NULL;
+    unsigned char *unscored = calloc(n + 1, 1);
+    int rc = 0;
+    mcm_setup fit;
+    if (!x || !unscored) {
+        rc = -1;
+        goto out;
+    }
+    const mc_point *at = NULL;
+    int repeats = 0;
+    double spread = 0;
+    for (size_t i = 0; i < n; i++) {
+        const mc_point *q = &total->pts[i];
+        if (mc_series_at_target(o, q)) {
+            at = q;
+            continue;
+        }
+        x[m] = px(total, i, o->by), it[m] = q->iters, y[m] = q->value;
+        unscored[m++] = (unsigned char)q->filled;
+        repeats = q->repeats > repeats ? q->repeats : repeats;
+        if (q->repeats > 1 && q->value != 0)
+            spread = fmax(spread, 100 * q->sd / fabs(q->value));
+    }
+    rc = mcm_setup_fit(o, x, it, y, unscored, m, &fit);
+    double kept = r->norm_err[r->per_run ? 1 : 0];
+    r->norm_err[2] = rc == 1 && isfinite(fit.fit.cv) ? fit.fit.cv : NAN;
+    if (rc != 1 || !isfinite(kept) ||
+        !(fit.fit.cv < kept * (1 - SETUP_MARGIN) - 1e-6 - 1e-6 * kept)) {
+        rc = rc < 0 ? -1 : 0;
+        goto out;
+    }
+    double pred = NAN;
+    if (o->have_target) {
+        double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
+        pred = fit.setup + o->target.iters * mc_fit_eval(&fit.fit, tx, o->target.n);
+        if (!(pred >= -1e-9 * fmax(1, fabs(fit.setup)))) {
+            rc = 0;
+            goto out;
+        }
+    }
+    mc_series_model s;
+    memset(&s, 0, sizeof s);
+    s.s = total, s.fit = fit.fit, s.runner = fit.runner, s.used = MC_SELECT_CV;
+    s.with_setup = 1, s.setup = fit.setup, s.runner_setup = fit.runner_setup;
+    s.prediction = pred, s.pred_iter = pred / o->target.iters;
+    s.measured = s.meas_iter = s.from = NAN;
+    if (at)
+        s.measured = at->value, s.meas_iter = at->value / at->iters;
+    memcpy(s.norm_err, r->norm_err, sizeof s.norm_err);
+    s.norm_cv = 1, s.npoints = (int)m, s.repeats = repeats, s.spread = spread;
+    s.warnings = json_array();
+    json_decref(r->warnings);
+    *r = s;
+    rc = 1;
+out:
+    free(x);
+    free(unscored);
+    if (rc < 0)
+        mc_error_set(err, MC_ERR_NOMEM, "out of memory");
+    return rc;
+}
+
 /* Failed polls (MPI_Test*, MPI_Iprobe finding nothing) are as many as the
  * waits they fill allow: a count that is mostly such polls depends on the
  * run's timing as well as on p and n (hpcc: MPI_Iprobe 1521 and 1264
@@ -492,6 +570,8 @@ int mc_series_model_fit(const mc_series_opts *opts, const mc_mdata *d, const mc_
     }
     json_decref(skip_it);
     json_decref(skip_run);
+    if (f == 1 && setup_choice(st, total, r, err) < 0)
+        f = -1;
     if (f == 1)
         poll_warning(d, r);
     return f;
