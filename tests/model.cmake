@@ -54,6 +54,10 @@ add_test(NAME test_model_tau
 add_test(NAME test_model_per_iteration_normalised
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/normalised_test.py
           ${CMAKE_BINARY_DIR}/bin/mpicast)
+# --per-iteration with the calls stats counted inside the main loop (issue 27)
+add_test(NAME test_model_per_iteration_measured_split
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/loop_split_test.py
+          ${CMAKE_BINARY_DIR}/bin/mpicast)
 # the grid-split family from the runs' process grids (issue 27)
 add_test(NAME test_model_grid_split_family
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/data/model/grid_test.py

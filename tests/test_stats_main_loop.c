@@ -8,7 +8,10 @@
  *   is found from that iteration's Recv on (a rotation: all 10 iterations);
  * - two loops, 10 x 3 then 40 x 2: the second covers more;
  * - sizes that change every iteration, and 2 iterations only: no loop;
- * - stats: the same iteration count on every rank, or none when they differ. */
+ * - stats: the same iteration count on every rank, or none when they differ;
+ * - stats: the calls and bytes inside the main loop per function (set-up
+ *   calls outside it, polls not known, a loop ended 70,000 calls before the
+ *   stream not counted). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +156,75 @@ int main(void)
     CHECK(!mc_stats_loop_iterations(st, &it, &with));
     CHECK_EQ_INT(it, 0);
     CHECK_EQ_INT(with, 2);
+    mc_stats_destroy(st);
+    mem_source_destroy(m);
+
+    /* what the loop calls: 10 iterations of (Barrier, 2 Allreduce, Test)
+     * after a set-up Allreduce, and rank 1 a set-up Send */
+    m = mem_source_create(2);
+    for (int r = 0; r < 2; r++) {
+        ms_add(m, r, MC_OP_INIT, 10);
+        ms_add(m, r, MC_OP_ALLREDUCE, 10)->bytes2 = 8;
+        if (r)
+            ms_add(m, r, MC_OP_SEND, 10)->bytes = 100;
+        for (int i = 0; i < 10; i++) {
+            ms_add(m, r, MC_OP_BARRIER, 10)->site = 60;
+            for (int k = 0; k < 2; k++) {
+                mc_event *e = ms_add(m, r, MC_OP_ALLREDUCE, 10);
+                e->site = 61, e->bytes = 16, e->bytes2 = 16;
+            }
+            ms_add(m, r, MC_OP_TEST, 10)->site = 62;
+        }
+        ms_add(m, r, MC_OP_FINALIZE, 10);
+    }
+    st = mc_stats_collect(mem_source_base(m), &err);
+    CHECK(st != NULL);
+    int64_t calls, bytes;
+    CHECK(mc_stats_loop_op(st, MC_OP_ALLREDUCE, -1, &calls, &bytes));
+    CHECK_EQ_INT(calls, 40); /* of 42: one per rank at set-up */
+    CHECK_EQ_INT(bytes, 40 * 16);
+    CHECK(mc_stats_loop_op(st, MC_OP_BARRIER, 1, &calls, &bytes));
+    CHECK_EQ_INT(calls, 10);
+    CHECK(mc_stats_loop_op(st, MC_OP_SEND, -1, &calls, &bytes)); /* outside only */
+    CHECK_EQ_INT(calls, 0);
+    CHECK(mc_stats_loop_op(st, MC_OP_INIT, -1, &calls, &bytes));
+    CHECK_EQ_INT(calls, 0);
+    CHECK(!mc_stats_loop_op(st, MC_OP_TEST, -1, &calls, &bytes)); /* polls: not known */
+    mc_stats_destroy(st);
+    mem_source_destroy(m);
+
+    /* 10 x (Bcast, Barrier, Reduce), then Bcast, Barrier, Scan: the finder
+     * counts 11 iterations from the 10 equal segments between Bcasts (the
+     * 11th from the last Bcast on); the calls are counted on an equal one,
+     * and a count above the function's own (11 Reduce of 10) is not known */
+    m = mem_source_create(1);
+    for (int i = 0; i < 11; i++) {
+        ms_add(m, 0, MC_OP_BCAST, 10)->site = 80;
+        ms_add(m, 0, MC_OP_BARRIER, 10)->site = 81;
+        ms_add(m, 0, i < 10 ? MC_OP_REDUCE : MC_OP_SCAN, 10)->site = 82;
+    }
+    ms_add(m, 0, MC_OP_FINALIZE, 10);
+    st = mc_stats_collect(mem_source_base(m), &err);
+    CHECK(st != NULL);
+    CHECK_EQ_INT(mc_stats_main_loop(st, 0).iterations, 11);
+    CHECK(mc_stats_loop_op(st, MC_OP_BCAST, -1, &calls, &bytes));
+    CHECK_EQ_INT(calls, 11);
+    CHECK(mc_stats_loop_op(st, MC_OP_SCAN, -1, &calls, &bytes));
+    CHECK_EQ_INT(calls, 0); /* not in an equal iteration */
+    CHECK(!mc_stats_loop_op(st, MC_OP_REDUCE, -1, &calls, &bytes));
+    mc_stats_destroy(st);
+    mem_source_destroy(m);
+
+    /* a loop that ended more than 65,536 calls before the stream: not counted */
+    m = mem_source_create(1);
+    for (int i = 0; i < 10; i++)
+        ms_add(m, 0, MC_OP_BARRIER, 10)->site = 70;
+    for (int i = 0; i < 70000; i++)
+        ms_add(m, 0, MC_OP_SEND, 10)->bytes = i + 1; /* no loop: sizes change */
+    st = mc_stats_collect(mem_source_base(m), &err);
+    CHECK(st != NULL);
+    CHECK_EQ_INT(mc_stats_main_loop(st, 0).iterations, 10);
+    CHECK(!mc_stats_loop_op(st, MC_OP_BARRIER, -1, &calls, &bytes));
     mc_stats_destroy(st);
     mem_source_destroy(m);
     return 0;

@@ -126,6 +126,9 @@ typedef struct mc_point {
     double value;         /* mean of the repeats */
     double sd, min, max;  /* spread of the repeats (sd 0 for one) */
     int repeats;
+    int has_loop;         /* stats --json: `loop` is known */
+    double loop;          /* the part of value inside the main loop, all its
+                             iterations (main_loop_calls / bytes per process) */
 } mc_point;
 
 /* The points of one function and metric (and, for a one-parameter model,
@@ -342,7 +345,10 @@ typedef struct mc_series_model {
     int per_run;                  /* --per-iteration: the series was kept per run */
     int with_setup;               /* --per-iteration: kept as set-up + per iteration:
                                      totals = setup + iters * fit (fit per iteration) */
-    double setup, runner_setup;   /* with_setup: calls outside the loop (fit, runner) */
+    mc_fit setup, runner_setup;   /* with_setup: the part outside the loop, a law of x
+                                     (constant when fitted from the totals) */
+    int setup_measured;           /* with_setup: from the calls stats counted inside the
+                                     main loop (main_loop_calls), not fitted from totals */
     double norm_err[3];           /* --per-iteration: the error compared, per
                                      iteration [0], per run [1] and set-up + per
                                      iteration [2] (NAN: no fit) */

@@ -117,6 +117,13 @@ mc_loop mc_stats_main_loop(const mc_stats *s, int rank);
  * a loop has the same count (1), else 0 with *ranks_with set to the number
  * of ranks with a loop (none, or counts that differ). */
 int mc_stats_loop_iterations(const mc_stats *s, uint64_t *iterations, int *ranks_with);
+/* Calls and bytes of operation op inside the main loop, all its iterations:
+ * of one rank, or over all ranks (rank -1; a rank without a loop adds 0).
+ * 1 when known; 0 when not: the ranks that have a loop differ in its
+ * iterations, a rank's loop ended more than 65,536 calls before its stream
+ * did (only the last ones are kept to count it), op polls (Test*, Iprobe:
+ * how often depends on timing), or a total passes 2^63 - 1. */
+int mc_stats_loop_op(const mc_stats *s, int op, int rank, int64_t *calls, int64_t *bytes);
 
 /* The run's process grid: the first MPI_Cart_create of MPI_COMM_WORLD
  * (ndims 0: none, or more than MC_STATS_MAXDIMS dimensions). */

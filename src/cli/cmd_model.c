@@ -277,10 +277,11 @@ static int parse_args(int argc, char **argv, model_opts *o)
          "MPI_Pcontrol calls per process / 2, else the main\n"
          "loop's iterations from stats --json); each series is\n"
          "fitted per iteration and per run and the one with the\n"
-         "smaller held-out error kept, or, where the runs'\n"
-         "iterations differ, as set-up + per iteration (s +\n"
-         "iters*f) when that is better by 10 %; per-iteration\n"
-         "predictions are per iteration x the --predict iters=K", &o->per_iteration, NULL},
+         "smaller held-out error kept, or set-up + per iteration\n"
+         "(s + iters*f): split as stats counted the main loop's\n"
+         "calls, or fitted where the runs' iterations differ and\n"
+         "better by 10 %; per-iteration predictions are per\n"
+         "iteration x the --predict iters=K", &o->per_iteration, NULL},
         {"--function", NULL, "NAME", CLI_LIST, "only this function (repeatable)", o,
          add_function},
         {"--no-negative", NULL, NULL, CLI_FLAG,
@@ -489,23 +490,26 @@ static double held_out(const mc_fit *f)
 }
 
 /* The formula of fit f; set-up + per iteration: "s + iters*(f)". */
-static void series_formula(const model_opts *o, const mc_fit *f, int with_setup, double setup,
-                           char *buf, size_t len)
+static void series_formula(const model_opts *o, const mc_fit *f, int with_setup,
+                           const mc_fit *setup, char *buf, size_t len)
 {
-    char per[480];
+    char per[240], s0[240];
     mc_fit_formula(f, mc_model_var_name(o->by), per, sizeof per);
-    if (with_setup)
-        snprintf(buf, len, "%.6g + iters*(%s)", setup, per);
-    else
+    if (!with_setup) {
         snprintf(buf, len, "%s", per);
+        return;
+    }
+    mc_fit_formula(setup, mc_model_var_name(o->by), s0, sizeof s0);
+    snprintf(buf, len, setup->family == MC_FAMILY_CONSTANT ? "%s + iters*(%s)" : "(%s) + iters*(%s)",
+             s0, per);
 }
 
 /* The model's prediction at x (x2) as a total: set-up + iters × f there. */
-static double total_at(const mc_fit *f, int with_setup, double setup, double iters, double x,
-                       double x2)
+static double total_at(const mc_fit *f, int with_setup, const mc_fit *setup, double iters,
+                       double x, double x2)
 {
     double v = mc_fit_eval(f, x, x2);
-    return with_setup ? setup + iters * v : v;
+    return with_setup ? mc_fit_eval(setup, x, 0) + iters * v : v;
 }
 
 static const char *normalised_name(const result *r)
@@ -513,10 +517,22 @@ static const char *normalised_name(const result *r)
     return r->per_run ? "per-run" : r->with_setup ? "set-up+per-iteration" : "per-iteration";
 }
 
+/* The part outside the main loop of a set-up + per-iteration model. */
+static json_t *setup_json(const model_opts *o, const result *r)
+{
+    char f[256];
+    mc_fit_formula(&r->setup, mc_model_var_name(o->by), f, sizeof f);
+    double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
+    return json_pack("{s:s,s:s,s:o,s:b,s:o}", "family", mc_family_name(r->setup.family),
+                     "formula", f, "coefficients", coefficients_json(&r->setup), "measured",
+                     r->setup_measured, "prediction",
+                     num_or_null(o->have_target ? mc_fit_eval(&r->setup, tx, 0) : NAN));
+}
+
 static json_t *result_json(const model_opts *o, const result *r)
 {
     char formula[512];
-    series_formula(o, &r->fit, r->with_setup, r->setup, formula, sizeof formula);
+    series_formula(o, &r->fit, r->with_setup, &r->setup, formula, sizeof formula);
     json_t *j = json_pack("{ssss}", "function", r->s->function, "metric", r->s->metric);
     if (o->by == MC_VAR_P)
         json_object_set_new(j, "n", num_or_null(r->s->fixed));
@@ -533,7 +549,7 @@ static json_t *result_json(const model_opts *o, const result *r)
     json_object_set_new(j, "held_out_error", num_or_null(held_out(&r->fit)));
     if (r->runner.ok) {
         char rf[512];
-        series_formula(o, &r->runner, r->with_setup, r->runner_setup, rf, sizeof rf);
+        series_formula(o, &r->runner, r->with_setup, &r->runner_setup, rf, sizeof rf);
         json_t *ru = json_object();
         json_object_set_new(ru, "family", json_string(mc_family_name(r->runner.family)));
         json_object_set_new(ru, "formula", json_string(rf));
@@ -541,7 +557,7 @@ static json_t *result_json(const model_opts *o, const result *r)
         json_object_set_new(ru, "fit_error", num_or_null(r->runner.mape));
         json_object_set_new(ru, "aicc", num_or_null(r->runner.aicc));
         double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
-        double rp = total_at(&r->runner, r->with_setup, r->runner_setup, o->target.iters, tx,
+        double rp = total_at(&r->runner, r->with_setup, &r->runner_setup, o->target.iters, tx,
                              o->target.n);
         if (o->per_iteration && o->target.have_iters && !r->per_run && !r->with_setup)
             rp *= o->target.iters;
@@ -561,7 +577,7 @@ static json_t *result_json(const model_opts *o, const result *r)
         json_object_set_new(j, "measured_per_iteration", num_or_null(r->meas_iter));
         json_object_set_new(j, "per_run", json_boolean(r->per_run));
         json_object_set_new(j, "normalised", json_string(normalised_name(r)));
-        json_object_set_new(j, "setup", r->with_setup ? num_or_null(r->setup) : json_null());
+        json_object_set_new(j, "setup", r->with_setup ? setup_json(o, r) : json_null());
         json_object_set_new(j, "normalised_errors",
                             json_pack("{s:o,s:o,s:o,s:s}", "per-iteration",
                                       num_or_null(r->norm_err[0]), "per-run",
@@ -723,9 +739,10 @@ static void print_text(const model_opts *o, const result *r, size_t n, const cos
            o->per_iteration ? " and main-loop iteration" : "", x, n);
     if (o->per_iteration)
         printf("(per: each series fitted per iteration and per run, the smaller held-out error\n"
-               " (fit error where there is none) decides; where the runs' iterations differ also\n"
-               " as set-up + per iteration (iter+setup: s + iters*f), taken when its held-out\n"
-               " error is lower by 10 %%; per-iteration series are predicted and measured %s)\n\n",
+               " (fit error where there is none) decides; set-up + per iteration (iter+setup:\n"
+               " s + iters*f) where stats split the calls at the main loop, or fitted where the\n"
+               " runs' iterations differ (taken when its held-out error is lower by 10 %%);\n"
+               " per-iteration series are predicted and measured %s)\n\n",
                o->have_target && o->target.have_iters ? "per iteration x iters" : "per iteration");
     printf("%-22s %-8s %-10s %s%-18s %9s %10s %14s %14s %8s  %-28s %s\n", "function", "metric",
            o->by == MC_VAR_P ? "n" : o->by == MC_VAR_N ? "p" : "",
@@ -733,7 +750,7 @@ static void print_text(const model_opts *o, const result *r, size_t n, const cos
            "measured", "error %", "runner-up (held-out %)", "formula");
     for (size_t i = 0; i < n; i++) {
         char formula[512], fixed[32] = "", cv[32] = "-", pr[32] = "-", me[32] = "-", er[32] = "-";
-        series_formula(o, &r[i].fit, r[i].with_setup, r[i].setup, formula, sizeof formula);
+        series_formula(o, &r[i].fit, r[i].with_setup, &r[i].setup, formula, sizeof formula);
         if (o->by != MC_VAR_PN && !isnan(r[i].s->fixed))
             snprintf(fixed, sizeof fixed, "%g", r[i].s->fixed);
         if (!isnan(held_out(&r[i].fit)))
@@ -843,7 +860,7 @@ static int plot_curve_data(FILE *d, const model_opts *o, const result *r, double
         lo = fmin(lo, target), hi = fmax(hi, target);
     for (int i = 0; i < PLOT_POINTS && lo > 0; i++) {
         double x = lo * pow(hi / lo, (double)i / (PLOT_POINTS - 1));
-        double y = total_at(&r->fit, r->with_setup, r->setup, plot_iters(o, r), x,
+        double y = total_at(&r->fit, r->with_setup, &r->setup, plot_iters(o, r), x,
                             o->by == MC_VAR_PN ? other : 0);
         fprintf(d, "%.10g %.10g\n", x, isfinite(y) ? y : NAN);
         positive &= y > 0;
@@ -916,7 +933,7 @@ static int plot_models(const model_opts *o, const result *r, size_t n)
         }
         for (size_t k = 0; k < nother && curves < PLOT_CURVES; k++) {
             char formula[512], title[800];
-            series_formula(o, &ri->fit, ri->with_setup, ri->setup, formula, sizeof formula);
+            series_formula(o, &ri->fit, ri->with_setup, &ri->setup, formula, sizeof formula);
             if (ri->with_setup) {
                 size_t fl = strlen(formula);
                 snprintf(formula + fl, sizeof formula - fl, " at iters=%g", plot_iters(o, ri));

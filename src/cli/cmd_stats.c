@@ -124,6 +124,12 @@ static json_t *function_json(const view *v, int op)
                           per_rank);
     if (o && mc_stats_is_poll_op(op))
         json_object_set_new(o, "polls", json_integer((json_int_t)t.polls));
+    int64_t lc, lb;
+    int known = mc_stats_loop_op(v->st, op, -1, &lc, &lb);
+    if (o) {
+        json_object_set_new(o, "main_loop_calls", known ? json_integer((json_int_t)lc) : json_null());
+        json_object_set_new(o, "main_loop_bytes", known ? json_integer((json_int_t)lb) : json_null());
+    }
     return o;
 }
 

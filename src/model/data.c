@@ -20,6 +20,8 @@ typedef struct obs {
     int fn, metric; /* indexes into names */
     int where;      /* index into wheres */
     int run;        /* stats file it came from (index into sruns), -1: other */
+    int has_loop;   /* stats: `loop` is known */
+    double loop;    /* the part of value inside the main loop (all iterations) */
 } obs;
 
 /* A stats file: a run whose function list is complete (absent = 0 calls). */
@@ -29,6 +31,7 @@ typedef struct srun {
     int ranks;             /* stats: the trace's ranks (0: not a stats file) */
     int grid_nd, grid_split; /* its process grid's dimensions, and those split
                               * over more than one process (0: no grid) */
+    int loop_ok;           /* iters are its main loop's, whose calls stats counted */
 } srun;
 
 typedef struct run {
@@ -130,7 +133,7 @@ static mc_err add_obs(mc_mdata *d, double p, double n, double iters, int run,
     int fn = intern(d, function), me = intern(d, metric), wh = add_where(d, where ? where : "?");
     if (fn < 0 || me < 0 || wh < 0 || grow((void **)&d->obs, &d->obs_cap, d->nobs, sizeof *d->obs))
         return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", where ? where : "model");
-    d->obs[d->nobs++] = (obs){p, n, value, iters, fn, me, wh, run};
+    d->obs[d->nobs++] = (obs){p, n, value, iters, fn, me, wh, run, 0, NAN};
     return MC_OK;
 }
 
@@ -146,7 +149,7 @@ int mcm_mdata_add_srun(mc_mdata *d, double p, double n, double iters, const char
     int wh = add_where(d, where);
     if (wh < 0 || grow((void **)&d->sruns, &d->sruns_cap, d->nsruns, sizeof *d->sruns))
         return -1;
-    d->sruns[d->nsruns] = (srun){p, n, iters, wh, 0, 0, 0};
+    d->sruns[d->nsruns] = (srun){p, n, iters, wh, 0, 0, 0, 0};
     return (int)d->nsruns++;
 }
 
@@ -757,7 +760,9 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
         if (wh < 0 || grow((void **)&d->sruns, &d->sruns_cap, d->nsruns, sizeof *d->sruns))
             rc = mc_error_set(err, MC_ERR_NOMEM, "out of memory");
         else
-            d->sruns[d->nsruns++] = (srun){p, n, iters, wh, (int)nranks, gnd, gsplit};
+            d->sruns[d->nsruns++] = (srun){p, n, iters, wh, (int)nranks, gnd, gsplit,
+                                           json_is_integer(ml) &&
+                                               iters == (double)json_integer_value(ml)};
     }
     if (rc == MC_OK)
         json_object_foreach(fns, name, fo) {
@@ -773,6 +778,13 @@ mc_err mc_mdata_read_stats(mc_mdata *d, const char *path, const mc_run_label *la
                 }
                 rc = add_obs(d, p, n, iters, runid, name, metrics[m],
                              json_number_value(v) / nranks, where, err);
+                /* the part inside the main loop, when its iterations are the run's */
+                json_t *lv = m < 2 ? json_object_get(fo, m ? "main_loop_bytes" : "main_loop_calls")
+                                   : NULL;
+                if (rc == MC_OK && d->sruns[runid].loop_ok && json_is_number(lv)) {
+                    d->obs[d->nobs - 1].has_loop = 1;
+                    d->obs[d->nobs - 1].loop = json_number_value(lv) / nranks;
+                }
             }
             if (rc == MC_OK)
                 rc = add_polls(d, name, fo, where, err);
@@ -809,6 +821,8 @@ typedef struct tuple {
     int fn, metric, where;
     size_t idx;
     int filled;
+    int has_loop;
+    double loop;
 } tuple;
 
 static int tuple_cmp(const void *a, const void *b)
@@ -887,11 +901,14 @@ static mc_err group(const mc_mdata *d, tuple *t, size_t nt, mc_model_var by,
                 wmin = q;
             if (q == i || !same_point(&t[q], &t[q - 1])) {
                 pts[s->npts++] = (mc_point){t[q].p, t[q].n, t[q].iters, t[q].filled,
-                                            t[q].value, 0, t[q].value, t[q].value, 1};
+                                            t[q].value, 0, t[q].value, t[q].value, 1,
+                                            t[q].has_loop, t[q].has_loop ? t[q].loop : NAN};
                 continue;
             }
             mc_point *p = &pts[s->npts - 1];
             p->filled &= t[q].filled;
+            p->has_loop &= t[q].has_loop; /* the mean of the repeats' */
+            p->loop = p->has_loop ? p->loop + (t[q].loop - p->loop) / (p->repeats + 1) : NAN;
             double v = t[q].value, delta = v - p->value;
             p->repeats++;
             p->value += delta / p->repeats;
@@ -976,7 +993,7 @@ static size_t zero_fill(const mc_mdata *d, const char *metric, tuple *t, size_t 
                 if (!have[pair * d->nsruns + r]) {
                     const srun *sr = &d->sruns[r];
                     t[out] = (tuple){sr->p, sr->n, sr->iters, 0, NAN, (int)(pair / 2), me,
-                                     sr->where, out, 1};
+                                     sr->where, out, 1, sr->loop_ok, 0};
                     out++;
                 }
         }
@@ -998,7 +1015,8 @@ mc_err mc_mdata_series(const mc_mdata *d, mc_model_var by, const char *metric,
     for (size_t i = 0; i < d->nobs; i++)
         if (want_obs(d, &d->obs[i], metric)) {
             const obs *o = &d->obs[i];
-            t[nt] = (tuple){o->p, o->n, o->iters, o->value, NAN, o->fn, o->metric, o->where, nt, 0};
+            t[nt] = (tuple){o->p,    o->n,      o->iters, o->value,    NAN, o->fn,
+                            o->metric, o->where, nt,       0, o->has_loop, o->loop};
             nt++;
         }
     nt = zero_fill(d, metric, t, nt);
@@ -1054,6 +1072,7 @@ mc_err mc_series_per_iteration(const mc_series *in, mc_series *out, mc_error *er
         /* repeats share their iters (a point is one (p, n, iters)), so the
          * mean and spread of the quotients are the quotients */
         q.value /= q.iters, q.sd /= q.iters, q.min /= q.iters, q.max /= q.iters;
+        q.loop /= q.iters;
         out->pts[i] = q;
     }
     return MC_OK;
@@ -1068,7 +1087,7 @@ mc_err mc_mdata_run_series(const mc_mdata *d, mc_model_var by, mc_series **out, 
     size_t nt = 0;
     for (size_t i = 0; i < d->nruns; i++)
         if (!(by != MC_VAR_N && isnan(d->runs[i].p)) && !(by != MC_VAR_P && isnan(d->runs[i].n))) {
-            t[nt] = (tuple){d->runs[i].p, d->runs[i].n, NAN, d->runs[i].elapsed, NAN, -1, -1, -1, nt, 0};
+            t[nt] = (tuple){d->runs[i].p, d->runs[i].n, NAN, d->runs[i].elapsed, NAN, -1, -1, -1, nt, 0, 0, NAN};
             nt++;
         }
     mc_err rc = group(d, t, nt, by, "(run)", out, count, err);

@@ -7,6 +7,7 @@
 #include "model_impl.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,7 +284,7 @@ static int fit_series(fit_state *st, const mc_series *s, int per_run, json_t *sk
     r->s = s;
     r->prediction = r->measured = r->pred_iter = r->meas_iter = r->from = NAN;
     r->norm_err[0] = r->norm_err[1] = r->norm_err[2] = NAN;
-    r->setup = r->runner_setup = NAN;
+    r->setup.ok = r->runner_setup.ok = 0;
     r->per_run = o->per_iteration && per_run;
     r->warnings = json_array();
     size_t m = 0, nfilled = 0;
@@ -434,12 +435,77 @@ static int choose_per_iteration(fit_state *st, const mc_series *total, mc_series
     return !varied && !mc_mdata_calls_below_iters(st->d, total->function);
 }
 
-/* --per-iteration's third normalisation: totals = s + iters·f(x) (setup.c),
- * in place of the kept one when its held-out error is lower by more than
- * the parsimony margin (it has one coefficient more than the same law per
- * iteration), both judged by leave-one-out. Not when the prediction point
- * has no iteration count (nothing to multiply f by) or the predicted total
- * is negative. 1: *r replaced; 0: kept; -1: out of memory. */
+/* A constant law s (the set-up part fitted from the totals). */
+static mc_fit constant_law(double v)
+{
+    mc_fit f;
+    memset(&f, 0, sizeof f);
+    f.family = MC_FAMILY_CONSTANT, f.ok = 1, f.c[0] = v, f.nparams = f.ncoef = 1;
+    f.cv = f.mape = f.ar2 = f.aicc = NAN;
+    return f;
+}
+
+/* The split stats measured (main_loop_calls): the set-up part y - loop and
+ * the part per iteration loop / iters, each its own law of x by the usual
+ * selection, over points 0..m except `skip` (SIZE_MAX: none). 0 when both
+ * could be fitted. */
+static int split_laws(const mc_series_opts *o, const double *x, const double *it,
+                      const double *y, const double *lp, size_t m, size_t skip, double *bx,
+                      double *bs, double *bf, mc_fit *sfit, mc_fit *ffit)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (i != skip)
+            bx[k] = x[i], bs[k] = y[i] - lp[i], bf[k] = lp[i] / it[i], k++;
+    mc_error e = {0};
+    mc_select used;
+    return mc_model_select(o->by, bx, NULL, bs, k, &o->fit, sfit, NULL, &used, &e) ||
+           mc_model_select(o->by, bx, NULL, bf, k, &o->fit, ffit, NULL, &used, &e);
+}
+
+/* The measured split as a model of the totals, judged by leave-one-out on
+ * them (the folds that can be fitted, as setup.c's). 1: fitted; 0: not
+ * (fewer than 3 points, or a fit failed); -1: out of memory. */
+static int split_fit(const mc_series_opts *o, const double *x, const double *it, const double *y,
+                     const double *lp, const unsigned char *unscored, size_t m, mc_fit *sfit,
+                     mc_fit *ffit, double *cv)
+{
+    *cv = NAN;
+    if (m < 3 || o->by == MC_VAR_PN)
+        return 0;
+    double *buf = malloc(5 * m * sizeof *buf);
+    if (!buf)
+        return -1;
+    double *bx = buf, *bs = bx + m, *bf = bs + m, *A = bf + m, *F = A + m;
+    int ok = split_laws(o, x, it, y, lp, m, SIZE_MAX, bx, bs, bf, sfit, ffit) == 0;
+    size_t scorable = 0, scored = 0;
+    for (size_t j = 0; ok && j < m; j++) {
+        mc_fit fs, ff;
+        if (unscored && unscored[j])
+            continue;
+        scorable++;
+        if (split_laws(o, x, it, y, lp, m, j, bx, bs, bf, &fs, &ff))
+            continue;
+        A[scored] = y[j];
+        F[scored++] = mc_fit_eval(&fs, x[j], 0) + it[j] * mc_fit_eval(&ff, x[j], 0);
+    }
+    if (ok && scored >= 2 && 2 * scored >= scorable)
+        *cv = mcm_mape(A, F, scored);
+    free(buf);
+    return ok && isfinite(*cv);
+}
+
+/* --per-iteration's third normalisation, set-up + per iteration: totals =
+ * s(x) + iters·f(x). Two ways to it: fitted from the totals where the runs'
+ * iterations differ (setup.c; s constant), and from the split stats
+ * measured (main_loop_calls: s and f each a law, which runs of one
+ * iteration count give too); the one with the lower held-out error (the
+ * measured one on a tie) replaces the kept normalisation: fitted from the
+ * totals when its error is lower by more than the parsimony margin (it has
+ * a coefficient more than the same law per iteration), measured unless its
+ * error is higher by more than that margin. Not when the prediction point has no iteration count
+ * (nothing to multiply f by) or the predicted total is negative. 1: *r
+ * replaced; 0: kept; -1: out of memory. */
 #define SETUP_MARGIN 0.10
 static int setup_choice(fit_state *st, const mc_series *total, mc_series_model *r,
                         mc_error *err)
@@ -448,11 +514,13 @@ static int setup_choice(fit_state *st, const mc_series *total, mc_series_model *
     if (!r->norm_cv || (o->have_target && !o->target.have_iters))
         return 0;
     size_t m = 0, n = total->npts;
-    double *x = malloc(3 * (n + 1) * sizeof *x), *it = x ? x + n + 1 : NULL,
-           *y = x ? it + n + 1 : NULL;
+    double *x = malloc(4 * (n + 1) * sizeof *x), *it = x ? x + n + 1 : NULL,
+           *y = x ? it + n + 1 : NULL, *lp = x ? y + n + 1 : NULL;
     unsigned char *unscored = calloc(n + 1, 1);
-    int rc = 0;
+    int rc = 0, rs = 0, measured = 1;
     mcm_setup fit;
+    mc_fit sfit, ffit;
+    double scv = NAN;
     if (!x || !unscored) {
         rc = -1;
         goto out;
@@ -466,33 +534,61 @@ static int setup_choice(fit_state *st, const mc_series *total, mc_series_model *
             at = q;
             continue;
         }
-        x[m] = px(total, i, o->by), it[m] = q->iters, y[m] = q->value;
+        x[m] = px(total, i, o->by), it[m] = q->iters, y[m] = q->value, lp[m] = q->loop;
+        measured &= q->has_loop && q->iters > 0 && isfinite(q->loop);
         unscored[m++] = (unsigned char)q->filled;
         repeats = q->repeats > repeats ? q->repeats : repeats;
         if (q->repeats > 1 && q->value != 0)
             spread = fmax(spread, 100 * q->sd / fabs(q->value));
     }
     rc = mcm_setup_fit(o, x, it, y, unscored, m, &fit);
-    double kept = r->norm_err[r->per_run ? 1 : 0];
-    r->norm_err[2] = rc == 1 && isfinite(fit.fit.cv) ? fit.fit.cv : NAN;
-    if (rc != 1 || !isfinite(kept) ||
-        !(fit.fit.cv < kept * (1 - SETUP_MARGIN) - 1e-6 - 1e-6 * kept)) {
-        rc = rc < 0 ? -1 : 0;
+    if (rc >= 0 && measured)
+        rs = split_fit(o, x, it, y, lp, unscored, m, &sfit, &ffit, &scv);
+    if (rc < 0 || rs < 0) {
+        rc = -1;
         goto out;
+    }
+    double fcv = rc == 1 ? fit.fit.cv : NAN;
+    int use_split = rs == 1 && (!isfinite(fcv) || scv <= fcv + 1e-6 + 1e-6 * fcv);
+    double cv = use_split ? scv : fcv, kept = r->norm_err[r->per_run ? 1 : 0];
+    r->norm_err[2] = isfinite(cv) ? cv : NAN;
+    rc = 0;
+    /* fitted from the totals, s + iters·f must earn its coefficient; the
+     * measured split is what the trace shows, and wins within the margin
+     * (runs of one iteration count cannot tell s from iters·f: the loop can) */
+    double tol = 1e-6 + 1e-6 * kept;
+    if (!isfinite(cv) || !isfinite(kept) ||
+        !(use_split ? cv <= kept / (1 - SETUP_MARGIN) + tol : cv < kept * (1 - SETUP_MARGIN) - tol))
+        goto out;
+    mc_series_model s;
+    memset(&s, 0, sizeof s);
+    s.s = total, s.used = MC_SELECT_CV, s.with_setup = 1, s.setup_measured = use_split;
+    if (use_split) {
+        /* a function wholly inside the loop is per iteration, wholly outside
+         * it per run: the split says which, where runs of one iteration
+         * count cannot (a call every 5th iteration) */
+        int outside = 0, inside = 0;
+        for (size_t i = 0; i < m; i++)
+            outside |= y[i] - lp[i] != 0, inside |= lp[i] != 0;
+        s.fit = inside ? ffit : sfit, s.setup = inside ? sfit : constant_law(0);
+        s.fit.cv = scv; /* the model's held-out error is of the totals */
+        s.with_setup = inside && outside, s.per_run = !inside;
+        if (!s.with_setup && s.per_run == r->per_run)
+            goto out; /* the kept model already is that normalisation */
+        if (!s.with_setup)
+            s.setup = constant_law(0);
+    } else {
+        s.fit = fit.fit, s.runner = fit.runner;
+        s.setup = constant_law(fit.setup), s.runner_setup = constant_law(fit.runner_setup);
     }
     double pred = NAN;
     if (o->have_target) {
         double tx = o->by == MC_VAR_N ? o->target.n : o->target.p;
-        pred = fit.setup + o->target.iters * mc_fit_eval(&fit.fit, tx, o->target.n);
-        if (!(pred >= -1e-9 * fmax(1, fabs(fit.setup)))) {
-            rc = 0;
+        double sv = mc_fit_eval(&s.setup, tx, 0), fv = mc_fit_eval(&s.fit, tx, o->target.n);
+        pred = s.per_run ? fv : sv + o->target.iters * fv;
+        if (!(pred >= -1e-9 * fmax(1, fabs(sv))))
             goto out;
-        }
     }
-    mc_series_model s;
-    memset(&s, 0, sizeof s);
-    s.s = total, s.fit = fit.fit, s.runner = fit.runner, s.used = MC_SELECT_CV;
-    s.with_setup = 1, s.setup = fit.setup, s.runner_setup = fit.runner_setup;
     s.prediction = pred, s.pred_iter = pred / o->target.iters;
     s.measured = s.meas_iter = s.from = NAN;
     if (at)

@@ -46,9 +46,27 @@ struct mc_stats {
     int overflowed;    /* a message total overflowed */
     mc_loop_finder *finder; /* reused rank after rank */
     mc_loop *loops;         /* each rank's main loop */
+    struct ring_ev *ring;   /* the rank's last LOOP_RING events given to the finder */
+    uint64_t npos;          /* events given to the finder on this rank */
+    unsigned char *loop_counted; /* per rank: its main loop's calls were counted */
+    int64_t *loop_calls[MC_OP_COUNT], *loop_bytes[MC_OP_COUNT]; /* per rank, inside the
+                                   main loop; -1: not known (polls); NULL: 0 everywhere */
     mc_stats_grid grid;     /* the first Cart_create of MPI_COMM_WORLD */
 };
 typedef struct mc_stats stats;
+
+/* What the main loop calls (issue 27, model --per-iteration): every
+ * iteration of the loop the finder reports is alike, so its calls and bytes
+ * per function are the iterations times those of one. The finder knows the
+ * loop only at the end of the stream, so the last LOOP_RING events are kept
+ * and the loop's last iteration is counted there; a loop that ended earlier
+ * (or an iteration longer than the ring) is not counted. */
+#define LOOP_RING (1u << 16)
+typedef struct ring_ev {
+    int32_t op;
+    uint32_t calls;
+    int64_t bytes;
+} ring_ev;
 
 /* Sums in signed 64 bits with the overflow caught: a total past 2^63 - 1
  * is an error, never a wrapped number. 1 on overflow. */
@@ -358,6 +376,48 @@ static int add_event(stats *s, int rank, const mc_event *e)
     return event_messages(s, r, e);
 }
 
+/* The calls and bytes of rank's main loop per function, from one of its
+ * iterations in the ring (LOOP_RING): the last of the N - 1 the finder saw
+ * equal (it counts N iterations from them: the first's part before the
+ * cut and the last's after it are one more). Polls (Test*, Iprobe) are not
+ * known: iterations alike in their calls' shapes may poll more or fewer
+ * times; nor is a count above the function's own (a loop whose extra
+ * iteration is not there). -1: out of memory. */
+static int count_loop(stats *s, int rank)
+{
+    const mc_loop *l = &s->loops[rank];
+    if (l->iterations < 2 || !l->period)
+        return 0;
+    uint64_t a = l->first + (l->iterations - 2) * l->period, b = a + l->period;
+    if (b > s->npos || s->npos - a > LOOP_RING)
+        return 0;
+    int64_t calls[MC_OP_COUNT] = {0}, bytes[MC_OP_COUNT] = {0};
+    for (uint64_t i = a; i < b; i++) {
+        const ring_ev *r = &s->ring[i % LOOP_RING];
+        if (r->op < 0 || r->op >= MC_OP_COUNT || r->op == MC_OP_COMPUTE)
+            continue; /* not counted by stats either */
+        calls[r->op] += r->calls;
+        bytes[r->op] += r->bytes;
+    }
+    int64_t it = (int64_t)l->iterations;
+    for (int op = 0; op < MC_OP_COUNT; op++) {
+        if (!calls[op])
+            continue;
+        for (int k = 0; k < 2; k++) {
+            int64_t **arr = k ? &s->loop_bytes[op] : &s->loop_calls[op];
+            if (!*arr && !(*arr = calloc((size_t)s->nranks, sizeof **arr)))
+                return -1;
+            int64_t v, per = k ? bytes[op] : calls[op];
+            int64_t all = k ? s->per_op[op][rank].bytes : s->per_op[op][rank].calls;
+            if (mc_stats_is_poll_op(op) || __builtin_mul_overflow(per, it, &v) || v > all)
+                v = -1;
+            (*arr)[rank] = v;
+        }
+    }
+    s->loop_counted[rank] = 1;
+    return 0;
+}
+
 /* Reads one rank: a truncated stream is a warning (its prefix counts), any
  * other error is fatal. */
 static mc_err read_rank(stats *s, mc_source *src, int rank, mc_error *err)
@@ -365,11 +425,16 @@ static mc_err read_rank(stats *s, mc_source *src, int rank, mc_error *err)
     mc_event e;
     int rc;
     s->npsends = 0; /* request ids are per rank */
+    s->npos = 0;
     mc_loop_finder_reset(s->finder);
     while ((rc = mc_source_next(src, rank, &e, err)) == 1) {
         /* MPI calls only: a time-independent trace's compute amounts vary */
-        if (e.op != MC_OP_COMPUTE && mc_loop_finder_add(s->finder, &e) != 0)
-            return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", s->dir);
+        if (e.op != MC_OP_COMPUTE) {
+            if (mc_loop_finder_add(s->finder, &e) != 0)
+                return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", s->dir);
+            s->ring[s->npos++ % LOOP_RING] =
+                (ring_ev){e.op, (uint32_t)mc_event_calls(&e), event_bytes(&e)};
+        }
         int k = add_event(s, rank, &e);
         if (k < 0)
             return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", s->dir);
@@ -381,6 +446,8 @@ static mc_err read_rank(stats *s, mc_source *src, int rank, mc_error *err)
         }
     }
     s->loops[rank] = mc_loop_finder_result(s->finder);
+    if (count_loop(s, rank))
+        return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", s->dir);
     if (rc == 0)
         return MC_OK;
     if (err->code != MC_ERR_TRUNCATED)
@@ -418,6 +485,12 @@ void mc_stats_destroy(mc_stats *s)
     free(s->psends);
     mc_loop_finder_destroy(s->finder);
     free(s->loops);
+    free(s->ring);
+    free(s->loop_counted);
+    for (int op = 0; op < MC_OP_COUNT; op++) {
+        free(s->loop_calls[op]);
+        free(s->loop_bytes[op]);
+    }
     json_decref(s->warnings);
     free(s);
 }
@@ -447,7 +520,10 @@ mc_stats *mc_stats_collect(mc_source *src, mc_error *err)
     s->warnings = json_array();
     s->finder = mc_loop_finder_create();
     s->loops = calloc(s->nranks > 0 ? (size_t)s->nranks : 1, sizeof *s->loops);
-    if (!s->ranks || !s->warnings || !s->finder || !s->loops || sites_grow(s) != 0) {
+    s->ring = malloc(LOOP_RING * sizeof *s->ring);
+    s->loop_counted = calloc(s->nranks > 0 ? (size_t)s->nranks : 1, 1);
+    if (!s->ranks || !s->warnings || !s->finder || !s->loops || !s->ring || !s->loop_counted ||
+        sites_grow(s) != 0) {
         mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", s->dir);
         mc_stats_destroy(s);
         return NULL;
@@ -490,6 +566,27 @@ int mc_stats_loop_iterations(const mc_stats *s, uint64_t *iterations, int *ranks
     *iterations = with && same ? it : 0;
     return with && same;
 }
+int mc_stats_loop_op(const mc_stats *s, int op, int rank, int64_t *calls, int64_t *bytes)
+{
+    uint64_t it;
+    int with;
+    *calls = *bytes = 0;
+    if (op < 0 || op >= MC_OP_COUNT || rank >= s->nranks || !mc_stats_loop_iterations(s, &it, &with))
+        return 0;
+    for (int r = rank < 0 ? 0 : rank; r < (rank < 0 ? s->nranks : rank + 1); r++) {
+        if (!s->loops[r].iterations)
+            continue; /* no loop: nothing of it inside one */
+        if (!s->loop_counted[r])
+            return 0;
+        int64_t c = s->loop_calls[op] ? s->loop_calls[op][r] : 0;
+        int64_t b = s->loop_bytes[op] ? s->loop_bytes[op][r] : 0;
+        if (c < 0 || b < 0 || __builtin_add_overflow(*calls, c, calls) ||
+            __builtin_add_overflow(*bytes, b, bytes))
+            return 0;
+    }
+    return 1;
+}
+
 int mc_stats_truncated(const mc_stats *s) { return s->truncated; }
 size_t mc_stats_nwarnings(const mc_stats *s) { return json_array_size(s->warnings); }
 

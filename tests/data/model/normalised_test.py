@@ -93,8 +93,11 @@ with tempfile.TemporaryDirectory() as tmp:
         f = r.get(fn, {})
         got, errs = normalisation_consistent(f, fn)
         if norm == SETUP:  # exact: no fold misses; the other two are not
-            check(abs(f.get("setup", 0) - 1) < 1e-9 and f.get("formula", "").startswith("1 + iters*(2)"),
-                  f"{fn}: set-up 1 and 2 per iteration: {f.get('setup')} {f.get('formula')}")
+            su = f.get("setup") or {}
+            check(su.get("family") == "constant" and su.get("measured") is False
+                  and abs(su.get("prediction", 0) - 1) < 1e-9
+                  and f.get("formula", "").startswith("1 + iters*(2)"),
+                  f"{fn}: set-up 1 (fitted) and 2 per iteration: {su} {f.get('formula')}")
             e = errs.get(SETUP)
             check(e is not None and e < 1e-6 and errs["per-iteration"] > 1 and errs["per-run"] > 1,
                   f"{fn}: set-up held-out error {e}, the others {errs}")
@@ -158,7 +161,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(abs((f.get("prediction") or -1) - total) < 1e-9 * total,
               f"lammps {fn}: predicted {f.get('prediction')} != {total} ({f.get('formula')})")
     f = r.get("MPI_Send", {})
-    check(abs(f.get("setup", 0) - 10) < 1e-9 and f.get("points") == 3,
+    check(abs((f.get("setup") or {}).get("prediction", 0) - 10) < 1e-9 and f.get("points") == 3,
           f"lammps MPI_Send: 10 calls at set-up from 3 points: {f.get('setup')} {f.get('points')}")
 
     # ---- without --per-iteration nothing changes: no normalisation keys
