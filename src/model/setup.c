@@ -10,7 +10,6 @@
 #include "model_impl.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,22 +44,19 @@ static void row(const pts *P, mc_family fam, int gdim, size_t i, double *r)
         r[2] = P->it[i] * column(fam, gdim, P->x[i]);
 }
 
-/* Least squares without point `skip` (SIZE_MAX: none); -1 when the rest
- * cannot determine every coefficient (a dependent column: every kept run
- * with the same iterations, say). */
-static int fit_without(const pts *P, mc_family fam, int gdim, size_t k, size_t skip, double *X,
-                       double *y, double *h, double *c, double *rss)
+/* Least squares over every point, with the design's leverages in h; -1
+ * when the points cannot determine every coefficient (a dependent column:
+ * every run with the same iterations, say). */
+static int fit_all(const pts *P, mc_family fam, int gdim, size_t k, double *X, double *y,
+                   double *h, double *c, double *rss)
 {
-    size_t m = 0;
     for (size_t i = 0; i < P->n; i++) {
-        if (i == skip)
-            continue;
-        row(P, fam, gdim, i, X + m * k);
-        y[m++] = P->y[i];
+        row(P, fam, gdim, i, X + i * k);
+        y[i] = P->y[i];
     }
-    if (m < k || mcm_leverage(X, m, k, h))
+    if (P->n < k || mcm_leverage(X, P->n, k, h))
         return -1;
-    return mcm_lsq(X, y, m, k, c, rss);
+    return mcm_lsq(X, y, P->n, k, c, rss);
 }
 
 static double eval_row(const double *r, const double *c, size_t k)
@@ -74,7 +70,8 @@ static double eval_row(const double *r, const double *c, size_t k)
 /* Fits one law; 0 with *f filled (f->ok), -1 when it cannot be fitted. The
  * held-out error is over the folds that can be fitted (a fold leaving out
  * the only run of other iterations cannot tell s from iters·f), NAN when
- * fewer than two, or fewer than half the scored points, can. */
+ * fewer than two, or fewer than half the scored points, can. The full
+ * fit's leverages h are left in h. */
 static int fit_law(const pts *P, mc_family fam, int gdim, double *buf, mc_fit *f, double *s)
 {
     size_t k = fam == MC_FAMILY_CONSTANT ? 2 : 3, n = P->n;
@@ -85,7 +82,7 @@ static int fit_law(const pts *P, mc_family fam, int gdim, double *buf, mc_fit *f
             if (!isfinite(r[j]))
                 return -1;
     }
-    if (fit_without(P, fam, gdim, k, SIZE_MAX, X, y, h, c, &rss))
+    if (fit_all(P, fam, gdim, k, X, y, h, c, &rss))
         return -1;
     memset(f, 0, sizeof *f);
     f->family = fam, f->ok = 1, f->gdim = gdim;
@@ -99,17 +96,20 @@ static int fit_law(const pts *P, mc_family fam, int gdim, double *buf, mc_fit *f
     }
     f->mape = mcm_mape(P->y, F, n);
     f->ar2 = f->aicc = NAN;
+    /* each fold's prediction from the full fit: y_i - e_i / (1 - h_i), h
+     * the leverages of the full design (O(n), as fit.c's); h_i = 1 is a
+     * fold that cannot determine every coefficient (F[i] is read before
+     * F[scored <= i] is written) */
     size_t scorable = 0, scored = 0;
     for (size_t i = 0; i < n; i++) {
         if (P->unscored && P->unscored[i])
             continue;
         scorable++;
-        double cf[3], rf;
-        if (fit_without(P, fam, gdim, k, i, X, y, h, cf, &rf))
+        if (!(h[i] < 1 - 1e-9))
             continue;
-        row(P, fam, gdim, i, r);
+        double pred = P->y[i] - (P->y[i] - F[i]) / (1 - h[i]);
         A[scored] = P->y[i];
-        F[scored++] = eval_row(r, cf, k);
+        F[scored++] = pred;
     }
     f->cv = scored >= 2 && 2 * scored >= scorable ? mcm_mape(A, F, scored) : NAN;
     return 0;
