@@ -122,7 +122,9 @@ int mc_stats_loop_iterations(const mc_stats *s, uint64_t *iterations, int *ranks
  * 1 when known; 0 when not: the ranks that have a loop differ in its
  * iterations, a rank's loop ended more than 65,536 calls before its stream
  * did (only the last ones are kept to count it), op polls (Test*, Iprobe:
- * how often depends on timing), or a total passes 2^63 - 1. */
+ * how often depends on timing), a rank's product passes its own count of
+ * op (the finder's extra iteration was not there), or a total passes
+ * 2^63 - 1. */
 int mc_stats_loop_op(const mc_stats *s, int op, int rank, int64_t *calls, int64_t *bytes);
 
 /* The run's process grid: the first MPI_Cart_create of MPI_COMM_WORLD

@@ -464,13 +464,14 @@ static int split_laws(const mc_series_opts *o, const double *x, const double *it
 }
 
 /* The measured split as a model of the totals, judged by leave-one-out on
- * them (the folds that can be fitted, as setup.c's). 1: fitted; 0: not
- * (fewer than 3 points, or a fit failed); -1: out of memory. */
+ * them (the folds that can be fitted, as setup.c's); *mape is its error on
+ * the fitted totals. 1: fitted; 0: not (fewer than 3 points, or a fit
+ * failed); -1: out of memory. */
 static int split_fit(const mc_series_opts *o, const double *x, const double *it, const double *y,
                      const double *lp, const unsigned char *unscored, size_t m, mc_fit *sfit,
-                     mc_fit *ffit, double *cv)
+                     mc_fit *ffit, double *cv, double *mape)
 {
-    *cv = NAN;
+    *cv = *mape = NAN;
     if (m < 3 || o->by == MC_VAR_PN)
         return 0;
     double *buf = malloc(5 * m * sizeof *buf);
@@ -478,6 +479,10 @@ static int split_fit(const mc_series_opts *o, const double *x, const double *it,
         return -1;
     double *bx = buf, *bs = bx + m, *bf = bs + m, *A = bf + m, *F = A + m;
     int ok = split_laws(o, x, it, y, lp, m, SIZE_MAX, bx, bs, bf, sfit, ffit) == 0;
+    for (size_t j = 0; ok && j < m; j++)
+        F[j] = mc_fit_eval(sfit, x[j], 0) + it[j] * mc_fit_eval(ffit, x[j], 0);
+    if (ok)
+        *mape = mcm_mape(y, F, m);
     size_t scorable = 0, scored = 0;
     for (size_t j = 0; ok && j < m; j++) {
         mc_fit fs, ff;
@@ -503,9 +508,11 @@ static int split_fit(const mc_series_opts *o, const double *x, const double *it,
  * measured one on a tie) replaces the kept normalisation: fitted from the
  * totals when its error is lower by more than the parsimony margin (it has
  * a coefficient more than the same law per iteration), measured unless its
- * error is higher by more than that margin. Not when the prediction point has no iteration count
- * (nothing to multiply f by) or the predicted total is negative. 1: *r
- * replaced; 0: kept; -1: out of memory. */
+ * error is higher by more than that margin. Not when the prediction point
+ * has no iteration count (nothing to multiply f by) or the predicted total
+ * is negative. The new model gets check_model's warnings about its points
+ * and the prediction (the kept one's go with it). 1: *r replaced; 0: kept;
+ * -1: out of memory. */
 #define SETUP_MARGIN 0.10
 static int setup_choice(fit_state *st, const mc_series *total, mc_series_model *r,
                         mc_error *err)
@@ -520,7 +527,7 @@ static int setup_choice(fit_state *st, const mc_series *total, mc_series_model *
     int rc = 0, rs = 0, measured = 1;
     mcm_setup fit;
     mc_fit sfit, ffit;
-    double scv = NAN;
+    double scv = NAN, smape = NAN;
     if (!x || !unscored) {
         rc = -1;
         goto out;
@@ -543,7 +550,7 @@ static int setup_choice(fit_state *st, const mc_series *total, mc_series_model *
     }
     rc = mcm_setup_fit(o, x, it, y, unscored, m, &fit);
     if (rc >= 0 && measured)
-        rs = split_fit(o, x, it, y, lp, unscored, m, &sfit, &ffit, &scv);
+        rs = split_fit(o, x, it, y, lp, unscored, m, &sfit, &ffit, &scv, &smape);
     if (rc < 0 || rs < 0) {
         rc = -1;
         goto out;
@@ -571,7 +578,7 @@ static int setup_choice(fit_state *st, const mc_series *total, mc_series_model *
         for (size_t i = 0; i < m; i++)
             outside |= y[i] - lp[i] != 0, inside |= lp[i] != 0;
         s.fit = inside ? ffit : sfit, s.setup = inside ? sfit : constant_law(0);
-        s.fit.cv = scv; /* the model's held-out error is of the totals */
+        s.fit.cv = scv, s.fit.mape = smape; /* the model's errors are of the totals */
         s.with_setup = inside && outside, s.per_run = !inside;
         if (!s.with_setup && s.per_run == r->per_run)
             goto out; /* the kept model already is that normalisation */
@@ -596,6 +603,7 @@ static int setup_choice(fit_state *st, const mc_series *total, mc_series_model *
     memcpy(s.norm_err, r->norm_err, sizeof s.norm_err);
     s.norm_cv = 1, s.npoints = (int)m, s.repeats = repeats, s.spread = spread;
     s.warnings = json_array();
+    check_model(st, &s, x, x, m); /* --by p or n only: x2 unused */
     json_decref(r->warnings);
     *r = s;
     rc = 1;

@@ -14,6 +14,7 @@ n = 16 at 40):
   calls than iterations, which alone keeps it per run) is per iteration;
 * a function wholly outside the loop stays per run, one wholly inside per
   iteration, with their runner-ups;
+* a prediction far outside the runs is warned about, as without the split;
 * a function whose loop calls stats did not know (null: polls) and runs
   whose label gives other iterations than their main loop's are modelled
   as without the split.
@@ -91,6 +92,14 @@ with tempfile.TemporaryDirectory() as tmp:
     f = rb.get("MPI_Allreduce", {})
     check(f.get("normalised") == SETUP and abs((f.get("prediction") or -1) - 648) < 1e-9,
           f"Allreduce bytes: 8 * 81 = 648, got {f.get('normalised')} {f.get('prediction')}")
+
+    # a prediction far outside the runs keeps its warning under the split
+    r = model(*files, "--by", "n", "--per-iteration", "--predict", "n=100,iters=40",
+              "--metric", "calls", "--function", "MPI_Allreduce")
+    f = r.get("MPI_Allreduce", {})
+    check(f.get("normalised") == SETUP and any("far outside" in w for w in f.get("warnings", [])),
+          f"n=100: set-up + per iteration with the range warning: {f.get('normalised')} "
+          f"{f.get('warnings')}")
 
     # ---- labels with other iterations than the runs' main loops: no split
     lab = [stats(os.path.join(tmp, f"l{n}.json"), n, 10, 7) + f":n={n},iters=10"
