@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 B = os.path.abspath(sys.argv[1])
 MPICAST = os.path.join(B, "bin", "mpicast")
 WORK = sys.argv[sys.argv.index("--work") + 1] if "--work" in sys.argv else None
@@ -39,39 +41,7 @@ DETAILS = "--details" in sys.argv
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
 
-# LAMMPS's bench/in.lj (3-d LJ melt), box edge and steps as variables
-IN_LJ = """# 3d Lennard-Jones melt (LAMMPS bench/in.lj): s lattice cells per edge, t steps
-variable s index 8
-variable t index 100
-units lj
-atom_style atomic
-lattice fcc 0.8442
-region box block 0 ${s} 0 ${s} 0 ${s}
-create_box 1 box
-create_atoms 1 box
-mass 1 1.0
-velocity all create 1.44 87287 loop geom
-pair_style lj/cut 2.5
-pair_coeff 1 1 1.0 1.0 2.5
-neighbor 0.3 bin
-neigh_modify delay 0 every 20 check no
-fix 1 all nve
-run ${t}
-"""
-
-# HPL process grid P x Q (P <= Q) for each p
-GRID = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4), 16: (4, 4), 32: (4, 8)}
-
-
-def hpccinf(n, nb, p):
-    """The Debian example input with one problem size N, one block NB, one grid."""
-    lines = open("/usr/share/doc/hpcc/examples/_hpccinf.txt").read().split("\n")
-    pp, qq = GRID[p]
-    lines[5] = f"{n}          Ns"
-    lines[7] = f"{nb}           NBs"
-    lines[10] = f"{pp}            Ps"
-    lines[11] = f"{qq}            Qs"
-    return "\n".join(lines)
+from apps_inputs import IN_LJ, hpccinf  # noqa: E402 (after the path set-up)
 
 
 def hpcc_run(rundir, p, size):

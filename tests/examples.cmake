@@ -7,7 +7,7 @@ if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE)
   return()
 endif()
 
-set(MC_EXAMPLE_TESTS ring halo1d halo2d halo3d cg fft master_worker halo1d_f wavefront cg2d mg)
+set(MC_EXAMPLE_TESTS ring halo1d halo2d halo3d cg fft master_worker halo1d_f wavefront cg2d mg mg_f)
 
 # mc_add_example_tests(FLAVOUR TARGET_SUFFIX EXAMPLE_DIR)
 function(mc_add_example_tests flavour suffix dir)
@@ -16,8 +16,8 @@ function(mc_add_example_tests flavour suffix dir)
       continue()   # e.g. the Fortran twin without a Fortran compiler
     endif()
     set(twin)
-    if(name STREQUAL "halo1d_f")
-      set(twin --twin ${dir}/halo1d)   # counts and output must equal the C twin's
+    if(name MATCHES "^(.*)_f$")
+      set(twin --twin ${dir}/${CMAKE_MATCH_1})   # counts and output must equal the C twin's
     endif()
     add_test(NAME examples_${name}_${flavour}
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/examples_check.py

@@ -460,6 +460,7 @@ EXAMPLES = {
                       lambda P: [["-s", "32", "-i", "5" if P == 8 else "11"]]),
 }
 EXAMPLES["halo1d_f"] = EXAMPLES["halo1d"]
+EXAMPLES["mg_f"] = EXAMPLES["mg"]
 
 
 # ------------------------------------------------------------------ running

@@ -157,7 +157,7 @@ int main(void)
     CHECK(mkdir(ex, 0700) == 0 && mkdir(mean, 0700) == 0);
     mc_error err = {0};
     mc_compress_info info;
-    CHECK(mc_compress_trace(in, ex, 1, &info, NULL, NULL, &err) == MC_OK);
+    CHECK(mc_compress_trace(in, ex, MC_COMPRESS_EXACT, &info, NULL, NULL, &err) == MC_OK);
     CHECK_EQ_INT(info.events, 2 * (2 + 4 * ITERS + 2));
     CHECK_EQ_INT(info.ranks_looped, 2);
     /* two loops (before and after the odd iteration), each a few records */

@@ -44,11 +44,20 @@ typedef struct mc_compress_info {
     uint32_t rank_period, rank_req_first, rank_req_count;
 } mc_compress_info;
 
+/* Flags of mc_compress_trace. */
+enum {
+    MC_COMPRESS_EXACT = 1, /* per-iteration times (else means) */
+    /* Every rank's loop starts at one shared event: an (operation, site)
+     * each looped rank's iteration has once, at the same occurrence in every
+     * rank (else each rank's loop starts where the finder saw it first, and
+     * ranks whose iterations differ may have it rotated). */
+    MC_COMPRESS_ALIGN = 2,
+};
+
 /* Writes trace (any input kind) compressed into the directory outdir (which
- * must exist; rank files and meta.json are created there). exact: 1 for
- * per-iteration times, 0 for means. on_rank (optional) is called after
- * each rank. */
-mc_err mc_compress_trace(const char *trace, const char *outdir, int exact,
+ * must exist; rank files and meta.json are created there). flags:
+ * MC_COMPRESS_*. on_rank (optional) is called after each rank. */
+mc_err mc_compress_trace(const char *trace, const char *outdir, int flags,
                          mc_compress_info *info, void (*on_rank)(void *ctx, int rank),
                          void *ctx, mc_error *err);
 

@@ -79,7 +79,7 @@ int cmd_compress(int argc, char **argv)
     mc_compress_info info;
     mc_err rc = mc_out_dir_open(tmp, sizeof tmp, out, &err);
     if (!rc)
-        rc = mc_compress_trace(in, tmp, !means, &info, t ? rank_done : NULL, t, &err);
+        rc = mc_compress_trace(in, tmp, means ? 0 : MC_COMPRESS_EXACT, &info, t ? rank_done : NULL, t, &err);
     progress_ticker_stop(t);
     mc_source_close(probe);
     if (rc) {

@@ -375,10 +375,208 @@ static mc_err find_loop(mc_source *src, int r, mc_loop_finder *f, mc_loop *out, 
     return MC_OK;
 }
 
-mc_err mc_compress_trace(const char *trace, const char *outdir, int exact,
+/* ------------------------------------------------------------ aligned loops
+ *
+ * The finder picks each rank's loop on its own, so ranks whose iterations
+ * differ (a multigrid's coarse levels on some ranks) may see the same loop
+ * rotated: rank 4 from its Allreduce, rank 8 from a coarse-level Sendrecv.
+ * MC_COMPRESS_ALIGN starts every rank's loop at one shared event: an
+ * (operation, site) that every looped rank's iteration has exactly once, at
+ * the same occurrence of it in every rank's stream (the latest any rank's
+ * own loop allows), chosen to rotate the loops the least. */
+
+#define ALIGN_CANDIDATES 8
+
+typedef struct align_key {
+    int32_t op, site;
+} align_key;
+
+typedef struct align_cost {
+    uint64_t off;    /* offset in the iteration; UINT64_MAX: not exactly once there */
+    uint64_t before; /* occurrences before the iteration */
+} align_cost;
+
+static int looped(const mc_loop *lp)
+{
+    return lp->iterations >= 3 && lp->period <= MC_LOOP_MAX_PERIOD;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    const align_key *x = a, *y = b;
+    return x->op != y->op ? (x->op < y->op ? -1 : 1)
+           : x->site != y->site ? (x->site < y->site ? -1 : 1)
+                                : 0;
+}
+
+/* The candidates: the keys rank r's iteration has exactly once, in its order. */
+static mc_err align_candidates(const char *trace, int r, const mc_loop *lp, align_key *cand,
+                               int *ncand, mc_error *err)
+{
+    mc_source *s = mc_input_open(trace, err);
+    align_key *body = malloc(lp->period * sizeof *body), *sorted = NULL;
+    mc_err rc = !s ? (err->code ? err->code : MC_ERR_IO) : MC_OK;
+    if (!rc && !body)
+        rc = mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
+    mc_event e;
+    for (uint64_t i = 0; !rc && i < lp->first + lp->period; i++) {
+        int got = mc_source_next(s, r, &e, err);
+        if (got <= 0)
+            rc = got < 0 ? (err->code ? err->code : MC_ERR_FORMAT)
+                         : mc_error_set(err, MC_ERR_FORMAT, "%s: rank %d ended inside its loop",
+                                        trace, r);
+        else if (i >= lp->first)
+            body[i - lp->first] = (align_key){e.op, e.site};
+    }
+    if (!rc && !(sorted = malloc(lp->period * sizeof *sorted)))
+        rc = mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
+    *ncand = 0;
+    if (!rc) {
+        memcpy(sorted, body, lp->period * sizeof *sorted);
+        qsort(sorted, lp->period, sizeof *sorted, key_cmp);
+        for (uint64_t i = 0; i < lp->period && *ncand < ALIGN_CANDIDATES; i++) {
+            align_key *hit = bsearch(&body[i], sorted, lp->period, sizeof *sorted, key_cmp);
+            size_t at = (size_t)(hit - sorted);
+            int once = (at == 0 || key_cmp(&sorted[at - 1], hit)) &&
+                       (at + 1 == lp->period || key_cmp(&sorted[at + 1], hit));
+            if (once)
+                cand[(*ncand)++] = body[i];
+        }
+    }
+    free(body);
+    free(sorted);
+    mc_source_close(s);
+    return rc;
+}
+
+/* Where each candidate is in every looped rank's stream (cost[r * nc + c]). */
+static mc_err align_scan(const char *trace, int nranks, const mc_loop *lp, const align_key *cand,
+                         int nc, align_cost *cost, mc_error *err)
+{
+    mc_source *s = mc_input_open(trace, err);
+    mc_err rc = !s ? (err->code ? err->code : MC_ERR_IO) : MC_OK;
+    for (int r = 0; !rc && r < nranks; r++) {
+        if (!looped(&lp[r]))
+            continue;
+        align_cost *c = &cost[(size_t)r * nc];
+        uint64_t seen[ALIGN_CANDIDATES] = {0};
+        for (int k = 0; k < nc; k++)
+            c[k] = (align_cost){UINT64_MAX, 0};
+        mc_event e;
+        for (uint64_t i = 0; !rc && i < lp[r].first + lp[r].period; i++) {
+            int got = mc_source_next(s, r, &e, err);
+            if (got <= 0) {
+                rc = got < 0 ? (err->code ? err->code : MC_ERR_FORMAT)
+                             : mc_error_set(err, MC_ERR_FORMAT,
+                                            "%s: rank %d ended inside its loop", trace, r);
+                break;
+            }
+            for (int k = 0; k < nc; k++) {
+                if (e.op != cand[k].op || e.site != cand[k].site)
+                    continue;
+                if (i < lp[r].first)
+                    c[k].before++;
+                else if (!seen[k]++)
+                    c[k].off = i - lp[r].first;
+                else
+                    c[k].off = UINT64_MAX - 1; /* twice in the iteration */
+            }
+        }
+        for (int k = 0; k < nc; k++)
+            if (c[k].off == UINT64_MAX - 1)
+                c[k].off = UINT64_MAX;
+    }
+    mc_source_close(s);
+    return rc;
+}
+
+/* The new first events for candidate k (0 if some looped rank lacks it): its
+ * occurrence, the same in every rank, and the total rotation in *moved. */
+static int align_with(const mc_loop *lp, int nranks, const align_cost *cost, int nc, int k,
+                      uint64_t *occ, uint64_t *moved)
+{
+    uint64_t most = 0, sum = 0;
+    for (int r = 0; r < nranks; r++) {
+        const align_cost *c = &cost[(size_t)r * nc + k];
+        if (!looped(&lp[r]))
+            continue;
+        if (c->off == UINT64_MAX)
+            return 0;
+        most = c->before > most ? c->before : most;
+    }
+    for (int r = 0; r < nranks; r++) {
+        const align_cost *c = &cost[(size_t)r * nc + k];
+        if (looped(&lp[r]))
+            sum += c->off + (most - c->before) * lp[r].period;
+    }
+    *occ = most;
+    *moved = sum;
+    return 1;
+}
+
+/* Moves the looped ranks' firsts to the candidate that rotates least, when
+ * their loops do not all start at the same event already. */
+static mc_err align_loops(const char *trace, int nranks, mc_loop *lp, mc_error *err)
+{
+    int r0 = -1, differ = 0;
+    for (int r = 0; r < nranks; r++) {
+        if (!looped(&lp[r]))
+            continue;
+        if (r0 < 0)
+            r0 = r;
+        else if (lp[r].first != lp[r0].first)
+            differ = 1;
+    }
+    if (!differ)
+        return MC_OK;
+    align_key cand[ALIGN_CANDIDATES];
+    int nc = 0;
+    mc_err rc = align_candidates(trace, r0, &lp[r0], cand, &nc, err);
+    if (rc || !nc)
+        return rc;
+    align_cost *cost = malloc((size_t)nranks * nc * sizeof *cost);
+    if (!cost)
+        return mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
+    rc = align_scan(trace, nranks, lp, cand, nc, cost, err);
+    int best = -1;
+    uint64_t best_occ = 0, best_moved = UINT64_MAX;
+    for (int k = 0; !rc && k < nc; k++) {
+        uint64_t occ, moved;
+        if (align_with(lp, nranks, cost, nc, k, &occ, &moved) && moved < best_moved) {
+            best = k;
+            best_occ = occ;
+            best_moved = moved;
+        }
+    }
+    for (int r = 0; best >= 0 && r < nranks; r++) {
+        const align_cost *c = &cost[(size_t)r * nc + best];
+        if (!looped(&lp[r]))
+            continue;
+        lp[r].first += c->off + (best_occ - c->before) * lp[r].period;
+        lp[r].op = cand[best].op;
+        lp[r].site = cand[best].site;
+    }
+    free(cost);
+    return rc;
+}
+
+/* Every rank's main loop, aligned. */
+static mc_err find_aligned(const char *trace, mc_source *scan, mc_loop_finder *f, mc_loop *lp,
+                           mc_error *err)
+{
+    for (int r = 0; r < scan->nranks; r++) {
+        mc_err rc = find_loop(scan, r, f, &lp[r], err);
+        if (rc)
+            return rc;
+    }
+    return align_loops(trace, scan->nranks, lp, err);
+}
+
+mc_err mc_compress_trace(const char *trace, const char *outdir, int flags,
                          mc_compress_info *info, void (*on_rank)(void *ctx, int rank),
                          void *ctx, mc_error *err)
 {
+    int exact = flags & MC_COMPRESS_EXACT;
     mc_compress_info dummy;
     if (!info)
         info = &dummy;
@@ -389,11 +587,21 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int exact,
     if (!rc && !f)
         rc = mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
     info->ranks = src ? src->nranks : 0;
+    mc_loop *all = NULL; /* aligned: every rank's, found first */
+    if (!rc && (flags & MC_COMPRESS_ALIGN)) {
+        if (!(all = calloc((size_t)(info->ranks ? info->ranks : 1), sizeof *all)))
+            rc = mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
+        else
+            rc = find_aligned(trace, scan, f, all, err);
+    }
     if (!rc)
         rc = write_meta(src, outdir, exact, err);
     for (int r = 0; !rc && r < info->ranks; r++) {
         mc_loop lp = {0};
-        rc = find_loop(scan, r, f, &lp, err);
+        if (all)
+            lp = all[r];
+        else
+            rc = find_loop(scan, r, f, &lp, err);
         if (rc)
             break;
         rank_pass p = {.src = src, .rank = r, .exact = exact, .info = info, .err = err};
@@ -416,6 +624,7 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int exact,
         if (!rc && on_rank)
             on_rank(ctx, r);
     }
+    free(all);
     mc_loop_finder_destroy(f);
     mc_source_close(scan);
     mc_source_close(src);

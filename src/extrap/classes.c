@@ -223,8 +223,20 @@ static int same_literal(const tev *a, const tev *b, int split)
     return 1;
 }
 
+/* Where rank r's folded loop starts among the events the classes see (its
+ * coarse levels taken out, depth.c): its first event tagged in the loop
+ * (0 without one, as xfold_rank.first). */
+static uint64_t loop_start(const xbuild *b, int k, int r)
+{
+    const aev *A = b->abs[k][r];
+    uint32_t n = b->raw[k][r].n, i = 0;
+    while (i < n && !A[i].t.loop)
+        i++;
+    return i < n ? i : 0;
+}
+
 /* The members of a class have as many events (and, folded, the same main
- * loop). */
+ * loop, from the same event once their coarse levels are out). */
 static int members_alike(const xbuild *b, int k, const int *mem, int nm, const xfold *f,
                          const char *cname, mc_error *err)
 {
@@ -232,14 +244,14 @@ static int members_alike(const xbuild *b, int k, const int *mem, int nm, const x
     const rawrank *r0 = &b->raw[k][mem[0]];
     for (int j = 1; f && j < nm; j++)
         if (f->rank[mem[j]].iterations != f->rank[mem[0]].iterations ||
-            f->rank[mem[j]].first != f->rank[mem[0]].first)
+            loop_start(b, k, mem[j]) != loop_start(b, k, mem[0]))
             FAIL("%s: %s: rank %d's main loop runs %llu iterations from event %llu, rank %d's "
                  "%llu from event %llu: the ranks of one position class differ, so their "
                  "loops cannot be folded alike", x->paths[k], cname, mem[0],
                  (unsigned long long)f->rank[mem[0]].iterations,
-                 (unsigned long long)f->rank[mem[0]].first, mem[j],
+                 (unsigned long long)loop_start(b, k, mem[0]), mem[j],
                  (unsigned long long)f->rank[mem[j]].iterations,
-                 (unsigned long long)f->rank[mem[j]].first);
+                 (unsigned long long)loop_start(b, k, mem[j]));
     for (int j = 1; j < nm; j++)
         if (b->raw[k][mem[j]].n != r0->n)
             FAIL("%s: %s: rank %d has %u events, rank %d has %u: the ranks of one position "

@@ -59,7 +59,7 @@ mc_err extrap_fold(const char *trace, int nranks, void (*step)(void *ctx), void 
     }
     mc_compress_info info;
     fold_ctx c = {.step = step, .step_ctx = ctx, .f = f, .info = &info, .bad_rank = -1};
-    mc_err rc = mc_compress_trace(trace, f->dir, 0, &info, rank_done, &c, err);
+    mc_err rc = mc_compress_trace(trace, f->dir, MC_COMPRESS_ALIGN, &info, rank_done, &c, err);
     if (rc) {
         mc_error_replace(err, f->dir, trace);
     } else if (info.ranks != nranks) {

@@ -390,7 +390,7 @@ static mc_err run_sampled_compressed(const mc_predict_request *rq, mc_predict_re
     if (mc_out_temp_dir_create(dir, sizeof dir, "sample", rq->trace, err))
         return res->run_rc = err->code;
     mc_compress_info info;
-    mc_err rc = mc_compress_trace(rq->trace, dir, 1, &info, NULL, NULL, err);
+    mc_err rc = mc_compress_trace(rq->trace, dir, MC_COMPRESS_EXACT, &info, NULL, NULL, err);
     if (rc == MC_OK && !info.records)
         rc = mc_error_set(err, MC_ERR_USAGE, "%s: --iterations: no main loop found in the "
                           "trace (nothing to sample): predict it without --iterations",
