@@ -16,6 +16,10 @@
 #define MC_CHUNK_MAX_RAW (64u << 20)
 #define MC_CHUNK_MAX_EVENTS (1u << 22)
 #define MC_EVENT_MAX_VALS (1u << 24)
+/* An event with more values than this (a communicator's members at many
+ * ranks) ends its chunk, and readers keep neither the array nor that chunk
+ * once it is read: P ranks each holding P members would be P^2. */
+#define MC_LARGE_VALS 1024u
 
 /* The operation code of a loop record (docs/trace-format.md, "Loop
  * records"), outside the MC_OPS range: readers expand it, never deliver it.
@@ -33,7 +37,11 @@ enum {
     MC_F_SITE = 1u << 0, MC_F_COMM = 1u << 1, MC_F_PEER = 1u << 2, MC_F_TAG = 1u << 3,
     MC_F_BYTES = 1u << 4, MC_F_PEER2 = 1u << 5, MC_F_TAG2 = 1u << 6, MC_F_BYTES2 = 1u << 7,
     MC_F_REQ = 1u << 8, MC_F_NEWCOMM = 1u << 9, MC_F_CPU = 1u << 10, MC_F_VALS = 1u << 11,
-    MC_F_FOLDED = 1u << 12, MC_F_ALL = (1u << 13) - 1
+    MC_F_FOLDED = 1u << 12,
+    /* vals stored as differences from the value before (the first from 0):
+     * a communicator's members 0..P-1 are then 0,1,1,1..., which the
+     * chunk's compressor takes to almost nothing */
+    MC_F_VALS_DELTA = 1u << 13, MC_F_ALL = (1u << 14) - 1
 };
 
 /* The optional fields of an event, in bit order, each once: X(field, bit,

@@ -512,7 +512,29 @@ static inline int get_S32(cursor *c, int32_t *out)
 
 static inline int get_S64(cursor *c, int64_t *out) { return get_s(c, out); }
 
-static int decode_vals(mc_rank_reader *r, cursor *c, mc_event *e)
+static void drop_vals(mc_rank_reader *r)
+{
+    free(r->vals);
+    r->vals = NULL;
+    r->vals_cap = 0;
+}
+
+void mc_rank_reader_drop_vals(mc_rank_reader *r) { drop_vals(r); }
+
+/* A chunk that ends with a large array (the writer ends one there) is
+ * released once read: P ranks waiting in the collective that creates a
+ * communicator of all of them would otherwise each hold its chunk. */
+static void release_chunk(mc_rank_reader *r)
+{
+    atomic_fetch_sub(&held, r->comp_cap + r->raw_cap);
+    free(r->comp);
+    free(r->raw);
+    r->comp = r->raw = NULL;
+    r->comp_cap = r->raw_cap = 0;
+    r->pos = r->end = NULL;
+}
+
+static int decode_vals(mc_rank_reader *r, cursor *c, mc_event *e, int delta)
 {
     uint64_t n;
     /* each value takes at least one byte: a count beyond the bytes left is corrupt */
@@ -528,6 +550,9 @@ static int decode_vals(mc_rank_reader *r, cursor *c, mc_event *e)
     for (uint64_t i = 0; i < n; i++)
         if (get_s(c, &r->vals[i]))
             return -1;
+    if (delta) /* differences (writer.c), wrapping as they were taken */
+        for (uint64_t i = 1; i < n; i++)
+            r->vals[i] = (int64_t)((uint64_t)r->vals[i] + (uint64_t)r->vals[i - 1]);
     e->nvals = (uint32_t)n;
     e->vals = r->vals;
     return 0;
@@ -540,6 +565,8 @@ static int decode_fields(mc_rank_reader *r, cursor *c, mc_event *e)
     uint64_t op, f;
     int64_t start, dur;
     set_defaults(e);
+    if (__builtin_expect(r->vals_cap > MC_LARGE_VALS, 0))
+        drop_vals(r); /* the previous event's values are no longer valid */
     if (get_u(c, &op, MC_FILE_OP_LOOP) || (op >= MC_OP_COUNT && op != MC_FILE_OP_LOOP) ||
         get_u(c, &f, MC_F_ALL) || get_s(c, &start) || get_s(c, &dur))
         return -1;
@@ -557,7 +584,9 @@ static int decode_fields(mc_rank_reader *r, cursor *c, mc_event *e)
      * traces of one program read alike. */
     if ((f & MC_F_NEWCOMM) && e->newcomm == MC_COMM_NULL && mc_op_kind_of(e->op) != MC_KIND_M)
         e->newcomm = 0;
-    if ((f & MC_F_VALS) && decode_vals(r, c, e))
+    if ((f & MC_F_VALS_DELTA) && !(f & MC_F_VALS))
+        return -1;
+    if ((f & MC_F_VALS) && decode_vals(r, c, e, (f & MC_F_VALS_DELTA) != 0))
         return -1;
     /* folded is for failed polls only: anything else is corrupt */
     if ((f & MC_F_FOLDED) &&
@@ -641,6 +670,8 @@ static int next_stored(mc_rank_reader *r, mc_event *e, mc_error *err)
     r->left--;
     if (r->left == 0 && r->pos != r->end)
         return chunk_error(r, MC_ERR_FORMAT, err, "trailing bytes after the last event");
+    if (r->left == 0 && e->nvals > MC_LARGE_VALS)
+        release_chunk(r);
     r->event_index++;
     r->prev_end = e->t_end;
     r->last_end = e->t_end;

@@ -15,4 +15,8 @@ void mc_rank_reader_where(const mc_rank_reader *r, long *chunk, long *offset, ui
  * prefetch hint need not first fetch the reader (a second cache miss). */
 const void *mc_rank_reader_ahead(const mc_rank_reader *r);
 
+/* Frees the values array of the event returned last (the caller no longer
+ * uses it: source.c gave the event a copy shared by the ranks). */
+void mc_rank_reader_drop_vals(mc_rank_reader *r);
+
 #endif

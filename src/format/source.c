@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mpicast/format.h"
+#include "codec.h"
 #include "reader_where.h"
 
 /* A look-ahead longer than this gives up: the receive is delivered unresolved. */
@@ -40,12 +41,22 @@ typedef struct rank_state {
     uint64_t loop_skipped, loop_records; /* the reader's, kept when it closes */
 } rank_state;
 
+/* Large value arrays kept once for every rank that reads the same one. */
+#define SHARED_ARRAYS 4
+
+typedef struct shared_array {
+    int64_t *v;
+    uint32_t n;
+} shared_array;
+
 typedef struct trace_source {
     mc_source base;
     char *dir;
     mc_meta *meta;
     rank_state *ranks;
     uint64_t loop_cap; /* mc_trace_set_loop_cap */
+    shared_array shared[SHARED_ARRAYS];
+    int nshared;
 } trace_source;
 
 static int is_wildcard_recv(const mc_event *e)
@@ -283,6 +294,32 @@ static void rank_end(rank_state *rs, int rc)
     rs->reader = NULL;
 }
 
+/* A large array (MC_LARGE_VALS: a communicator's members at many ranks)
+ * that another rank read already is delivered as one copy, and the reader's
+ * own is freed: the ranks creating a communicator of all of them wait in
+ * that collective together, each holding the array, P^2 values in all.
+ * The first SHARED_ARRAYS distinct ones are kept until the source closes;
+ * others stay the reader's. Consumers must not write to a shared array. */
+static void share_vals(trace_source *ts, rank_state *rs, mc_event *e)
+{
+    size_t bytes = (size_t)e->nvals * sizeof *e->vals;
+    for (int i = 0; i < ts->nshared; i++)
+        if (ts->shared[i].n == e->nvals && memcmp(ts->shared[i].v, e->vals, bytes) == 0) {
+            mc_rank_reader_drop_vals(rs->reader);
+            e->vals = ts->shared[i].v;
+            rs->vals_at = NULL;
+            return;
+        }
+    int64_t *copy = ts->nshared < SHARED_ARRAYS ? malloc(bytes) : NULL;
+    if (!copy)
+        return; /* kept by the reader, as any array */
+    memcpy(copy, e->vals, bytes);
+    ts->shared[ts->nshared++] = (shared_array){copy, e->nvals};
+    mc_rank_reader_drop_vals(rs->reader);
+    e->vals = copy;
+    rs->vals_at = NULL;
+}
+
 /* Next valid event from the file: 1, 0 at the end, -1 (rs->end_err). */
 static int read_checked(trace_source *ts, rank_state *rs, int rank, mc_event *e)
 {
@@ -295,6 +332,8 @@ static int read_checked(trace_source *ts, rank_state *rs, int rank, mc_event *e)
         rs->vals_at = e->vals;
     if (rc > 0 && check_event(ts, rs, rank, e, &err) != 0)
         rc = -1;
+    if (rc > 0 && e->nvals > MC_LARGE_VALS && mc_op_kind_of(e->op) == MC_KIND_M)
+        share_vals(ts, rs, e); /* members only: completions' ids are moved in place */
     if (rc < 0 && (rs->end_err = malloc(sizeof *rs->end_err)) != NULL)
         *rs->end_err = err;
     if (rc <= 0)
@@ -399,6 +438,8 @@ static void trace_close(mc_source *s)
         free(rs->end_err);
     }
     free(ts->ranks);
+    for (int i = 0; i < ts->nshared; i++)
+        free(ts->shared[i].v);
     mc_meta_destroy(ts->meta);
     free(ts->dir);
     free(ts);

@@ -214,9 +214,40 @@ static unsigned presence(const mc_event *e)
     return f;
 }
 
+/* Arrays from this long are stored as differences where that is shorter. */
+#define VALS_DELTA_FROM 32u
+
+static size_t uvarint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* A long array whose values mostly follow each other (members in order) is
+ * shorter as differences. Differences wrap modulo 2^64, as the reader adds. */
+static int vals_as_deltas(const mc_event *e)
+{
+    if (e->nvals < VALS_DELTA_FROM)
+        return 0;
+    size_t plain = 0, delta = 0;
+    uint64_t prev = 0;
+    for (uint32_t i = 0; i < e->nvals; i++) {
+        plain += uvarint_len(mc_zigzag(e->vals[i]));
+        delta += uvarint_len(mc_zigzag((int64_t)((uint64_t)e->vals[i] - prev)));
+        prev = (uint64_t)e->vals[i];
+    }
+    return delta < plain;
+}
+
 static size_t encode(unsigned char *p, const mc_event *e, int64_t prev_end)
 {
     unsigned f = presence(e);
+    if ((f & MC_F_VALS) && vals_as_deltas(e))
+        f |= MC_F_VALS_DELTA;
     size_t n = mc_put_uvarint(p, (uint64_t)e->op);
     n += mc_put_uvarint(p + n, f);
     n += mc_put_uvarint(p + n, mc_zigzag(e->t_start - prev_end));
@@ -228,8 +259,12 @@ static size_t encode(unsigned char *p, const mc_event *e, int64_t prev_end)
 #undef PUT_
     if (f & MC_F_VALS) {
         n += mc_put_uvarint(p + n, e->nvals);
-        for (uint32_t i = 0; i < e->nvals; i++)
-            n += mc_put_uvarint(p + n, mc_zigzag(e->vals[i]));
+        uint64_t prev = 0;
+        for (uint32_t i = 0; i < e->nvals; i++) {
+            uint64_t v = (uint64_t)e->vals[i];
+            n += mc_put_uvarint(p + n, mc_zigzag((int64_t)(f & MC_F_VALS_DELTA ? v - prev : v)));
+            prev = v;
+        }
     }
     if (f & MC_F_FOLDED) n += mc_put_uvarint(p + n, e->folded);
     return n;
@@ -305,6 +340,10 @@ static mc_err add_one(mc_writer *w, const mc_event *e, mc_error *err)
     w->raw_len += encode(w->raw + w->raw_len, e, w->prev_end);
     w->prev_end = e->t_end;
     w->nevents++;
+    /* a large array ends its chunk, which readers then release once read
+     * (reader.c, release_chunk) */
+    if (e->nvals > MC_LARGE_VALS)
+        return w->async && err ? hand_off(w, err) : mc_writer_flush(w, err);
     return MC_OK;
 }
 
