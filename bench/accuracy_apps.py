@@ -47,22 +47,10 @@ import time
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
-# LAMMPS's bench/in.lj: box edge s lattice cells (4 s^3 atoms), t steps
-IN_LJ = """units lj
-atom_style atomic
-lattice fcc 0.8442
-region box block 0 ${s} 0 ${s} 0 ${s}
-create_box 1 box
-create_atoms 1 box
-mass 1 1.0
-velocity all create 1.44 87287 loop geom
-pair_style lj/cut 2.5
-pair_coeff 1 1 1.0 1.0 2.5
-neighbor 0.3 bin
-neigh_modify delay 0 every 20 check no
-fix 1 all nve
-run ${t}
-"""
+# LAMMPS's bench/in.lj: box edge s lattice cells (4 s^3 atoms), t steps (given by -var)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from apps_inputs import IN_LJ  # noqa: E402,F401 (bench/extrap_lammps.sh reads it here too)
+
 LMP_S, LMP_T = 20, 200
 
 # HPL process grid P x Q for p ranks
