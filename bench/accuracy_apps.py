@@ -49,12 +49,10 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 
 # LAMMPS's bench/in.lj: box edge s lattice cells (4 s^3 atoms), t steps (given by -var)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from apps_inputs import IN_LJ  # noqa: E402,F401 (bench/extrap_lammps.sh reads it here too)
+from apps_inputs import GRID, IN_LJ, hpccinf  # noqa: E402 (extrap_lammps.sh reads IN_LJ here)
 
 LMP_S, LMP_T = 20, 200
 
-# HPL process grid P x Q for p ranks
-GRID = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}
 HPCC_N, HPCC_NB = 1000, 80
 
 SLU = "/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/xdlu"
@@ -104,13 +102,7 @@ def lammps(rundir, p):
 
 
 def hpcc(rundir, p):
-    lines = open("/usr/share/doc/hpcc/examples/_hpccinf.txt").read().split("\n")
-    pp, qq = GRID[p]
-    lines[5] = f"{HPCC_N}         Ns"
-    lines[7] = f"{HPCC_NB}           NBs"
-    lines[10] = f"{pp}            Ps"
-    lines[11] = f"{qq}            Qs"
-    write(os.path.join(rundir, "hpccinf.txt"), "\n".join(lines))
+    write(os.path.join(rundir, "hpccinf.txt"), hpccinf(HPCC_N, HPCC_NB, p))
     return ["hpcc"]
 
 

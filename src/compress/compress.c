@@ -409,6 +409,18 @@ static int key_cmp(const void *a, const void *b)
                                 : 0;
 }
 
+/* Event i (0 .. first + period) of rank r, read in order: MC_OK, or the
+ * error (the finder saw the loop, so an end inside it is a changed trace). */
+static mc_err next_upto_loop(mc_source *s, const char *trace, int r, mc_event *e, mc_error *err)
+{
+    int got = mc_source_next(s, r, e, err);
+    if (got > 0)
+        return MC_OK;
+    return got < 0 ? (err->code ? err->code : MC_ERR_FORMAT)
+                   : mc_error_set(err, MC_ERR_FORMAT, "%s: rank %d ended inside its loop",
+                                  trace, r);
+}
+
 /* The candidates: the keys rank r's iteration has exactly once, in its order. */
 static mc_err align_candidates(const char *trace, int r, const mc_loop *lp, align_key *cand,
                                int *ncand, mc_error *err)
@@ -419,15 +431,9 @@ static mc_err align_candidates(const char *trace, int r, const mc_loop *lp, alig
     if (!rc && !body)
         rc = mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
     mc_event e;
-    for (uint64_t i = 0; !rc && i < lp->first + lp->period; i++) {
-        int got = mc_source_next(s, r, &e, err);
-        if (got <= 0)
-            rc = got < 0 ? (err->code ? err->code : MC_ERR_FORMAT)
-                         : mc_error_set(err, MC_ERR_FORMAT, "%s: rank %d ended inside its loop",
-                                        trace, r);
-        else if (i >= lp->first)
+    for (uint64_t i = 0; !rc && i < lp->first + lp->period; i++)
+        if (!(rc = next_upto_loop(s, trace, r, &e, err)) && i >= lp->first)
             body[i - lp->first] = (align_key){e.op, e.site};
-    }
     if (!rc && !(sorted = malloc(lp->period * sizeof *sorted)))
         rc = mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
     *ncand = 0;
@@ -464,13 +470,8 @@ static mc_err align_scan(const char *trace, int nranks, const mc_loop *lp, const
             c[k] = (align_cost){UINT64_MAX, 0};
         mc_event e;
         for (uint64_t i = 0; !rc && i < lp[r].first + lp[r].period; i++) {
-            int got = mc_source_next(s, r, &e, err);
-            if (got <= 0) {
-                rc = got < 0 ? (err->code ? err->code : MC_ERR_FORMAT)
-                             : mc_error_set(err, MC_ERR_FORMAT,
-                                            "%s: rank %d ended inside its loop", trace, r);
+            if ((rc = next_upto_loop(s, trace, r, &e, err)))
                 break;
-            }
             for (int k = 0; k < nc; k++) {
                 if (e.op != cand[k].op || e.site != cand[k].site)
                     continue;

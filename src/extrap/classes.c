@@ -242,14 +242,15 @@ static int members_alike(const xbuild *b, int k, const int *mem, int nm, const x
 {
     const mc_extrap *x = b->x;
     const rawrank *r0 = &b->raw[k][mem[0]];
+    uint64_t start0 = f ? loop_start(b, k, mem[0]) : 0;
     for (int j = 1; f && j < nm; j++)
         if (f->rank[mem[j]].iterations != f->rank[mem[0]].iterations ||
-            loop_start(b, k, mem[j]) != loop_start(b, k, mem[0]))
+            loop_start(b, k, mem[j]) != start0)
             FAIL("%s: %s: rank %d's main loop runs %llu iterations from event %llu, rank %d's "
                  "%llu from event %llu: the ranks of one position class differ, so their "
                  "loops cannot be folded alike", x->paths[k], cname, mem[0],
                  (unsigned long long)f->rank[mem[0]].iterations,
-                 (unsigned long long)loop_start(b, k, mem[0]), mem[j],
+                 (unsigned long long)start0, mem[j],
                  (unsigned long long)f->rank[mem[j]].iterations,
                  (unsigned long long)loop_start(b, k, mem[j]));
     for (int j = 1; j < nm; j++)

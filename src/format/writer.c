@@ -227,11 +227,13 @@ static size_t uvarint_len(uint64_t v)
     return n;
 }
 
-/* A long array whose values mostly follow each other (members in order) is
- * shorter as differences. Differences wrap modulo 2^64, as the reader adds. */
+/* A long member list whose values mostly follow each other (in order) is
+ * shorter as differences. Differences wrap modulo 2^64, as the reader adds.
+ * Only communicator management: the tracer's completions (request ids,
+ * sources) would pay the extra pass on every Waitall for nothing. */
 static int vals_as_deltas(const mc_event *e)
 {
-    if (e->nvals < VALS_DELTA_FROM)
+    if (e->nvals < VALS_DELTA_FROM || mc_op_kind_of(e->op) != MC_KIND_M)
         return 0;
     size_t plain = 0, delta = 0;
     uint64_t prev = 0;
