@@ -7,8 +7,11 @@
  * non-periodic by default: at the borders MPI_Cart_shift gives MPI_PROC_NULL and the
  * calls are made all the same, so every rank makes the same number of calls.
  *
- * usage: haloNd [-s SIZE] [-i ITERS] [-p] [-b]
+ * usage: haloNd [-s SIZE] [-i ITERS] [-p] [-b] [-S]
  *   -p  periodic grid; -b  Irecv/Isend/Waitall instead of Sendrecv
+ *   -S  strong scaling: SIZE cells along each dimension in all, dealt out in blocks
+ *       over the process grid (the first SIZE mod n coordinates one cell more), so
+ *       faces differ between ranks where the grid does not divide SIZE
  *
  * halo1d_f.f90 is the Fortran twin of halo1d: keep both in step. */
 #include "ex_common.h"
@@ -22,23 +25,24 @@
 #define SOURCE 1.0e-3
 
 typedef struct {
-    int n;                /* interior cells per dimension */
+    int n[NDIMS];         /* interior cells along each dimension */
     long stride[NDIMS];   /* index step of one cell along each dimension, ghosts included */
-    long cells;           /* (n+2)^NDIMS, ghosts included */
-    long interior;        /* n^NDIMS */
-    long face;            /* n^(NDIMS-1): doubles in one face */
+    long cells;           /* product of (n+2), ghosts included */
+    long interior;        /* product of n */
+    long face[NDIMS];     /* doubles in a face across each dimension */
 } grid;
 
-static grid make_grid(int n)
+static grid make_grid(const int *n)
 {
-    grid g = {.n = n, .cells = 1, .interior = 1, .face = 1};
+    grid g = {.cells = 1, .interior = 1};
     for (int d = NDIMS - 1; d >= 0; d--) {
+        g.n[d] = n[d];
         g.stride[d] = g.cells;
-        g.cells *= n + 2;
-        g.interior *= n;
-        if (d > 0)
-            g.face *= n;
+        g.cells *= n[d] + 2;
+        g.interior *= n[d];
     }
+    for (int d = 0; d < NDIMS; d++)
+        g.face[d] = g.interior / n[d];
     return g;
 }
 
@@ -50,8 +54,8 @@ static long face_index(const grid *g, int d, int layer, long k)
     for (int e = NDIMS - 1; e >= 0; e--) {
         if (e == d)
             continue;
-        idx += (1 + k % g->n) * g->stride[e];
-        k /= g->n;
+        idx += (1 + k % g->n[e]) * g->stride[e];
+        k /= g->n[e];
     }
     return idx;
 }
@@ -61,21 +65,21 @@ static long interior_index(const grid *g, long k)
 {
     long idx = 0;
     for (int e = NDIMS - 1; e >= 0; e--) {
-        idx += (1 + k % g->n) * g->stride[e];
-        k /= g->n;
+        idx += (1 + k % g->n[e]) * g->stride[e];
+        k /= g->n[e];
     }
     return idx;
 }
 
 static void pack(const grid *g, const double *u, int d, int layer, double *buf)
 {
-    for (long k = 0; k < g->face; k++)
+    for (long k = 0; k < g->face[d]; k++)
         buf[k] = u[face_index(g, d, layer, k)];
 }
 
 static void unpack(const grid *g, double *u, int d, int layer, const double *buf)
 {
-    for (long k = 0; k < g->face; k++)
+    for (long k = 0; k < g->face[d]; k++)
         u[face_index(g, d, layer, k)] = buf[k];
 }
 
@@ -91,13 +95,13 @@ typedef struct {
 static void exchange_blocking(const grid *g, double *u, exchange *x)
 {
     for (int d = 0; d < NDIMS; d++) {
-        pack(g, u, d, g->n, x->send[2 * d]);
-        MPI_Sendrecv(x->send[2 * d], (int)g->face, MPI_DOUBLE, x->hi[d], 2 * d,
-                     x->recv[2 * d], (int)g->face, MPI_DOUBLE, x->lo[d], 2 * d,
+        pack(g, u, d, g->n[d], x->send[2 * d]);
+        MPI_Sendrecv(x->send[2 * d], (int)g->face[d], MPI_DOUBLE, x->hi[d], 2 * d,
+                     x->recv[2 * d], (int)g->face[d], MPI_DOUBLE, x->lo[d], 2 * d,
                      x->cart, MPI_STATUS_IGNORE);
         pack(g, u, d, 1, x->send[2 * d + 1]);
-        MPI_Sendrecv(x->send[2 * d + 1], (int)g->face, MPI_DOUBLE, x->lo[d], 2 * d + 1,
-                     x->recv[2 * d + 1], (int)g->face, MPI_DOUBLE, x->hi[d], 2 * d + 1,
+        MPI_Sendrecv(x->send[2 * d + 1], (int)g->face[d], MPI_DOUBLE, x->lo[d], 2 * d + 1,
+                     x->recv[2 * d + 1], (int)g->face[d], MPI_DOUBLE, x->hi[d], 2 * d + 1,
                      x->cart, MPI_STATUS_IGNORE);
     }
 }
@@ -106,17 +110,17 @@ static void exchange_nonblocking(const grid *g, double *u, exchange *x)
 {
     MPI_Request req[2 * NFACES];
     for (int d = 0; d < NDIMS; d++) {
-        MPI_Irecv(x->recv[2 * d], (int)g->face, MPI_DOUBLE, x->lo[d], 2 * d, x->cart,
+        MPI_Irecv(x->recv[2 * d], (int)g->face[d], MPI_DOUBLE, x->lo[d], 2 * d, x->cart,
                   &req[2 * d]);
-        MPI_Irecv(x->recv[2 * d + 1], (int)g->face, MPI_DOUBLE, x->hi[d], 2 * d + 1,
+        MPI_Irecv(x->recv[2 * d + 1], (int)g->face[d], MPI_DOUBLE, x->hi[d], 2 * d + 1,
                   x->cart, &req[2 * d + 1]);
     }
     for (int d = 0; d < NDIMS; d++) {
-        pack(g, u, d, g->n, x->send[2 * d]);
+        pack(g, u, d, g->n[d], x->send[2 * d]);
         pack(g, u, d, 1, x->send[2 * d + 1]);
-        MPI_Isend(x->send[2 * d], (int)g->face, MPI_DOUBLE, x->hi[d], 2 * d, x->cart,
+        MPI_Isend(x->send[2 * d], (int)g->face[d], MPI_DOUBLE, x->hi[d], 2 * d, x->cart,
                   &req[NFACES + 2 * d]);
-        MPI_Isend(x->send[2 * d + 1], (int)g->face, MPI_DOUBLE, x->lo[d], 2 * d + 1,
+        MPI_Isend(x->send[2 * d + 1], (int)g->face[d], MPI_DOUBLE, x->lo[d], 2 * d + 1,
                   x->cart, &req[NFACES + 2 * d + 1]);
     }
     /* A real status array, not MPI_STATUSES_IGNORE: GCC 12 warns on MPICH's
@@ -132,7 +136,7 @@ static void unpack_ghosts(const grid *g, double *u, const exchange *x)
         if (x->lo[d] != MPI_PROC_NULL)
             unpack(g, u, d, 0, x->recv[2 * d]);
         if (x->hi[d] != MPI_PROC_NULL)
-            unpack(g, u, d, g->n + 1, x->recv[2 * d + 1]);
+            unpack(g, u, d, g->n[d] + 1, x->recv[2 * d + 1]);
     }
 }
 
@@ -162,7 +166,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = NDIMS == 1 ? 4096 : NDIMS == 2 ? 64 : 16, .iters = 20};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-p] [-b]", max_size[NDIMS - 1],
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-p] [-b] [-S]", max_size[NDIMS - 1],
                       &args) != 0) {
         MPI_Finalize();
         return 2;
@@ -178,11 +182,26 @@ int main(int argc, char **argv)
     for (int d = 0; d < NDIMS; d++)
         MPI_Cart_shift(x.cart, d, 1, &x.lo[d], &x.hi[d]);
 
-    grid g = make_grid(args.size);
+    /* -S: the rank's block of the SIZE cells along each dimension */
+    int n[NDIMS], coords[NDIMS];
+    MPI_Cart_coords(x.cart, rank, NDIMS, coords);
+    for (int d = 0; d < NDIMS; d++) {
+        n[d] = args.size;
+        if (args.strong && args.size < dims[d]) {
+            if (rank == 0)
+                fprintf(stderr, "%s: -S -s %d: fewer cells than the %d ranks along dimension "
+                        "%d\n", argv[0], args.size, dims[d], d);
+            MPI_Finalize();
+            return 2;
+        }
+        if (args.strong)
+            n[d] = args.size / dims[d] + (coords[d] < args.size % dims[d]);
+    }
+    grid g = make_grid(n);
     double *u = ex_alloc((size_t)g.cells), *unew = ex_alloc((size_t)g.cells);
     for (int f = 0; f < NFACES; f++) {
-        x.send[f] = ex_alloc((size_t)g.face);
-        x.recv[f] = ex_alloc((size_t)g.face);
+        x.send[f] = ex_alloc((size_t)g.face[f / 2]);
+        x.recv[f] = ex_alloc((size_t)g.face[f / 2]);
     }
 
     double residual = 0.0;

@@ -5,15 +5,15 @@
 ! `halo1d_f ARGS` must count exactly what a trace of `halo1d ARGS` counts.
 ! Keep both in step.
 !
-! usage: halo1d_f [-s SIZE] [-i ITERS] [-p] [-b]
+! usage: halo1d_f [-s SIZE] [-i ITERS] [-p] [-b] [-S]
 program halo1d_f
   use mpi
   use, intrinsic :: iso_fortran_env, only: error_unit
   implicit none
   double precision, parameter :: source = 1.0d-3
-  integer :: n, iters, ierr, rank, nranks, cart, lo, hi, it, cur, nxt
+  integer :: n, size, iters, ierr, rank, nranks, cart, lo, hi, it, cur, nxt
   integer :: dims(1), req(4)
-  logical :: periodic, nonblocking, periods(1)
+  logical :: periodic, nonblocking, strong, periods(1)
   double precision, allocatable :: u(:, :)
   double precision :: sbuf(1, 2), rbuf(1, 2), local, residual, local_sum, total
 
@@ -24,8 +24,9 @@ program halo1d_f
   iters = 20
   periodic = .false.
   nonblocking = .false.
+  strong = .false.
   if (.not. parse_args()) then
-    if (rank == 0) write (error_unit, '(a)') 'usage: halo1d_f [-s SIZE] [-i ITERS] [-p] [-b]'
+    if (rank == 0) write (error_unit, '(a)') 'usage: halo1d_f [-s SIZE] [-i ITERS] [-p] [-b] [-S]'
     call MPI_Finalize(ierr)
     stop 2
   end if
@@ -36,6 +37,18 @@ program halo1d_f
   ! reorder = .false.: Cartesian ranks are world ranks, as in halo.c.
   call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, .false., cart, ierr)
   call MPI_Cart_shift(cart, 0, 1, lo, hi, ierr)
+  ! -S: the rank's block of the SIZE cells (the first SIZE mod P ranks one more)
+  size = n
+  if (strong) then
+    if (size < nranks) then
+      if (rank == 0) write (error_unit, '(a,i0,a,i0,a)') 'halo1d_f: -S -s ', size, &
+        ': fewer cells than the ', nranks, ' ranks along dimension 0'
+      call MPI_Finalize(ierr)
+      stop 2
+    end if
+    n = size / nranks
+    if (rank < mod(size, nranks)) n = n + 1
+  end if
 
   ! Two copies of the grid, columns swapped after each sweep; index 0 and n+1 are ghosts
   ! (zero at a non-periodic border, never written there).
@@ -66,7 +79,7 @@ program halo1d_f
   end do
   call MPI_Reduce(local_sum, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, 0, cart, ierr)
   if (rank == 0) then
-    write (*, '(a,i0,a,i0,a,i0,a,a,a,a)') 'halo1d ranks=', nranks, ' size=', n, &
+    write (*, '(a,i0,a,i0,a,i0,a,a,a,a)') 'halo1d ranks=', nranks, ' size=', size, &
       ' iters=', iters, ' checksum=', trim(c_style(total)), ' residual=', trim(c_style(residual))
   end if
   call MPI_Comm_free(cart, ierr)
@@ -133,6 +146,8 @@ contains
         periodic = .true.
       case ('-b')
         nonblocking = .true.
+      case ('-S')
+        strong = .true.
       case ('-s', '-i')
         if (i == command_argument_count()) then
           parse_args = .false.

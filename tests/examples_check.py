@@ -124,7 +124,8 @@ def cart_shift(rank, dims, periodic, d):
 
 def opts(args):
     """The example options as a dict (defaults of the C programs applied by caller)."""
-    o = {"s": None, "i": None, "p": False, "b": False, "V": False, "N": False, "G": False}
+    o = {"s": None, "i": None, "p": False, "b": False, "V": False, "N": False, "G": False,
+         "S": False}
     it = iter(args)
     for a in it:
         if a in ("-s", "-i"):
@@ -133,7 +134,7 @@ def opts(args):
             o["p"] = True
         elif a == "-b":
             o["b"] = True
-        elif a in ("-V", "-N", "-G"):
+        elif a in ("-V", "-N", "-G", "-S"):
             o[a[1]] = True
         else:
             raise CheckError("unknown example option %r" % a)
@@ -162,49 +163,78 @@ def model_ring(P, o, _trace):
     return wrap(events), formulas
 
 
+def halo_faces(r, dims, s, strong):
+    """Bytes of rank r's face across each dimension: s^(n-1) doubles, or (-S) the
+    product of its blocks of the s cells along the other dimensions (the first
+    s mod dims[e] coordinates one cell more)."""
+    nd = len(dims)
+    coords, rest = [], r
+    for d in reversed(range(nd)):
+        coords.insert(0, rest % dims[d])
+        rest //= dims[d]
+    cells = [s // dims[e] + (coords[e] < s % dims[e]) if strong else s for e in range(nd)]
+    faces = []
+    for d in range(nd):
+        f = D
+        for e in range(nd):
+            if e != d:
+                f *= cells[e]
+        faces.append(f)
+    return faces
+
+
 def model_halo(nd):
     def model(P, o, _trace):
         s, T, periodic, nb = o["s"], o["i"], o["p"], o["b"]
         dims = dims_create(P, nd)
-        b = D * s ** (nd - 1)
         events = []
+        calls_bytes, msgs, msg_bytes = 0, 0, 0
         for r in range(P):
             nbr = [cart_shift(r, dims, periodic, d) for d in range(nd)]
+            bd = halo_faces(r, dims, s, o["S"])
+            for d in range(nd):
+                calls_bytes += 2 * T * bd[d]
+                real = sum(1 for q in nbr[d] if q != NONE)
+                msgs += real * T
+                msg_bytes += real * T * bd[d]
             e = [ev("Cart_create", peer2=P,
                     vals=list(range(P)) + [nd] + dims + [int(periodic)] * nd)]
             for _ in range(T):
                 if nb:
                     for d in range(nd):
                         lo, hi = nbr[d]
-                        e += [irecv(lo, 2 * d, b), irecv(hi, 2 * d + 1, b)]
+                        e += [irecv(lo, 2 * d, bd[d]), irecv(hi, 2 * d + 1, bd[d])]
                     for d in range(nd):
                         lo, hi = nbr[d]
-                        e += [ev("Isend", hi, 2 * d, b), ev("Isend", lo, 2 * d + 1, b)]
+                        e += [ev("Isend", hi, 2 * d, bd[d]), ev("Isend", lo, 2 * d + 1, bd[d])]
                     e.append(ev("Waitall", vals=("n", 4 * 4 * nd)))
                 else:
                     for d in range(nd):
                         lo, hi = nbr[d]
-                        e.append(sendrecv(hi, 2 * d, b, lo))
-                        e.append(sendrecv(lo, 2 * d + 1, b, hi))
+                        e.append(sendrecv(hi, 2 * d, bd[d], lo))
+                        e.append(sendrecv(lo, 2 * d + 1, bd[d], hi))
                 e.append(ev("Allreduce", nbytes=D, peer2=P, bytes2=D))
             e.append(reduce_to_0(r, P))
             e.append(ev("Comm_free"))
             events.append(e)
         # README formulas: 2*nd*T face calls of b bytes per rank; real messages:
-        # periodic 2*nd per rank, else sum over d of 2*(dims[d]-1)*P/dims[d].
+        # periodic 2*nd per rank, else sum over d of 2*(dims[d]-1)*P/dims[d]
+        # (-S: each call of its rank's face, summed above).
         calls = 2 * nd * T * P
-        if periodic:
-            msgs = 2 * nd * P * T
-        else:
-            msgs = sum(2 * (dims[d] - 1) * (P // dims[d]) for d in range(nd)) * T
+        if not o["S"]:
+            b = D * s ** (nd - 1)
+            readme = (2 * nd * P * T if periodic else
+                      sum(2 * (dims[d] - 1) * (P // dims[d]) for d in range(nd)) * T)
+            if (readme, readme * b, calls * b) != (msgs, msg_bytes, calls_bytes):
+                raise CheckError("halo model: the README's formulas disagree with the sum")
         formulas = {"MPI_Cart_create": (P, 0), "MPI_Allreduce": (T * P, D * T * P),
                     "MPI_Reduce": (P, D * P), "MPI_Comm_free": (P, 0),
-                    "messages": (msgs, msgs * b)}
+                    "messages": (msgs, msg_bytes)}
         if nb:
-            formulas.update({"MPI_Irecv": (calls, calls * b), "MPI_Isend": (calls, calls * b),
-                             "MPI_Waitall": (T * P, 0)})
+            formulas.update({"MPI_Irecv": (calls, calls_bytes),
+                             "MPI_Isend": (calls, calls_bytes), "MPI_Waitall": (T * P, 0)})
         else:
-            formulas["MPI_Sendrecv"] = (calls, calls * b)
+            formulas["MPI_Sendrecv"] = (calls, calls_bytes)
         return wrap(events), formulas
     return model
 
@@ -437,17 +467,20 @@ def model_master_worker(P, o, trace):
 # Per example: the model, the C defaults (-s, -i), and the runs per process count
 # (argument lists; halo runs cover all four periodic/blocking combinations).
 HALO_RUNS = {1: [[], ["-p", "-b"]], 2: [["-p"], ["-b"]], 4: [[], ["-p", "-b"]],
-             8: [["-p"], ["-b"]]}
+             8: [["-p"], ["-b"], ["-S"], ["-S", "-b", "-p"]]}
 EXAMPLES = {
     # 20000 doubles (160 KB) exceed the eager limits: rendezvous sends are traced too.
     "ring": (model_ring, (1024, 20),
              lambda P: [["-s", "100", "-i", "5"], ["-s", "20000", "-i", "2"]]),
     "halo1d": (model_halo(1), (4096, 20),
                lambda P: [["-s", "64", "-i", "4"] + v for v in HALO_RUNS.get(P, [[]])]),
+    # -S -s 7 at 4 x 2 and -s 5 at 2 x 2 x 2: blocks the grid does not divide
     "halo2d": (model_halo(2), (64, 20),
-               lambda P: [["-s", "8", "-i", "3"] + v for v in HALO_RUNS.get(P, [[]])]),
+               lambda P: [["-s", "8", "-i", "3"] + v for v in HALO_RUNS.get(P, [[]])] +
+               ([["-s", "7", "-i", "3", "-S"]] if P == 8 else [])),
     "halo3d": (model_halo(3), (16, 20),
-               lambda P: [["-s", "4", "-i", "3"] + v for v in HALO_RUNS.get(P, [[]])]),
+               lambda P: [["-s", "4", "-i", "3"] + v for v in HALO_RUNS.get(P, [[]])] +
+               ([["-s", "5", "-i", "3", "-S", "-b"]] if P == 8 else [])),
     "cg": (model_cg, (64, 30), lambda P: [["-s", "8", "-i", "4"]]),
     "fft": (model_fft, (256, 10), lambda P: [["-s", "4", "-i", "3"], ["-s", "4", "-i", "3", "-V"],
                                              ["-s", "4", "-i", "3", "-G"]]),

@@ -6,6 +6,8 @@ mc_add_test(test_extrap_fold mc_extrap mc_format)
 mc_add_test(test_extrap_fitted_laws mc_extrap mc_format)
 # the comparison of the leave-one-out check on in-memory streams (issue 20)
 mc_add_test(test_extrap_compare_first_difference mc_extrap mc_test_mem)
+# a refusal names the rank, the event and its call site (issue 20)
+mc_add_test(test_extrap_refusals_name_sites mc_extrap mc_format)
 
 if(NOT MPICAST_MPI_TESTS OR MPICAST_SANITIZE OR NOT OMPI_FOUND)
   return()

@@ -49,6 +49,11 @@ CASES = [
     # a 2x2x2 trace, where +1 and -1 are the same rank, with a 3x3x3 one that tells
     # them apart (issue 20: LAMMPS's smallest 3-d runs)
     ("halo3d_periodic_8_27", "halo3d", ["-s", "4", "-i", "2", "-p"], [8, 27], 36, []),
+    # a fixed 10 x 10 grid the process grid does not divide (-S, issue 20): faces of the
+    # rank's block (4 x 4: 3, 3, 2, 2 cells), block shares of N = 10; 6 x 6 and 6 x 4
+    ("halo2d_strong_uneven", "halo2d", ["-s", "10", "-i", "2", "-S"], [4, 9, 16], 36, []),
+    ("halo2d_strong_uneven_nb", "halo2d", ["-s", "11", "-i", "2", "-S", "-b", "-p"],
+     [4, 9, 16], 24, []),
     ("cg", "cg", ["-s", "16", "-i", "3"], [4], 8, []),
     ("cg_inferred", "cg", ["-s", "16", "-i", "3"], [3, 5], 8, []),
     ("ring", "ring", ["-s", "64", "-i", "3"], [4], 8, []),
@@ -111,9 +116,10 @@ DUMP_ONLY = {"halo2d_nonblocking"}
 
 # name: (program, args, small counts, target, expected words in the error)
 REFUSED = [
-    ("master_worker", "master_worker", ["-s", "16", "-i", "12"], [6], 8, ["not explained"]),
+    ("master_worker", "master_worker", ["-s", "16", "-i", "12"], [6], 8,
+     ["rank 1", "master_worker.c:", "not explained"]),
     # two counts where 'const' and 'p/comm' both fit the column all-to-all
-    ("fft_two_counts", "fft", ["-s", "8", "-i", "2"], [4, 8], 16, ["fit both", "Alltoall"]),
+    ("fft_two_counts", "fft", ["-s", "8", "-i", "2"], [4, 8], 16, ["fit both", "Alltoall", "fft.c:"]),
     # a periodic dimension of 2 ranks: offsets +1 and -1 are the same rank
     ("halo1d_periodic_2", "halo1d", ["-s", "64", "-i", "2", "-p"], [2], 8, ["ambiguous"]),
     # 2x2x2 and 4x2x2: no trace tells +1 from -1 along the last two dimensions
@@ -125,20 +131,25 @@ REFUSED = [
     ("mg_coarse_6x6", "mg", ["-s", "16", "-i", "2", "-c"], [16, 64], 36,
      ["coarse level 2", "does not do level 2 at P=36"]),
     ("mg_coarse_4_16", "mg", ["-s", "16", "-i", "2", "-c"], [4, 16], 64,
-     ["rank 0 event 18 (Sendrecv)", "+n/2 = -n/2", "trace a process count"]),
+     ["rank 0 event 18 (Sendrecv, site ", "mg.c:", "+n/2 = -n/2", "trace a process count"]),
     # one trace: 2 levels at 4x4 fit log2 min(R, C) and a constant number alike
     ("mg_coarse_one", "mg", ["-s", "16", "-i", "2", "-c"], [16], 64,
-     ["rank 0 event 18 (Sendrecv)", "3 and 2 levels at P=64", "trace one more process count"]),
+     ["rank 0 event 18 (Sendrecv, site ", "mg.c:", "3 and 2 levels at P=64",
+      "trace one more process count"]),
     # rows of 2 ranks at P=4 and 8: 10 rows dealt out over 2 are equal, so no trace shows
     # how many rows the row transpose has, and at 32 the rows have 4 ranks
     ("fft_block_rows_hidden", "fft", ["-s", "8", "-i", "2", "-V", "-B", "10"], [4, 8], 32,
      ["Alltoallv", "divides the transpose's number of rows", "trace a process count"]),
     # two counts: log2(npcols) and P/4 both fit 1 and 2 steps, and differ at 16
     ("cg2d_two_counts", "cg2d", ["-s", "16", "-i", "2"], [4, 8], 16,
-     ["log2cols(P) and", "x p(P)", "trace one more process count"]),
+     ["log2cols(P) and", "x p(P)", "cg2d.c:", "trace one more process count"]),
     # XOR partners from one trace: rank XOR 1 and rank + P/2 look alike at one P
     ("cg_log2_xor_one", "cg_log2", ["-s", "16", "-i", "2", "-x"], [8], 16,
-     ["rank XOR 1", "second process count"]),
+     ["rank XOR 1", "cg_log2.c:", "second process count"]),
+    # 3-d faces of a fixed grid are products of two blocks (3 sizes at 3 x 3 x 3): no
+    # share of one dimension, no law
+    ("halo3d_strong_uneven", "halo3d", ["-s", "10", "-i", "2", "-S"], [8, 27], 64,
+     ["Sendrecv, site ", "halo.c:", "no law"]),
 ]
 
 

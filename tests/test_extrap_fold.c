@@ -62,6 +62,9 @@ static void exchange(mc_writer *w, int r, int P, int tag, uint32_t id, int64_t *
     put(w, &e);
 }
 
+/* Rank 1's Allreduce after the loop reduces this many bytes (others: 8). */
+static int64_t rank1_allreduce = 8;
+
 /* The ring program at P ranks, iters iterations (odd >= 0: that iteration
  * uses tag 9); *burst_sum: rank 0's compute. */
 static void ring(const char *dir, int P, int iters, int odd, int64_t *burst_sum)
@@ -82,7 +85,7 @@ static void ring(const char *dir, int P, int iters, int odd, int64_t *burst_sum)
         }
         exchange(w, r, P, 2, id, &now, 500);
         e = ev(MC_OP_ALLREDUCE, &now, 300);
-        e.bytes = e.bytes2 = 8, e.peer2 = P;
+        e.bytes = e.bytes2 = r == 1 ? rank1_allreduce : 8, e.peer2 = P;
         put(w, &e);
         e = ev(MC_OP_FINALIZE, &now, 100);
         put(w, &e);
@@ -206,6 +209,22 @@ int main(void)
         fprintf(stderr, "%s\n", err.msg);
     CHECK(strstr(err.msg, "rank 0: an iteration of its main loop differs from the others"));
     CHECK(strstr(err.msg, o6));
+    CHECK_EQ_INT(temp_entries(tmp), 0);
+    /* a refusal after the loop names the event as the trace numbers it (1 + 3
+     * x 10 + 3 = 34), not as the folded copy does (1 + 3 x 2 + 3 = 10) */
+    char a6[4200], want[200];
+    snprintf(a6, sizeof a6, "%s/a6", root);
+    rank1_allreduce = 16;
+    ring(a6, 6, 10, -1, NULL);
+    snprintf(want, sizeof want, "rank 1 event 34 (Allreduce, site %x) and rank 2 event 34",
+             10 + MC_OP_ALLREDUCE);
+    for (int folded = 0; folded < 2; folded++) {
+        CHECK(!build(p4, a6, folded ? "1" : "1000000", &err));
+        if (!strstr(err.msg, want))
+            fprintf(stderr, "%s\n", err.msg);
+        CHECK(strstr(err.msg, want));
+        CHECK(strstr(err.msg, "differ in size 16 against 8: not explained"));
+    }
     CHECK_EQ_INT(temp_entries(tmp), 0);
 
     char cmd[4300];

@@ -47,6 +47,18 @@ static mc_event *add(evlist *l, int op)
     return e;
 }
 
+/* 0: every face has the size given to stencil(); else the cells along each
+ * dimension of a fixed global grid, dealt out in blocks (the first N mod n
+ * coordinates one more), so that a face has 8 bytes per cell of the rank's
+ * block along the other dimension. */
+static int64_t stencil_cells;
+static int stencil_last; /* the remainder on the last coordinates */
+
+static int64_t block_of(int64_t N, int n, int c)
+{
+    return N / n + (stencil_last ? c >= n - N % n : c < N % n);
+}
+
 /* The 2-D halo program: Cart_create, per iteration 4 Sendrecv + Allreduce. */
 static void stencil(int P, const int *dims, int periodic, int64_t face, int iters, int r,
                     evlist *l)
@@ -79,6 +91,8 @@ static void stencil(int P, const int *dims, int periodic, int64_t face, int iter
                 plo = lo[0] * dims[1] + lo[1];
             if (hi[d] < dims[d])
                 phi = hi[0] * dims[1] + hi[1];
+            if (stencil_cells)
+                face = 8 * block_of(stencil_cells, dims[1 - d], co[1 - d]);
             for (int dir = 0; dir < 2; dir++) {
                 mc_event *e = add(l, MC_OP_SENDRECV);
                 e->comm = cart;
@@ -244,6 +258,112 @@ static void test_stencil_4x4_to_8x8(void)
     CHECK(s);
     mc_source_close(s);
     mc_extrap_destroy(x);
+}
+
+/* A fixed global grid of 10 x 10 cells that the process grid does not
+ * divide (issue 20): faces of 8 bytes per cell of the rank's block, so the
+ * ranks of a class send other sizes (4 x 4: blocks 3, 3, 2, 2). From 4, 9
+ * and 16 ranks to 36 and 24 (6 x 4), and from 4 and 9 to 16, every event
+ * equals the program's; one trace shows the global size under strong
+ * scaling only. */
+static void test_block_shares(void)
+{
+    stencil_cells = 10;
+    const char *t4 = mkdir_trace("bs4"), *t9 = mkdir_trace("bs9"), *t16 = mkdir_trace("bs16");
+    int d2[2] = {2, 2}, d3[2] = {3, 3}, d4[2] = {4, 4}, d6[2] = {6, 6}, d64[2] = {6, 4};
+    write_stencil(t4, 4, d2, 0, 0);
+    write_stencil(t9, 9, d3, 0, 0);
+    write_stencil(t16, 16, d4, 0, 0);
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    mc_error err = {0};
+    const char *three[3] = {t4, t9, t16};
+    mc_extrap *x = mc_extrap_build(three, 3, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    CHECK_EQ_INT(mc_extrap_checked(x), 3); /* each trace rebuilt from the other two */
+    mc_source *s = mc_extrap_source(x, 36, &err);
+    CHECK(s);
+    check_stencil_source(s, 36, d6, 0); /* blocks 2, 2, 2, 2, 1, 1 */
+    mc_source_close(s);
+    s = mc_extrap_source(x, 24, &err);
+    CHECK(s);
+    check_stencil_source(s, 24, d64, 0); /* 6 x 4: 2, 2, 2, 2, 1, 1 and 3, 3, 2, 2 */
+    mc_source_close(s);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    mc_extrap_explain(x, 36, f);
+    fclose(f);
+    CHECK(strstr(text, "size 8 B x the rank's share of N=10 items in blocks along dimension 1 "
+                       "(the first N mod n one more)"));
+    free(text);
+    mc_extrap_destroy(x);
+
+    /* 4 (which divides 10) and 9 to 16 */
+    const char *two[2] = {t4, t9};
+    x = mc_extrap_build(two, 2, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    /* 4 rebuilt from 9 with the shares; 9 cannot be from 4 (a 2 x 2 grid has no
+     * interior ranks) */
+    CHECK_EQ_INT(mc_extrap_checked(x), 1);
+    s = mc_extrap_source(x, 16, &err);
+    CHECK(s);
+    check_stencil_source(s, 16, d4, 0);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+
+    /* one trace: strong scaling keeps the global size... */
+    mc_extrap_rules st;
+    mc_extrap_rules_init(&st);
+    CHECK(mc_extrap_rules_set(&st, "scaling", "strong", &err) == MC_OK);
+    x = mc_extrap_build(&t9, 1, &st, &err);
+    CHECK(x);
+    s = mc_extrap_source(x, 36, &err);
+    CHECK(s);
+    check_stencil_source(s, 36, d6, 0);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+    /* ... weak scaling keeps each class's sizes (the interior's blocks of 3) */
+    x = mc_extrap_build(&t9, 1, &ru, &err);
+    CHECK(x);
+    s = mc_extrap_source(x, 36, &err);
+    CHECK(s);
+    mc_event e;
+    int seen = 0;
+    while (mc_source_next(s, 7, &e, &err) == 1) /* rank 7 = (1, 1) */
+        if (e.op == MC_OP_SENDRECV) {
+            CHECK_EQ_INT(e.bytes, 24);
+            seen++;
+        }
+    CHECK_EQ_INT(seen, 8);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+    /* ... and refuses interior ranks whose blocks differ */
+    CHECK(mc_extrap_build(&t16, 1, &ru, &err) == NULL);
+    CHECK(strstr(err.msg, "differ in size 24 against 16"));
+
+    /* the remainder on the last coordinates (4 x 4: 2, 2, 3, 3), from 9 and 16 */
+    stencil_last = 1;
+    const char *l9 = mkdir_trace("bl9"), *l16 = mkdir_trace("bl16");
+    write_stencil(l9, 9, d3, 0, 0);
+    write_stencil(l16, 16, d4, 0, 0);
+    const char *lt[2] = {l9, l16};
+    x = mc_extrap_build(lt, 2, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    CHECK_EQ_INT(mc_extrap_checked(x), 2);
+    s = mc_extrap_source(x, 36, &err);
+    CHECK(s);
+    check_stencil_source(s, 36, d6, 0);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+    stencil_last = 0;
+    stencil_cells = 0;
 }
 
 static void test_replicate_4_to_4096(void)
@@ -718,7 +838,7 @@ static void test_vector_collectives(void)
     mc_extrap_destroy(x);
     /* counts that differ between peers are refused, naming the event and the rank */
     CHECK(mc_extrap_build(&dk, 1, NULL, &err) == NULL);
-    CHECK(strstr(err.msg, "Alltoallv: per-rank counts differ") != NULL);
+    CHECK(strstr(err.msg, "Alltoallv") != NULL && strstr(err.msg, ": per-rank counts differ") != NULL);
     CHECK(strstr(err.msg, "nor the transpose of one") != NULL);
     CHECK(strstr(err.msg, "comm rank 1 32 bytes, comm rank 0 64") != NULL);
     CHECK(strstr(err.msg, "rank 0 event 1") != NULL);
@@ -1127,6 +1247,7 @@ int main(void)
     CHECK(mkdtemp(tmp));
     test_rules_syntax();
     test_stencil_4x4_to_8x8();
+    test_block_shares();
     test_replicate_4_to_4096();
     test_strong_scaling_inferred();
     test_refuse_task_farm();

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Event e's operation and call site, in a function with x and its trace's grid g. */
+#define OP_HERE(e) OPAT(x, (int)(g - x->tgrid), (e))
+
 static int is_vcoll(int op)
 {
     switch (op) {
@@ -204,12 +207,12 @@ static int transpose_slots(const int64_t *sv, const int64_t *rv, int c, int me, 
  * new comm size (vcoll_slots says how). Sets t->varr and leaves t->e.vals
  * empty. */
 static int vcoll_arrays(const mc_extrap *x, const xgrid *g, const char *path, int r,
-                        uint32_t i, const mc_event *e, tev *t, mc_error *err)
+                        unsigned long long i, const mc_event *e, tev *t, mc_error *err)
 {
     int c = cdesc_size(&x->cd[t->comm], g);
     if (c <= 0 || e->nvals % (uint32_t)c || e->nvals / (uint32_t)c > 2)
-        FAIL("%s: rank %d event %u: %s: %u counts for a communicator of %d ranks: not "
-             "explained", path, r, i, mc_op_name(e->op), e->nvals, c);
+        FAIL("%s: rank %d event %llu: %s: %u counts for a communicator of %d ranks: not "
+             "explained", path, r, i, OP_HERE(e), e->nvals, c);
     t->varr = e->nvals / (uint32_t)c;
     t->e.nvals = 0;
     return 0;
@@ -221,17 +224,19 @@ static int abstract_literal(xbuild *b, int k, int r, uint32_t i, const mc_event 
                             const commmap *cm, tev *t, mc_error *err)
 {
     mc_extrap *x = b->x;
+    const xgrid *g = &x->tgrid[k];
     const char *path = x->paths[k];
+    unsigned long long no = extrap_event_no(b, k, r, i);
     t->e = *e;
     t->e.vals = NULL;
     t->newcomm = -1;
     t->loop = (uint8_t)extrap_fold_tag(b->folds ? &b->folds[k] : NULL, r, i);
     if (e->op < 0 || e->op >= MC_OP_COUNT)
-        FAIL("%s: rank %d event %u: unknown operation %d", path, r, i, e->op);
+        FAIL("%s: rank %d event %llu: unknown operation %d", path, r, no, e->op);
     if (e->op == MC_OP_GRAPH_CREATE || e->op == MC_OP_DIST_GRAPH_CREATE_ADJACENT ||
         e->op == MC_OP_INTERCOMM_CREATE)
-        FAIL("%s: rank %d event %u: %s: only Cartesian, split and created sub-grid "
-             "communicators are extrapolated", path, r, i, mc_op_name(e->op));
+        FAIL("%s: rank %d event %llu: %s: only Cartesian, split and created sub-grid "
+             "communicators are extrapolated", path, r, no, OP_HERE(e));
     if (e->nvals && !is_vcoll(e->op)) {
         t->e.vals = malloc(e->nvals * sizeof *e->vals);
         if (!t->e.vals)
@@ -240,12 +245,12 @@ static int abstract_literal(xbuild *b, int k, int r, uint32_t i, const mc_event 
     }
     t->comm = comm_of(x, cm, e->comm, r);
     if (t->comm < 0)
-        FAIL("%s: rank %d event %u: %s on communicator %llx, which no traced call created: "
-             "not extrapolated", path, r, i, mc_op_name(e->op), (unsigned long long)e->comm);
+        FAIL("%s: rank %d event %llu: %s on communicator %llx, which no traced call created: "
+             "not extrapolated", path, r, no, OP_HERE(e), (unsigned long long)e->comm);
     if (extrap_is_completion(e->op) && e->nvals % 4)
-        FAIL("%s: rank %d event %u: %s with %u values", path, r, i, mc_op_name(e->op),
+        FAIL("%s: rank %d event %llu: %s with %u values", path, r, no, OP_HERE(e),
              e->nvals);
-    if (is_vcoll(e->op) && vcoll_arrays(x, &x->tgrid[k], path, r, i, e, t, err))
+    if (is_vcoll(e->op) && vcoll_arrays(x, &x->tgrid[k], path, r, no, e, t, err))
         return -1;
     return 0;
 }
@@ -257,7 +262,7 @@ static int abstract_literal(xbuild *b, int k, int r, uint32_t i, const mc_event 
  * rank's own entry of a block distribution become that entry (t->own), so
  * that the members of a class, whose own shares differ, agree. */
 static int vcoll_slots(const mc_extrap *x, const xgrid *g, const char *path, int r,
-                       uint32_t i, const mc_event *e, tev *t, mc_error *err)
+                       unsigned long long i, const mc_event *e, tev *t, mc_error *err)
 {
     int c = (int)(e->nvals / t->varr), me = cdesc_rank(&x->cd[t->comm], g, r), op = e->op;
     int xpose = t->varr == 2 && (op == MC_OP_ALLTOALLV || op == MC_OP_IALLTOALLV);
@@ -272,19 +277,19 @@ static int vcoll_slots(const mc_extrap *x, const xgrid *g, const char *path, int
             continue;
         if (xpose) { /* decided on both arrays */
             if (!transpose_slots(e->vals, e->vals + c, c, me, t->num + 2, t->vlast))
-                FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of 2: comm "
+                FAIL("%s: rank %d event %llu: %s: per-rank counts differ (array %u of 2: comm "
                      "rank %d %lld bytes, comm rank 0 %lld) and are neither a block "
                      "distribution nor the transpose of one (the first or the last N mod %d "
-                     "ranks one item more): not extrapolated", path, r, i, mc_op_name(op),
+                     "ranks one item more): not extrapolated", path, r, i, OP_HERE(e),
                      a + 1, k, (long long)v[k], (long long)v[0], c);
             t->vkind[0] = t->vkind[1] = VK_XPOSE;
             return 0;
         }
         if (!block_dist(v, c, &t->num[2 + a], &t->num[2 + t->varr + a], &t->vlast[a]))
-            FAIL("%s: rank %d event %u: %s: per-rank counts differ (array %u of %u: "
+            FAIL("%s: rank %d event %llu: %s: per-rank counts differ (array %u of %u: "
                  "comm rank %d %lld bytes, comm rank 0 %lld) and are no block distribution "
                  "(the first or the last N mod %d ranks one item more): not extrapolated",
-                 path, r, i, mc_op_name(op), a + 1, t->varr, k, (long long)v[k],
+                 path, r, i, OP_HERE(e), a + 1, t->varr, k, (long long)v[k],
                  (long long)v[0], c);
         t->vkind[a] = VK_BLOCK;
     }
@@ -309,7 +314,8 @@ static int vcoll_slots(const mc_extrap *x, const xgrid *g, const char *path, int
 /* The slots of a->t (peers, numbers and their size class) as e's literals,
  * nreq of them for completions; the peers' literals in a->pc too. */
 static int literal_slots(const mc_extrap *x, const xgrid *g, const char *path, int r,
-                         uint32_t i, const mc_event *e, uint32_t nreq, aev *a, mc_error *err)
+                         unsigned long long i, const mc_event *e, uint32_t nreq, aev *a,
+                         mc_error *err)
 {
     tev *t = &a->t;
     t->npeer = 2 + nreq;
@@ -345,7 +351,7 @@ static int literal_slots(const mc_extrap *x, const xgrid *g, const char *path, i
 
 /* A collective's root as a rank of its communicator (from either end). */
 static int collective_root(const mc_extrap *x, const xgrid *g, const char *path, int r,
-                           uint32_t i, const mc_event *e, tev *t, mc_error *err)
+                           unsigned long long i, const mc_event *e, tev *t, mc_error *err)
 {
     if (e->peer >= 0) {
         const cdesc *c = &x->cd[t->comm];
@@ -354,8 +360,8 @@ static int collective_root(const mc_extrap *x, const xgrid *g, const char *path,
             if (cdesc_member(c, g, r, m) == e->peer)
                 kr = m;
         if (kr < 0)
-            FAIL("%s: rank %d event %u: %s root %d is not a member of the communicator",
-                 path, r, i, mc_op_name(e->op), e->peer);
+            FAIL("%s: rank %d event %llu: %s root %d is not a member of the communicator",
+                 path, r, i, OP_HERE(e), e->peer);
         t->peer[0].kind = kr == size - 1 && size > 1 ? PD_CROOT_END : PD_CROOT;
         t->peer[0].v[0] = kr == size - 1 && size > 1 ? 0 : kr;
     }
@@ -365,19 +371,20 @@ static int collective_root(const mc_extrap *x, const xgrid *g, const char *path,
 
 /* A created communicator as a sub-grid (registered in cm); Comm_split's
  * colour and key as the grid indices they could be (a->colmask, keymask). */
-static int created_comm(mc_extrap *x, const xgrid *g, const char *path, int r, uint32_t i,
-                        const mc_event *e, commmap *cm, aev *a, mc_error *err)
+static int created_comm(mc_extrap *x, const xgrid *g, const char *path, int r,
+                        unsigned long long i, const mc_event *e, commmap *cm, aev *a,
+                        mc_error *err)
 {
     tev *t = &a->t;
     int n = extrap_members_count(e);
     int keep = extrap_find_keep(g, r, e->vals, n);
     if (keep < 0)
-        FAIL("%s: rank %d event %u: %s: the new communicator's members are not a row, "
+        FAIL("%s: rank %d event %llu: %s: the new communicator's members are not a row, "
              "column or plane of the %d-D process grid: not explained", path, r, i,
-             mc_op_name(e->op), g->nd);
+             OP_HERE(e), g->nd);
     if ((e->newcomm & 0xffffffffull) != (uint64_t)grid_sub_lowest(g, (unsigned)keep, r))
-        FAIL("%s: rank %d event %u: %s: communicator id %llx does not name its lowest "
-             "member", path, r, i, mc_op_name(e->op), (unsigned long long)e->newcomm);
+        FAIL("%s: rank %d event %llu: %s: communicator id %llx does not name its lowest "
+             "member", path, r, i, OP_HERE(e), (unsigned long long)e->newcomm);
     cdesc c = {CD_GRID, (unsigned)keep, (uint32_t)(e->newcomm >> 32)};
     t->newcomm = cd_intern(x, &c);
     if (t->newcomm < 0 || cm_add(cm, e->newcomm, t->newcomm))
@@ -508,7 +515,8 @@ static int abstract_event(xbuild *b, int k, int r, uint32_t i, const mc_event *e
         return -1;
     int wait = extrap_is_completion(e->op);
     uint32_t nreq = wait ? e->nvals / 4 : 0;
-    if (literal_slots(x, g, x->paths[k], r, i, e, nreq, a, err))
+    unsigned long long no = extrap_event_no(b, k, r, i);
+    if (literal_slots(x, g, x->paths[k], r, no, e, nreq, a, err))
         return -1;
     mc_op_kind kind = mc_op_kind_of(e->op);
     if (kind == MC_KIND_P) {
@@ -516,12 +524,12 @@ static int abstract_event(xbuild *b, int k, int r, uint32_t i, const mc_event *e
         if (has_peer2(e->op))
             a->pc[1] = peer_cand(g, r, e->peer2);
     } else if (kind == MC_KIND_C) {
-        return collective_root(x, g, x->paths[k], r, i, e, &a->t, err);
+        return collective_root(x, g, x->paths[k], r, no, e, &a->t, err);
     } else if (wait) {
         for (uint32_t q = 0; q < nreq; q++)
             a->pc[2 + q] = peer_cand(g, r, (int32_t)e->vals[4 * q + 1]);
     } else if (extrap_is_creation(e->op) && e->newcomm != MC_COMM_NULL && e->nvals) {
-        return created_comm(x, g, x->paths[k], r, i, e, cm, a, err);
+        return created_comm(x, g, x->paths[k], r, no, e, cm, a, err);
     }
     return 0;
 }

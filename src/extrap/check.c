@@ -197,18 +197,22 @@ static int loo_one(const mc_extrap *full, const char *const *traces, int n, int 
         *same = 1;
         return 0;
     }
-    char others[512], stated[256];
+    char others[512], stated[256], where[EXTRAP_OP_AT_MAX];
     others_str(full, traces, n, i, P, others, sizeof others);
+    mc_error ignored = {0};
+    mc_meta *meta = d.rank >= 0 ? mc_meta_read(traces[i], &ignored) : NULL;
+    extrap_site_where(meta, d.site, where, sizeof where);
+    mc_meta_destroy(meta);
     mc_extrap_rules_describe(rules, stated, sizeof stated);
     if (d.rank < 0)
         mc_error_set(err, MC_ERR_USAGE, "leave-one-out check: %s (P=%d) rebuilt from %s: %s: "
                      "the rules do not reproduce the traces", traces[i], P[i], others, d.what);
     else
         mc_error_set(err, MC_ERR_USAGE, "leave-one-out check: %s (P=%d) rebuilt from %s "
-                     "differs at rank %d, event %llu (%s, site %x): %s: the rules%s%s%s do not "
-                     "reproduce the traces", traces[i], P[i], others, d.rank,
+                     "differs at rank %d, event %llu (%s, site %x%s%s): %s: the rules%s%s%s do "
+                     "not reproduce the traces", traces[i], P[i], others, d.rank,
                      (unsigned long long)d.index, d.op >= 0 ? mc_op_name(d.op) : "past the end",
-                     (unsigned)d.site, d.what, *stated ? " (stated: " : "", stated,
+                     (unsigned)d.site, where[0] ? ", " : "", where, d.what, *stated ? " (stated: " : "", stated,
                      *stated ? ")" : "");
     return -1;
 }

@@ -22,6 +22,7 @@ void extrap_tev_free(tev *t)
     free(t->sclass);
     free(t->alt);
     free(t->fit);
+    free(t->share);
 }
 
 /* Deep copy (the abstract events stay for a second classification). */
@@ -35,6 +36,11 @@ int extrap_tev_copy(tev *d, const tev *s)
     d->sclass = NULL;
     d->alt = NULL;
     d->fit = NULL;
+    d->share = NULL;
+    if (s->share && !(d->share = malloc(s->nnum * sizeof *d->share)))
+        return -1;
+    if (s->share)
+        memcpy(d->share, s->share, s->nnum * sizeof *d->share);
     if (s->fit && !(d->fit = malloc(s->nnum * sizeof *d->fit)))
         return -1;
     if (s->fit)
@@ -121,9 +127,11 @@ static int offset_or_rank(const xbuild *b, int k, const int *mem, int nm, uint32
 {
     const mc_extrap *x = b->x;
     const pcand *p0 = &b->abs[k][mem[0]][i].pc[s];
-    const char *op = mc_op_name(b->abs[k][mem[0]][i].t.e.op);
+    const char *op = OPAT(x, k, &b->abs[k][mem[0]][i].t.e);
+    unsigned long long no = extrap_event_no(b, k, mem[0], i);
     if (v->use_rel && v->amb && x->ntraces < 2 && !b->inherit)
-        FAIL("%s: %s, event %u (%s): %s", x->paths[k], cname, i, op, EXTRAP_AMBIGUOUS);
+        FAIL("%s: %s, rank %d event %llu (%s): %s", x->paths[k], cname, mem[0], no, op,
+             EXTRAP_AMBIGUOUS);
     if (v->use_rel) {
         out->kind = PD_REL;
         memcpy(out->v, p0->rel, sizeof out->v);
@@ -133,9 +141,9 @@ static int offset_or_rank(const xbuild *b, int k, const int *mem, int nm, uint32
         out->kind = 2 * p0->lit > P ? PD_ABS_END : PD_ABS;
         out->v[0] = 2 * p0->lit > P ? P - 1 - p0->lit : p0->lit;
     } else {
-        FAIL("%s: %s, event %u (%s): members talk to peers that are neither at one grid "
-             "offset nor one fixed rank (rank %d -> %d, rank %d -> %d): pattern not explained",
-             x->paths[k], cname, i, op, mem[0], p0->lit, mem[nm - 1],
+        FAIL("%s: %s, rank %d event %llu (%s): members talk to peers that are neither at one "
+             "grid offset nor one fixed rank (rank %d -> %d, rank %d -> %d): pattern not "
+             "explained", x->paths[k], cname, mem[0], no, op, mem[0], p0->lit, mem[nm - 1],
              b->abs[k][mem[nm - 1]][i].pc[s].lit);
     }
     return 0;
@@ -151,12 +159,13 @@ static int decide_peer(xbuild *b, int k, const int *mem, int nm, uint32_t i, uin
         return 0; /* decided at abstraction (roots, comm sizes) */
     psurvey v = survey_peers(b, k, mem, nm, i, s);
     out->xk = v.xk;
-    const char *op = mc_op_name(b->abs[k][mem[0]][i].t.e.op);
+    const char *op = OPAT(x, k, &b->abs[k][mem[0]][i].t.e);
+    unsigned long long no = extrap_event_no(b, k, mem[0], i);
     if (!v.all_rank) {
         if (v.any_rank || !v.lit_eq)
-            FAIL("%s: %s, event %u (%s): the peer is a rank on some members and none on "
-                 "others (%d on rank %d): pattern not explained", x->paths[k], cname, i, op,
-                 p0->lit, mem[0]);
+            FAIL("%s: %s, rank %d event %llu (%s): the peer is a rank on some members and "
+                 "none on others (%d on rank %d): pattern not explained", x->paths[k], cname,
+                 mem[0], no, op, p0->lit, mem[0]);
         out->kind = PD_LIT;
         out->v[0] = p0->lit;
         return 0;
@@ -168,9 +177,9 @@ static int decide_peer(xbuild *b, int k, const int *mem, int nm, uint32_t i, uin
     int no_offset = nm > 1 && !v.lit_eq && (!v.use_rel || v.amb);
     if (no_offset && v.xk >= 0) {
         if (x->ntraces < 2 && !b->inherit)
-            FAIL("%s: %s, event %u (%s): every member talks to its rank XOR %d, which one "
-                 "trace cannot tell from other rules (rank + P/2): trace a second process "
-                 "count", x->paths[k], cname, i, op, 1 << v.xk);
+            FAIL("%s: %s, rank %d event %llu (%s): every member talks to its rank XOR %d, "
+                 "which one trace cannot tell from other rules (rank + P/2): trace a second "
+                 "process count", x->paths[k], cname, mem[0], no, op, 1 << v.xk);
         out->kind = PD_XOR;
         memset(out->v, 0, sizeof out->v);
         out->v[0] = v.xk;
@@ -179,9 +188,9 @@ static int decide_peer(xbuild *b, int k, const int *mem, int nm, uint32_t i, uin
     /* NPB CG's transpose exchange on its nprows x npcols grid (P = 2^k) */
     if (no_offset && all_transpose(b, k, mem, nm, i, s)) {
         if (x->ntraces < 2 && !b->inherit)
-            FAIL("%s: %s, event %u (%s): the members talk to their transpose on NPB CG's "
-                 "process grid, whose shape one trace cannot tell from other grids: trace a "
-                 "second process count", x->paths[k], cname, i, op);
+            FAIL("%s: %s, rank %d event %llu (%s): the members talk to their transpose on "
+                 "NPB CG's process grid, whose shape one trace cannot tell from other grids: "
+                 "trace a second process count", x->paths[k], cname, mem[0], no, op);
         out->kind = PD_NPB_TRANSPOSE;
         memset(out->v, 0, sizeof out->v);
         return 0;
@@ -197,30 +206,52 @@ static int pick_sk(unsigned mask, const int *pref, int npref)
     return -1;
 }
 
-/* Literal parts two members of a class must share. */
-static int same_literal(const tev *a, const tev *b, int split)
+/* Literal parts two members of a class must share: 0 when they do, else 1
+ * with what differs in why (may be NULL). */
+static int literal_diff(const tev *a, const tev *b, int split, char *why, size_t len)
 {
     const mc_event *x = &a->e, *y = &b->e;
-    if (x->op != y->op || x->site != y->site || x->tag2 != y->tag2 || x->req != y->req ||
-        a->comm != b->comm || a->newcomm != b->newcomm || x->nvals != y->nvals ||
-        a->loop != b->loop || memcmp(a->vkind, b->vkind, sizeof a->vkind) ||
-        memcmp(a->own, b->own, sizeof a->own) || a->vhide != b->vhide ||
-        memcmp(a->vlast, b->vlast, sizeof a->vlast))
-        return 0;
-    if (!split && (x->tag != y->tag || x->bytes != y->bytes))
-        return 0;
+    char tmp[8];
+    if (!why)
+        why = tmp, len = sizeof tmp;
+#define DIFF(cond, ...)                               \
+    do {                                              \
+        if (cond) {                                   \
+            snprintf(why, len, __VA_ARGS__);          \
+            return 1;                                 \
+        }                                             \
+    } while (0)
+    DIFF(x->op != y->op || x->site != y->site, "operation or call site");
+    DIFF(a->comm != b->comm, "communicator");
+    DIFF(!split && x->tag != y->tag, "tag %d against %d", x->tag, y->tag);
+    DIFF(x->tag2 != y->tag2, "receive tag %d against %d", x->tag2, y->tag2);
+    DIFF(!split && x->bytes != y->bytes, "size %lld against %lld", (long long)x->bytes,
+         (long long)y->bytes);
     for (uint32_t s = 1; s < a->nnum; s++)
-        if (a->num[s] != b->num[s])
-            return 0;
+        DIFF(a->num[s] != b->num[s], "%s %lld against %lld", extrap_slot_name(a, s),
+             (long long)a->num[s], (long long)b->num[s]);
+    DIFF(!extrap_same_shares(a, b), "block shares");
+    DIFF(x->req != y->req, "request id %u against %u", x->req, y->req);
+    DIFF(a->newcomm != b->newcomm, "the communicator it creates");
+    DIFF(x->nvals != y->nvals || memcmp(a->vkind, b->vkind, sizeof a->vkind) ||
+             memcmp(a->own, b->own, sizeof a->own) || a->vhide != b->vhide ||
+             memcmp(a->vlast, b->vlast, sizeof a->vlast),
+         "number or shape of values");
+    DIFF(a->loop != b->loop, "place in the main loop");
     if (!extrap_is_completion(x->op) && !extrap_is_creation(x->op))
         for (uint32_t v = 0; v < x->nvals; v++)
-            if (x->vals[v] != y->vals[v])
-                return 0;
+            DIFF(x->vals[v] != y->vals[v], "value %u", v);
     if (extrap_is_completion(x->op))
         for (uint32_t v = 0; v < x->nvals; v += 4)
-            if (x->vals[v] != y->vals[v] || x->vals[v + 2] != y->vals[v + 2])
-                return 0;
-    return 1;
+            DIFF(x->vals[v] != y->vals[v] || x->vals[v + 2] != y->vals[v + 2],
+                 "completed request %u", v / 4);
+#undef DIFF
+    return 0;
+}
+
+static int same_literal(const tev *a, const tev *b, int split)
+{
+    return !literal_diff(a, b, split, NULL, 0);
 }
 
 /* Where rank r's folded loop starts among the events the classes see (its
@@ -253,11 +284,28 @@ static int members_alike(const xbuild *b, int k, const int *mem, int nm, const x
                  (unsigned long long)start0, mem[j],
                  (unsigned long long)f->rank[mem[j]].iterations,
                  (unsigned long long)loop_start(b, k, mem[j]));
-    for (int j = 1; j < nm; j++)
-        if (b->raw[k][mem[j]].n != r0->n)
-            FAIL("%s: %s: rank %d has %u events, rank %d has %u: the ranks of one position "
-                 "class behave differently (data-dependent pattern?): not explained",
-                 x->paths[k], cname, mem[0], r0->n, mem[j], b->raw[k][mem[j]].n);
+    for (int j = 1; j < nm; j++) {
+        const rawrank *rj = &b->raw[k][mem[j]];
+        if (rj->n == r0->n)
+            continue;
+        /* where they part: the first event of another operation or site */
+        uint32_t i = 0, n = rj->n < r0->n ? rj->n : r0->n;
+        while (i < n && r0->ev[i].op == rj->ev[i].op && r0->ev[i].site == rj->ev[i].site)
+            i++;
+        const rawrank *lr = rj->n > r0->n ? rj : r0; /* the longer goes on */
+        int lrank = lr == rj ? mem[j] : mem[0];
+        char at[2 * EXTRAP_OP_AT_MAX + 96];
+        if (i < n)
+            snprintf(at, sizeof at, "they part at event %llu: rank %d's %s; rank %d's %s",
+                     (unsigned long long)extrap_event_no(b, k, mem[0], i), mem[0],
+                     OPAT(x, k, &r0->ev[i]), mem[j], OPAT(x, k, &rj->ev[i]));
+        else
+            snprintf(at, sizeof at, "rank %d goes on at event %llu: %s", lrank,
+                     (unsigned long long)extrap_event_no(b, k, lrank, i), OPAT(x, k, &lr->ev[i]));
+        FAIL("%s: %s: rank %d has %u events, rank %d has %u (%s): the ranks of one position "
+             "class behave differently (data-dependent pattern?): not explained",
+             x->paths[k], cname, mem[0], r0->n, mem[j], rj->n, at);
+    }
     return 0;
 }
 
@@ -270,12 +318,14 @@ static int decide_event(xbuild *b, int k, const int *mem, int nm, uint32_t i,
     const mc_extrap *x = b->x;
     aev *A = b->abs[k][mem[0]];
     int split = A[i].t.e.op == MC_OP_COMM_SPLIT;
+    char why[96];
     for (int j = 1; j < nm; j++)
-        if (!same_literal(&A[i].t, &b->abs[k][mem[j]][i].t, split))
-            FAIL("%s: %s, event %u: rank %d calls %s, rank %d calls %s with other "
-                 "arguments (tag, size, communicator or site): not explained",
-                 x->paths[k], cname, i, mem[0], mc_op_name(A[i].t.e.op), mem[j],
-                 mc_op_name(b->abs[k][mem[j]][i].t.e.op));
+        if (literal_diff(&A[i].t, &b->abs[k][mem[j]][i].t, split, why, sizeof why))
+            FAIL("%s: %s: rank %d event %llu (%s) and rank %d event %llu (%s) differ in %s: "
+                 "not explained", x->paths[k], cname, mem[0],
+                 (unsigned long long)extrap_event_no(b, k, mem[0], i), OPAT(x, k, &A[i].t.e),
+                 mem[j], (unsigned long long)extrap_event_no(b, k, mem[j], i),
+                 OPAT(x, k, &b->abs[k][mem[j]][i].t.e), why);
     for (uint32_t s = 0; s < A[i].t.npeer; s++)
         if (decide_peer(b, k, mem, nm, i, s, &A[i].t.peer[s], cname, err))
             return -1;
@@ -290,8 +340,9 @@ static int decide_event(xbuild *b, int k, const int *mem, int nm, uint32_t i,
         A[i].t.color = pick_sk(cm, cpref, 2);
         A[i].t.key = pick_sk(km, kpref, 3);
         if (A[i].t.color < 0 || A[i].t.key < 0)
-            FAIL("%s: %s, event %u (Comm_split): colour or key is neither a constant nor "
-                 "a grid index: not explained", x->paths[k], cname, i);
+            FAIL("%s: %s, rank %d event %llu (%s): colour or key is neither a constant nor "
+                 "a grid index: not explained", x->paths[k], cname, mem[0],
+                 (unsigned long long)extrap_event_no(b, k, mem[0], i), OPAT(x, k, &A[i].t.e));
     }
     return 0;
 }

@@ -148,6 +148,17 @@ typedef struct dkey {
     int comm;
 } dkey;
 
+/* The level block's first operation and call site, for messages. */
+static const char *key_at_buf(const mc_extrap *x, int k, const dkey *K, char *buf, size_t len)
+{
+    mc_event e;
+    mc_event_clear(&e);
+    e.op = K->op;
+    e.site = K->site;
+    return extrap_op_at(x, k, &e, buf, len);
+}
+#define key_at(x, k, K) key_at_buf((x), (k), (K), (char[EXTRAP_OP_AT_MAX]){0}, EXTRAP_OP_AT_MAX)
+
 static int key_is(const tev *t, const dkey *k)
 {
     return t->e.op == k->op && t->e.site == k->site && t->comm == k->comm;
@@ -335,7 +346,8 @@ static int scan_rank(const xbuild *b, int k, int r, const dkey *K, uint32_t L, x
         }
         if (d->nruns && (int)c != d->m)
             FAIL("%s: rank %d: coarse levels (event %u on, %s): %d levels in one run, %u in "
-                 "another: not explained", b->x->paths[k], r, i, mc_op_name(K[0].op), d->m, c);
+                 "another: not explained", b->x->paths[k], r, i, key_at(b->x, k, &K[0]), d->m,
+                 c);
         if (add_run(d, i, stripped))
             FAIL("out of memory");
         d->m = (int)c;
@@ -392,7 +404,7 @@ static int scan_all(xbuild *b, const dkey *K, uint32_t L, mc_error *err)
             xdrank *d = &b->drank[k][r];
             if (d->nruns && d->nruns != b->drank[k][ref].nruns)
                 FAIL("%s: rank %d does coarse levels (%s) in %u runs, rank %d in %u: not "
-                     "explained", x->paths[k], r, mc_op_name(K[0].op), d->nruns, ref,
+                     "explained", x->paths[k], r, key_at(x, k, &K[0]), d->nruns, ref,
                      b->drank[k][ref].nruns);
             if (!d->nruns && place_like(b, k, r, &b->drank[k][ref], ref, L, d))
                 FAIL("out of memory");
@@ -491,7 +503,7 @@ static int check_literal(void *ctx, const xbuild *b, int k, int r, int c, const 
     mc_error *err = l->err;
     const tev *t = &l->D->ev[l->j], *e = &a->t;
     uint32_t i = (uint32_t)(a - b->abs[k][r]);
-    const char *path = b->x->paths[k], *op = mc_op_name(e->e.op);
+    const char *path = b->x->paths[k], *op = OPAT(b->x, k, &e->e);
     if (e->newcomm >= 0 || e->e.nvals || e->e.req || extrap_is_completion(e->e.op) ||
         e->varr || e->nnum != t->nnum || e->npeer != t->npeer || e->e.op == MC_OP_COMM_SPLIT)
         FAIL("%s: rank %d event %u (%s): a coarse level with requests, values or new "
@@ -612,7 +624,8 @@ static int infer_peer(xbuild *b, uint32_t j, uint32_t s, mc_error *err)
     if (!q->nalt)
         FAIL("%s: rank %d event %u (%s): a coarse level's %s is at no grid offset that doubles "
              "(or stays) from level to level: not explained", x->paths[D->obs_trace],
-             D->obs_rank, D->obs_index + j, mc_op_name(D->ev[j].e.op), s ? "source" : "partner");
+             D->obs_rank, D->obs_index + j, OPAT(x, D->obs_trace, &D->ev[j].e),
+             s ? "source" : "partner");
     pdesc *p = &D->ev[j].peer[s];
     memset(p, 0, sizeof *p);
     p->kind = PD_REL;
@@ -850,7 +863,7 @@ static mc_err check_alternatives(const mc_extrap *x, const xgrid *g, int cap, mc
     const xdepth *D = &x->depth;
     const char *path = x->paths[D->obs_trace];
     for (uint32_t j = 0; j < D->len; j++) {
-        const char *op = mc_op_name(D->ev[j].e.op);
+        const char *op = OPAT(x, D->obs_trace, &D->ev[j].e);
         for (int q = 0; q < 2 && cap >= 2; q++) {
             uint8_t f = D->tfit[2 * j + (uint32_t)q];
             if (f & (f - 1))
@@ -922,7 +935,8 @@ mc_err extrap_depth_check(const mc_extrap *x, const xgrid *g, mc_error *err)
         return mc_error_set(err, MC_ERR_USAGE, "%s: rank %d event %u (%s): the numbers of "
                             "coarse levels traced fit both %s and %s, which give %d and %d "
                             "levels at P=%d: trace one more process count", path, D->obs_rank,
-                            D->obs_index, mc_op_name(D->ev[0].e.op), cap_name(D->cap_law),
+                            D->obs_index, OPAT(x, D->obs_trace, &D->ev[0].e),
+                            cap_name(D->cap_law),
                             cap_name(D->alt_law), cap, cap_at(D, g, D->alt_law, D->alt_b),
                             g->P);
     if (check_alternatives(x, g, cap, err) || partners_active(x, g, err))

@@ -138,7 +138,37 @@ typedef struct tev {
     int32_t baseP;      /* the representative's P */
     uint8_t loop;       /* folded input: 1, 2 in the main loop's first and second
                          * iteration, else 0 (fold.c) */
+    int16_t *share;     /* per number slot: the block share (x->share) that gives its
+                         * size at each rank, num[s] holding its unit; -1 none. NULL:
+                         * none in any slot (share.c) */
 } tev;
+
+/* ------------------------------------------------------------ block shares
+ * (share.c; issue 20). A message size that is u bytes times the rank's share
+ * of N items dealt out in blocks along grid dimension d (extrap_share: the
+ * first N mod n coordinates one more, or the last): the faces of a fixed
+ * global grid that the process grid does not divide, which differ between
+ * ranks. N is the same in every trace (a fixed global size); the traces
+ * give it as a range [nlo, nhi], every value of which must give the same
+ * sizes at the target grid. */
+typedef struct xshare {
+    int d;
+    uint8_t last;
+    int64_t u, nlo, nhi;
+} xshare;
+
+
+/* Whether two templates' slots have the same block shares (share.c). */
+static inline int extrap_same_shares(const tev *a, const tev *b)
+{
+    for (uint32_t s = 0; s < a->nnum || s < b->nnum; s++) {
+        int sa = a->share && s < a->nnum ? a->share[s] : -1;
+        int sb = b->share && s < b->nnum ? b->share[s] : -1;
+        if (sa != sb)
+            return 0;
+    }
+    return 1;
+}
 
 /* Arrays of per-rank counts: one count for every rank, or a block
  * distribution of N items of u bytes whose first N mod c ranks hold one more. */
@@ -294,7 +324,14 @@ struct mc_extrap {
     uint64_t checked_events;
     char unchecked[512];        /* "" when checked */
     char *notes;                /* inference notes for --explain (malloc'd) */
+    mc_meta **meta;             /* each trace's meta data (call sites), or NULL */
     xdepth depth;               /* coarse levels (depth.c); len 0: none */
+    xshare *share;              /* block shares (share.c), nshare of them */
+    int nshare;
+    uint64_t *share_key;        /* the slots they were found at, sorted (a leave-one-out
+                                 * rebuild takes them as inferred), nshare_key of them, */
+    int16_t *share_of;          /* and the share of each */
+    uint32_t nshare_key;
 };
 
 /* Folded inputs (fold.c). A trace of more events than inference holds
@@ -376,6 +413,15 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
 mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
                               const mc_extrap_rules *rules, const mc_extrap *inherit,
                               const xfold *folds, int *fold_wanted, mc_error *err);
+/* Event e of trace k for messages: its operation and call site, "Sendrecv,
+ * site 1a2b3c, mg.c:120 in restrict" (the file and function where the trace
+ * resolved them; the site id is what --rule repeat= takes). */
+const char *extrap_op_at(const mc_extrap *x, int k, const mc_event *e, char *buf, size_t len);
+/* "mg.c:120 in restrict" for a call site of meta m, or "" when m does not resolve it. */
+const char *extrap_site_where(const mc_meta *m, int32_t site, char *buf, size_t len);
+#define EXTRAP_OP_AT_MAX 256
+#define OPAT(x, k, e) extrap_op_at((x), (k), (e), (char[EXTRAP_OP_AT_MAX]){0}, EXTRAP_OP_AT_MAX)
+
 /* Appends a line to the --explain notes. */
 void extrap_note(mc_extrap *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -499,6 +545,10 @@ static inline int extrap_is_creation(int op)
     return mc_op_kind_of(op) == MC_KIND_M && op != MC_OP_COMM_FREE;
 }
 
+/* Rank r's event number in trace k as read (what `mpicast dump` numbers from
+ * 0) of its event i in b->raw (coarse levels stripped, folded loops). */
+uint64_t extrap_event_no(const xbuild *b, int k, int r, uint32_t i);
+
 /* read.c: input events inference may hold; trace k into b->raw[k]. */
 uint64_t extrap_max_events_held(void);
 mc_err extrap_read_trace(xbuild *b, int k, mc_error *err);
@@ -550,6 +600,19 @@ void extrap_depth_event(const mc_extrap *x, uint32_t idx, tev *t, pdesc *pd);
 mc_err extrap_depth_check(const mc_extrap *x, const xgrid *g, mc_error *err);
 /* --explain lines. */
 void extrap_depth_explain(const mc_extrap *x, FILE *out);
+
+/* share.c: block shares (xshare above). */
+/* Finds the slots whose sizes differ between the ranks of a trace as block
+ * shares, and sets them to their unit with t->share (b->abs, after the
+ * coarse levels are stripped): then the ranks of a class agree. 0, or -1
+ * (err set: out of memory). */
+int extrap_share_find(xbuild *b, mc_error *err);
+/* Size of share model i for the rank at coordinates c of grid g (N: nlo). */
+int64_t extrap_share_size(const mc_extrap *x, int i, const xgrid *g, const int *c);
+/* Refuses a target grid where the traces' range of N gives other sizes. */
+mc_err extrap_share_check(const mc_extrap *x, const xgrid *g, mc_error *err);
+/* "8 B x block share of N=10 along dimension 1 (first N mod n one more)". */
+void extrap_share_str(const mc_extrap *x, int i, char *buf, size_t len);
 
 /* verify.c: the model regenerates every rank of every trace exactly. */
 mc_err extrap_verify(xbuild *b, mc_error *err);

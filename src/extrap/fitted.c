@@ -102,7 +102,7 @@ static mc_err size_check(const mc_extrap *x, int c, int P, mc_error *err)
                 extrap_law_str(&C->ev[i], s, law, sizeof law);
                 return mc_error_set(err, MC_ERR_USAGE, "%s, event %u (%s): its %s, %s, is "
                                     "negative at P=%d: not extrapolated there", name, i,
-                                    mc_op_name(C->ev[i].e.op),
+                                    OPAT(x, C->trace, &C->ev[i].e),
                                     extrap_slot_name(&C->ev[i], s), law, P);
             }
     return MC_OK;

@@ -44,6 +44,16 @@ static int64_t scale_slot(const tev *t, uint32_t s, const xgrid *g, int64_t ct, 
     return v >> c;
 }
 
+/* A point-to-point or completion slot at rank r (coordinates c): its block
+ * share where it has one (share.c), else its law. */
+static int64_t p2p_slot(const mc_extrap *x, const tev *t, uint32_t s, const xgrid *g,
+                        const int *c, int64_t ct, int *inexact)
+{
+    if (t->share && s < t->nnum && t->share[s] >= 0)
+        return extrap_share_size(x, t->share[s], g, c);
+    return scale_slot(t, s, g, ct, x->nd, inexact);
+}
+
 /* c: r's grid coordinates, computed once per event by the caller (the
  * divisions of grid_coords were a tenth of a million-rank replay's
  * generator cost when every peer and communicator recomputed them). */
@@ -173,7 +183,7 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, const
         int pos = extrap_copy_pos(t->tdir, t->copy, t->ncopies);
         for (uint32_t q = 0; q < t->e.nvals / 4; q++) {
             vb->v[4 * q + 1] = apply_peer(x, g, r, c, t, &t->peer[2 + q]);
-            vb->v[4 * q + 3] = scale_slot(t, 2 + q, g, ct, x->nd, &inexact);
+            vb->v[4 * q + 3] = p2p_slot(x, t, 2 + q, g, c, ct, &inexact);
             if (q < 31 && (t->tmask >> (q + 1) & 1u)) /* the step's tag */
                 vb->v[4 * q + 2] += pos;
         }
@@ -214,8 +224,8 @@ mc_err extrap_gen(const mc_extrap *x, const xgrid *g, int r, const tev *t, const
     if (t->newcomm < 0) {
         out->peer = apply_peer(x, g, r, c, t, &t->peer[0]);
         out->peer2 = apply_peer(x, g, r, c, t, &t->peer[1]);
-        out->bytes = scale_slot(t, 0, g, ct, x->nd, &inexact);
-        out->bytes2 = scale_slot(t, 1, g, ct, x->nd, &inexact);
+        out->bytes = p2p_slot(x, t, 0, g, c, ct, &inexact);
+        out->bytes2 = p2p_slot(x, t, 1, g, c, ct, &inexact);
         if (t->own[0] || t->own[1]) { /* the rank's own entry of a block distribution */
             int me = cdesc_rank(cd, g, r);
             if (t->own[0])
@@ -345,7 +355,8 @@ mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
     }
     if (check_ambiguity(x, g, err) || check_item_counts(x, g, err) ||
         check_repeat_laws(x, g, err) ||
-        check_partners(x, g, err) || extrap_depth_check(x, g, err))
+        check_partners(x, g, err) || extrap_depth_check(x, g, err) ||
+        extrap_share_check(x, g, err))
         return err->code;
     if (x->rules.replicate)
         return MC_OK;
@@ -407,10 +418,11 @@ static mc_err check_repeat_laws(const mc_extrap *x, const xgrid *g, mc_error *er
                 char name[64];
                 class_label(x, c, name, sizeof name);
                 return mc_error_set(err, MC_ERR_USAGE, "class (%s): a block of %u events "
-                                    "(event %u on) repeats as often as both %g x %s(P) and "
+                                    "(event %u on: %s) repeats as often as both %g x %s(P) and "
                                     "%g x %s(P) in the traces, which give %g and %g copies at "
                                     "P=%d: trace one more process count or state the law "
-                                    "(--rule repeat=%x:LAW)", name, B->len, B->start, B->a,
+                                    "(--rule repeat=%x:LAW)", name, B->len, B->start,
+                                    OPAT(x, C->trace, &C->ev[B->start].e), B->a,
                                     mc_extrap_law_name(B->law), B->alt_a[q],
                                     mc_extrap_law_name(B->alt_law[q]), a, b, g->P,
                                     (unsigned)C->ev[B->start].e.site);
@@ -441,7 +453,7 @@ static mc_err check_partners(const mc_extrap *x, const xgrid *g, mc_error *err)
                     return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): the "
                                         "transpose partner on NPB CG's process grid needs P a "
                                         "power of two: not P=%d", name, i,
-                                        mc_op_name(t->e.op), g->P);
+                                        OPAT(x, x->cls[c].trace, &t->e), g->P);
                 }
                 /* a step rule (v[1]) only stands in a block: none when no copies */
                 if (p->kind != PD_XOR || (p->v[1] && copies < 1))
@@ -453,7 +465,7 @@ static mc_err check_partners(const mc_extrap *x, const xgrid *g, mc_error *err)
                 return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): partners "
                                     "rank XOR 2^k up to k=%.0f exist on every rank only when "
                                     "P is a multiple of 2^%.0f: not at P=%d", name, i,
-                                    mc_op_name(t->e.op), kmax, kmax + 1, g->P);
+                                    OPAT(x, x->cls[c].trace, &t->e), kmax, kmax + 1, g->P);
             }
         }
     }
@@ -484,7 +496,8 @@ static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err)
                                         "traces fit both '%s' and '%s' for its %s, which give "
                                         "%lld and %lld at P=%d: trace one more process count "
                                         "or state the law (--rule size.%s=LAW)", name, i,
-                                        mc_op_name(t->e.op), mc_extrap_law_name(t->law[s]),
+                                        OPAT(x, x->cls[c].trace, &t->e),
+                                        mc_extrap_law_name(t->law[s]),
                                         mc_extrap_law_name(law), extrap_slot_name(t, s),
                                         (long long)chosen, (long long)other, g->P,
                                         t->sclass[s] == MC_SC_BLOCK ? "block"
@@ -521,7 +534,7 @@ static mc_err check_item_counts(const mc_extrap *x, const xgrid *g, mc_error *er
                 return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): %lld items "
                                     "dealt out at P=%d become %.4g at P=%d by the law %s: "
                                     "no whole number; state the law (--rule size.%s=LAW)",
-                                    name, i, mc_op_name(t->e.op), (long long)t->num[s],
+                                    name, i, OPAT(x, x->cls[c].trace, &t->e), (long long)t->num[s],
                                     (int)t->baseP, N, g->P, law,
                                     t->sclass[s] == MC_SC_BLOCK ? "block" : "reduce");
             }
@@ -1027,10 +1040,14 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
         }
         char law[200];
         extrap_law_str(t, 0, law, sizeof law);
+        if (t->share && t->share[0] >= 0)
+            extrap_share_str(x, t->share[0], law, sizeof law);
         if (o < len)
             o += (size_t)snprintf(buf + o, len - o, ", size %s",
                                   t->own[0] ? "the rank's own count" : law);
         extrap_law_str(t, 1, law, sizeof law);
+        if (t->share && t->share[1] >= 0)
+            extrap_share_str(x, t->share[1], law, sizeof law);
         if ((t->num[1] || t->own[1]) && o < len)
             o += (size_t)snprintf(buf + o, len - o, ", received %s",
                                   t->own[1] ? "the rank's own count" : law);
@@ -1064,6 +1081,13 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
             peer_str(&t->peer[s], x->nd, p0, sizeof p0);
             o += (size_t)snprintf(buf + o, len - o, "%s%s", s == 2 ? ", sources " : "; ", p0);
         }
+        for (uint32_t s = 2; t->share && s < t->nnum && o < len; s++)
+            if (t->share[s] >= 0) {
+                char sh[200];
+                extrap_share_str(x, t->share[s], sh, sizeof sh);
+                o += (size_t)snprintf(buf + o, len - o, ", completed sizes %s", sh);
+                break;
+            }
     } else if (t->newcomm >= 0) {
         comm_str(x, t->newcomm, p0, sizeof p0);
         o += (size_t)snprintf(buf + o, len - o, ", creates %s", p0);

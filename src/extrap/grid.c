@@ -53,8 +53,15 @@ int extrap_members_count(const mc_event *e)
     return e->peer2 > 0 && (uint32_t)e->peer2 <= e->nvals ? e->peer2 : (int)e->nvals;
 }
 
-/* Do all comm creations of all traces form sub-grids of dims_create(P, nd)? */
-static int splits_fit(xbuild *b, int nd)
+/* Where the created communicators first fail to fit (splits_fit). */
+typedef struct misfit {
+    int k, r;
+    uint32_t i;
+} misfit;
+
+/* Do all comm creations of all traces form sub-grids of dims_create(P, nd)?
+ * If not, where the first does not (m, if not NULL). */
+static int splits_fit(xbuild *b, int nd, misfit *m)
 {
     for (int k = 0; k < b->x->ntraces; k++) {
         xgrid g = {.nd = nd, .P = b->x->tP[k]};
@@ -64,11 +71,26 @@ static int splits_fit(xbuild *b, int nd)
                 const mc_event *e = &b->raw[k][r].ev[i];
                 if (!extrap_is_creation(e->op) || e->newcomm == MC_COMM_NULL || !e->nvals)
                     continue;
-                if (extrap_find_keep(&g, r, e->vals, extrap_members_count(e)) < 0)
+                if (extrap_find_keep(&g, r, e->vals, extrap_members_count(e)) < 0) {
+                    if (m)
+                        *m = (misfit){k, r, i};
                     return 0;
+                }
             }
     }
     return 1;
+}
+
+/* "2,3,6,1,..." : the first members of a created communicator. */
+static void members_str(const mc_event *e, char *buf, size_t len)
+{
+    int n = extrap_members_count(e), j = 0;
+    size_t o = 0;
+    buf[0] = 0;
+    for (; j < n && o + 24 < len; j++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%lld", j ? "," : "", (long long)e->vals[j]);
+    if (j < n)
+        snprintf(buf + o, len - o, ",...");
 }
 
 /* The trace of the most ranks, whose rank 0's Cart_create is the grid's. */
@@ -104,14 +126,22 @@ static mc_err traced_shape(xbuild *b, int big, const mc_event *cart, int *ndp, i
         snprintf(x->grid_source, sizeof x->grid_source, "MPI_Cart_create (%d-D)", nd);
     } else if (has_split(b)) {
         nd = 0;
+        misfit m = {0, 0, 0};
         for (int t = 2; t <= MAXD && !nd; t++)
-            if (splits_fit(b, t))
+            if (splits_fit(b, t, t == 2 ? &m : NULL))
                 nd = t;
-        if (!nd)
+        if (!nd) {
+            const mc_event *e = &b->raw[m.k][m.r].ev[m.i];
+            char mem[96];
+            members_str(e, mem, sizeof mem);
             return mc_error_set(err, MC_ERR_USAGE, "%s: the communicators created by "
                                 "Comm_split/Cart_sub/Comm_create are not rows, columns or "
                                 "planes of an MPI_Dims_create grid: their pattern is not "
-                                "explained", x->paths[big]);
+                                "explained (rank %d event %llu, %s, makes one of members %s)",
+                                x->paths[m.k], m.r,
+                                (unsigned long long)extrap_event_no(b, m.k, m.r, m.i),
+                                OPAT(x, m.k, e), mem);
+        }
         snprintf(x->grid_source, sizeof x->grid_source,
                  "MPI_Dims_create(P, %d) (rows/columns of the created communicators)", nd);
     } else {

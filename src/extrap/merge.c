@@ -127,7 +127,7 @@ static int resolve_ambiguous(xbuild *b, xclass *per, int rep, const xclass *I, c
                     continue;
                 if (!good)
                     FAIL("%s: %s, event %u (%s): %s", x->paths[k], cname, i,
-                         mc_op_name(per[k].ev[i].e.op), EXTRAP_AMBIGUOUS);
+                         OPAT(x, k, &per[k].ev[i].e), EXTRAP_AMBIGUOUS);
                 if (same_mod(&x->tgrid[k], q->amb, q->v, good->v)) {
                     memcpy(q->v, good->v, sizeof q->v);
                     q->amb = 0;
@@ -237,6 +237,7 @@ static int same_event(const tev *a, const tev *c)
                (a->e.op == MC_OP_COMM_SPLIT || a->e.tag == c->e.tag) &&
                a->npeer == c->npeer && a->nnum == c->nnum && a->color == c->color &&
                a->key == c->key && a->loop == c->loop && a->tdir == c->tdir &&
+               extrap_same_shares(a, c) &&
                a->tmask == c->tmask && a->sdir == c->sdir && a->smask == c->smask &&
                a->vhide == c->vhide;
     for (uint32_t s = 0; same && s < a->npeer; s++)
@@ -262,7 +263,7 @@ static int same_events(const mc_extrap *x, const xclass *per, int rep, const cha
             if (!same_event(a, c))
                 FAIL("%s, event %u: %s at P=%d, %s at P=%d with another peer, tag or "
                      "communicator: the change with P is not explained", cname, i,
-                     mc_op_name(a->e.op), x->tP[k], mc_op_name(c->e.op), x->tP[rep]);
+                     OPAT(x, k, &a->e), x->tP[k], OPAT(x, rep, &c->e), x->tP[rep]);
         }
     }
     return 0;
@@ -284,17 +285,17 @@ static int block_everywhere(const mc_extrap *x, xclass *per, const tev *ref, int
         if (e->vkind[a] == VK_BLOCK) {
             if (e->vlast[a] != ref->vlast[a])
                 FAIL("%s, event %u (%s): array %u deals its remainder to the %s ranks at P=%d "
-                     "and to the %s at P=%d: not explained", cname, i, mc_op_name(e->e.op),
+                     "and to the %s at P=%d: not explained", cname, i, OPAT(x, k, &e->e),
                      a + 1, e->vlast[a] ? "last" : "first", x->tP[k],
                      ref->vlast[a] ? "last" : "first", refP);
             if (e->num[2 + a] != u)
                 FAIL("%s, event %u (%s): array %u deals out items of %lld bytes at P=%d and "
-                     "of %lld at P=%d: not explained", cname, i, mc_op_name(e->e.op), a + 1,
+                     "of %lld at P=%d: not explained", cname, i, OPAT(x, k, &e->e), a + 1,
                      (long long)e->num[2 + a], x->tP[k], (long long)u, refP);
             for (int s = 0; s < 2; s++)
                 if ((e->own[s] == a + 1) != (ref->own[s] == a + 1))
                     FAIL("%s, event %u (%s): the %s is the rank's own count at one P and "
-                         "not at another: not explained", cname, i, mc_op_name(e->e.op),
+                         "not at another: not explained", cname, i, OPAT(x, k, &e->e),
                          extrap_slot_name(e, (uint32_t)s));
             continue;
         }
@@ -302,13 +303,13 @@ static int block_everywhere(const mc_extrap *x, xclass *per, const tev *ref, int
         if (u <= 0 || v % u)
             FAIL("%s, event %u (%s): %lld bytes per rank at P=%d are no whole number of the "
                  "%lld-byte items dealt out at P=%d: not explained", cname, i,
-                 mc_op_name(e->e.op), (long long)v, x->tP[k], (long long)u, refP);
+                 OPAT(x, k, &e->e), (long long)v, x->tP[k], (long long)u, refP);
         for (int s = 0; s < 2; s++) {
             if (ref->own[s] != a + 1)
                 continue;
             if (e->num[s] != v)
                 FAIL("%s, event %u (%s): %s %lld at P=%d is not the rank's own count %lld: "
-                     "not explained", cname, i, mc_op_name(e->e.op),
+                     "not explained", cname, i, OPAT(x, k, &e->e),
                      extrap_slot_name(e, (uint32_t)s), (long long)e->num[s], x->tP[k],
                      (long long)v);
             e->own[s] = (uint8_t)(a + 1);
@@ -341,11 +342,11 @@ static int xpose_known(const mc_extrap *x, const xclass *per, uint32_t i, uint32
             continue;
         if (*out && e->num[s] != *out)
             FAIL("%s, event %u (%s): the transpose's %s is %lld at P=%d and %lld at P=%d: "
-                 "only a fixed global size is extrapolated", cname, i, mc_op_name(e->e.op),
+                 "only a fixed global size is extrapolated", cname, i, OPAT(x, k, &e->e),
                  what, (long long)*out, at, (long long)e->num[s], x->tP[k]);
         if (*out && l >= 0 && e->vlast[l] != *last)
             FAIL("%s, event %u (%s): the transpose's %s has its remainder on the %s ranks at "
-                 "P=%d and on the %s at P=%d: not explained", cname, i, mc_op_name(e->e.op),
+                 "P=%d and on the %s at P=%d: not explained", cname, i, OPAT(x, k, &e->e),
                  what, *last ? "last" : "first", at, e->vlast[l] ? "last" : "first", x->tP[k]);
         *out = e->num[s], at = x->tP[k];
         if (l >= 0)
@@ -374,7 +375,10 @@ static int transpose_everywhere(const mc_extrap *x, xclass *per, const xclass *I
         B = B ? B : I->ev[i].num[4];
         A = A ? A : I->ev[i].num[5];
     }
-    const char *op = mc_op_name(per[0].present ? per[0].ev[i].e.op : MC_OP_ALLTOALLV);
+    int k0 = 0;
+    while (k0 < x->ntraces - 1 && !per[k0].present)
+        k0++;
+    const char *op = per[k0].present ? OPAT(x, k0, &per[k0].ev[i].e) : "Alltoallv";
     if (!A || !B)
         FAIL("%s, event %u (%s): every traced comm size divides the transpose's number of "
              "%s, so no trace shows it: trace a process count that does not", cname, i, op,
@@ -464,9 +468,11 @@ static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, 
                      const char *cname, mc_error *err)
 {
     double v[64], P[64], c[64];
-    int n = 0;
+    int n = 0, k0 = -1;
     for (int k = 0; k < x->ntraces && n < 64; k++)
         if (per[k].present) {
+            if (k0 < 0)
+                k0 = k;
             v[n] = (double)per[k].ev[i].num[s];
             P[n] = x->tP[k];
             c[n] = (double)per[k].ev[i].csize;
@@ -493,13 +499,13 @@ static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, 
     int other, got = extrap_size_fit(v, P, n, &fit, &other);
     if (got < 0)
         FAIL("%s, event %u (%s): %s: the traces fit both %s and %s, which part at larger P: "
-             "trace one more process count", cname, i, mc_op_name(t->e.op),
+             "trace one more process count", cname, i, OPAT(x, k0, &t->e),
              extrap_slot_name(t, s), mc_family_name(fit.family), mc_family_name(other));
     if (got == 0)
         FAIL("%s, event %u (%s): %s %g at P=%g, %g at P=%g: no law (const, p/comm, "
              "1/comm, comm, p, 1/p, surface, volume, volume/comm, log2p) fits, nor a model "
              "family to the byte (three traces or more): not explained",
-             cname, i, mc_op_name(t->e.op), extrap_slot_name(t, s), v[0],
+             cname, i, OPAT(x, k0, &t->e), extrap_slot_name(t, s), v[0],
              P[0], v[n - 1], P[n - 1]);
     if (extrap_set_fit(t, s, &fit))
         return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;

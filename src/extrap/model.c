@@ -223,7 +223,7 @@ mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
     for (int k = 0; k < ntraces; k++)
         if (extrap_abstract_trace(&b, k, err))
             goto fail;
-    if (extrap_depth_find(&b, err))
+    if (extrap_depth_find(&b, err) || extrap_share_find(&b, err))
         goto fail;
     if (classify_all(&b, per, err) || merge_classes(&b, per, err))
         goto fail;
@@ -268,6 +268,12 @@ void mc_extrap_destroy(mc_extrap *x)
     free(x->tgrid);
     free(x->cd);
     free(x->notes);
+    for (int k = 0; x->meta && k < x->ntraces; k++)
+        mc_meta_destroy(x->meta[k]);
+    free(x->meta);
+    free(x->share);
+    free(x->share_key);
+    free(x->share_of);
     extrap_depth_free(&x->depth);
     free(x);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mpicast/input.h"
+#include "mpicast/format.h"
 
 #define MAX_EVENTS_IN_MEMORY (1u << 26) /* all input events: keeps RAM bounded */
 /* What inference holds per input event (the event, its values, its
@@ -64,6 +65,60 @@ static mc_err too_many(xbuild *b, int k, const xfold *fold, mc_error *err)
                         BYTES_PER_EVENT_HELD);
 }
 
+/* Trace k's call sites, for messages: its meta data, if it has any (a
+ * time-independent trace has none). */
+static void read_meta(mc_extrap *x, int k)
+{
+    if (!x->meta && !(x->meta = calloc((size_t)x->ntraces, sizeof *x->meta)))
+        return;
+    mc_error ignored = {0};
+    x->meta[k] = mc_meta_read(x->paths[k], &ignored);
+}
+
+const char *extrap_site_where(const mc_meta *m, int32_t site, char *buf, size_t len)
+{
+    const mc_meta_site *s = m && site ? mc_meta_site_find(m, site) : NULL;
+    buf[0] = 0;
+    if (!s)
+        return buf;
+    const char *file = s->file && s->file[0] ? strrchr(s->file, '/') : NULL;
+    file = file ? file + 1 : s->file;
+    int has_fn = s->function && s->function[0];
+    if (file && file[0] && s->line > 0)
+        snprintf(buf, len, "%s:%d%s%s", file, s->line, has_fn ? " in " : "",
+                 has_fn ? s->function : "");
+    else if (has_fn)
+        snprintf(buf, len, "in %s", s->function);
+    return buf;
+}
+
+const char *extrap_op_at(const mc_extrap *x, int k, const mc_event *e, char *buf, size_t len)
+{
+    const char *op = mc_op_name(e->op);
+    if (!e->site) {
+        snprintf(buf, len, "%s", op);
+        return buf;
+    }
+    char where[EXTRAP_OP_AT_MAX];
+    extrap_site_where(x->meta && k >= 0 && k < x->ntraces ? x->meta[k] : NULL, e->site, where,
+                      sizeof where);
+    snprintf(buf, len, "%s, site %x%s%s", op, (unsigned)e->site, where[0] ? ", " : "", where);
+    return buf;
+}
+
+uint64_t extrap_event_no(const xbuild *b, int k, int r, uint32_t i)
+{
+    uint64_t n = i;
+    const xdrank *d = b->drank && b->drank[k] ? &b->drank[k][r] : NULL;
+    for (uint32_t q = 0; d && d->m > 0 && q < d->nruns && d->pos[q] <= i; q++)
+        n += (uint64_t)d->m * b->x->depth.len;
+    const xfold *f = b->folds && b->folds[k].dir[0] ? &b->folds[k] : NULL;
+    const xfold_rank *fr = f && r < f->nranks ? &f->rank[r] : NULL;
+    if (fr && fr->iterations > 2 && n >= fr->first + 2 * (uint64_t)fr->period)
+        n += (fr->iterations - 2) * (uint64_t)fr->period; /* the folded-out iterations */
+    return n;
+}
+
 mc_err extrap_read_trace(xbuild *b, int k, mc_error *err)
 {
     mc_extrap *x = b->x;
@@ -71,6 +126,7 @@ mc_err extrap_read_trace(xbuild *b, int k, mc_error *err)
     mc_source *s = open_trace(b, k, &fold, err);
     if (!s)
         return err->code ? err->code : MC_ERR_IO;
+    read_meta(x, k);
     int P = s->nranks;
     x->tP[k] = P;
     b->raw[k] = calloc((size_t)P, sizeof **b->raw);

@@ -244,6 +244,7 @@ static void free_tevs(tev *ev, uint32_t from, uint32_t to)
         free(ev[i].sclass);
         free(ev[i].alt);
         free(ev[i].fit);
+        free(ev[i].share);
     }
 }
 
@@ -637,6 +638,8 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
         uint32_t first = 0, ck = copies_from(per[k].ev, per[k].n, start, L);
         uint32_t nreq = count_reqs(per[k].ev, start, start + L, &first);
         if (all_runs) {
+            char at[EXTRAP_OP_AT_MAX]; /* before the runs are compressed */
+            extrap_op_at(x, k, &per[k].ev[start].e, at, sizeof at);
             uint32_t *run = malloc(MAX_RUNS * sizeof *run), cr = 0;
             uint32_t nr = run ? find_runs(per[k].ev, per[k].n, start, L, run, MAX_RUNS, &cr) : 0;
             for (uint32_t j = 0; j < nr; j++)
@@ -646,8 +649,8 @@ int extrap_apply_repetition(mc_extrap *x, xclass *per, uint32_t start, uint32_t 
             free(run);
             if (bad) {
                 free(xs);
-                mc_error_set(err, MC_ERR_USAGE, "%s: the runs of the block at event %u differ "
-                             "in length at P=%d", cname, start, x->tP[k]);
+                mc_error_set(err, MC_ERR_USAGE, "%s: the runs of the block at event %u (%s) "
+                             "differ in length at P=%d", cname, start, at, x->tP[k]);
                 return -1;
             }
         } else {

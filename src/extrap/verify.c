@@ -33,7 +33,7 @@ static mc_err verify_rank(mc_extrap *x, const xgrid *g, int k, int r, const xcla
         if (!extrap_event_equal(&out, &rr->ev[i], why, sizeof why))
             return mc_error_set(err, MC_ERR_USAGE, "%s: rank %d (%s, template P=%d rank %d) "
                                 "event %u (%s): %s: not explained", x->paths[k], r, cname,
-                                x->tP[C->trace], C->rank, i, mc_op_name(rr->ev[i].op), why);
+                                x->tP[C->trace], C->rank, i, OPAT(x, k, &rr->ev[i]), why);
         x->explained++;
     }
     return MC_OK;
