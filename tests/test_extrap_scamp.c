@@ -296,8 +296,8 @@ static void test_block_shares(void)
     FILE *f = open_memstream(&text, &len);
     mc_extrap_explain(x, 36, f);
     fclose(f);
-    CHECK(strstr(text, "size 8 B x the rank's share of N=10 items in blocks along dimension 1 "
-                       "(the first N mod n one more)"));
+    CHECK(strstr(text, "size 8 B x the rank's block of N=10 items along dimension 1 (the "
+                       "first N mod n one more)"));
     free(text);
     mc_extrap_destroy(x);
 

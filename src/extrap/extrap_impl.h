@@ -144,17 +144,18 @@ typedef struct tev {
 } tev;
 
 /* ------------------------------------------------------------ block shares
- * (share.c; issue 20). A message size that is u bytes times the rank's share
- * of N items dealt out in blocks along grid dimension d (extrap_share: the
+ * (share.c; issue 20). A message size that is u bytes times the rank's
+ * blocks of N_d items dealt out along grid dimensions d (extrap_share: the
  * first N mod n coordinates one more, or the last): the faces of a fixed
  * global grid that the process grid does not divide, which differ between
- * ranks. N is the same in every trace (a fixed global size); the traces
- * give it as a range [nlo, nhi], every value of which must give the same
- * sizes at the target grid. */
+ * ranks (a 2-d face follows one dimension, a 3-d face two). N_d is the same
+ * in every trace (a fixed global size); the traces give it as a range
+ * [nlo, nhi], every value of which must give the same sizes at the target. */
 typedef struct xshare {
-    int d;
-    uint8_t last;
-    int64_t u, nlo, nhi;
+    int nd;                 /* dimensions it follows: d[0 .. nd) (a 3-d face: two) */
+    int d[MC_EXTRAP_MAXDIMS];
+    uint8_t last[MC_EXTRAP_MAXDIMS];
+    int64_t u, nlo[MC_EXTRAP_MAXDIMS], nhi[MC_EXTRAP_MAXDIMS];
 } xshare;
 
 
@@ -611,7 +612,7 @@ int extrap_share_find(xbuild *b, mc_error *err);
 int64_t extrap_share_size(const mc_extrap *x, int i, const xgrid *g, const int *c);
 /* Refuses a target grid where the traces' range of N gives other sizes. */
 mc_err extrap_share_check(const mc_extrap *x, const xgrid *g, mc_error *err);
-/* "8 B x block share of N=10 along dimension 1 (first N mod n one more)". */
+/* "8 B x the rank's block of N=10 items along dimension 1 (the first N mod n one more)". */
 void extrap_share_str(const mc_extrap *x, int i, char *buf, size_t len);
 
 /* verify.c: the model regenerates every rank of every trace exactly. */

@@ -9,13 +9,17 @@
  *
  * Each number slot of a point-to-point or completion event is keyed by its
  * call site, the occurrence of that site in the rank's stream and the slot.
- * A key whose sizes differ between the ranks of one trace is fitted: the
- * two sizes a trace shows differ by u; every rank of every trace then gives
- * N as an interval (the share s = size / u at coordinate c of n holds for
- * N in [n (s - 1) + c + 1, n s + c], the coordinate counted from the other
- * end when the remainder goes last), and N is the intersection, over one
- * dimension and one side only. The slot then holds u and the share's index,
- * and the generator gives each rank its own share at the target grid.
+ * A key whose sizes differ between the ranks of one trace is fitted. Along a
+ * line of ranks that differ in one coordinate d only, a share shows two
+ * sizes in the ratio (q + 1) / q, which gives q and which coordinates hold
+ * q + 1 cells (the first or the last); every coordinate of every trace then
+ * gives N_d as an interval (q or q + 1 cells at coordinate c of n hold for
+ * N in [n (s - 1) + c + 1, n s + c], c counted from the other end for the
+ * last), whose intersection is N_d. The dimensions it follows are those
+ * along which a trace's sizes change (two for a 3-d face: u times the
+ * product of two blocks); u is what remains, the same on every rank. The
+ * slot then holds u and the share's index, and the generator gives each
+ * rank its own blocks at the target grid.
  * One trace shows this only under strong scaling (a fixed global size, as
  * the fit assumes); under weak scaling each class keeps its sizes. */
 #define MPICAST_EXTRAP_INTERNAL
@@ -257,93 +261,232 @@ static int collect(void *ctx, int k, int r, tev *t, uint32_t s, uint64_t key)
 
 /* ------------------------------------------------------------ the fit */
 
-/* N (as [*lo, *hi]) for which every observation is u times its rank's share
- * along d; 0 when none. */
-static int fit_range(const mc_extrap *x, const obs *ob, size_t nob, int d, int last,
-                     int64_t u, int64_t *lo, int64_t *hi)
+/* Levels of one trace along one dimension: the two block sizes q and q + 1
+ * of the cells along it, and which coordinates hold q + 1. */
+typedef struct dlevel {
+    int64_t q;      /* -1: no line along d shows two sizes */
+    uint8_t *high;  /* per coordinate: 0 unknown, 1 q cells, 2 q + 1 */
+} dlevel;
+
+/* The levels along d of a trace whose sizes are val[r] (-1: not seen): along
+ * each line of ranks that differ only in their coordinate along d, a size
+ * times q + 1 / q. 0 when the lines disagree or one shows three sizes. */
+static int levels_along(const xgrid *g, const int64_t *val, int d, dlevel *lv)
 {
-    *lo = 1;
-    *hi = INT64_MAX / 4;
+    int n = g->dims[d];
+    int64_t stride = 1;
+    for (int e = d + 1; e < g->nd; e++)
+        stride *= g->dims[e];
+    lv->q = -1;
+    memset(lv->high, 0, (size_t)n);
+    for (int r = 0; r < g->P; r++) {
+        if ((r / stride) % n) /* a line starts at coordinate 0 along d */
+            continue;
+        int64_t lo = -1, hi = -1;
+        for (int c = 0; c < n; c++) {
+            int64_t v = val[r + c * stride];
+            if (v < 0 || v == lo || v == hi)
+                continue;
+            if (lo < 0)
+                lo = v;
+            else if (hi < 0)
+                hi = v;
+            else
+                return 0;
+        }
+        if (hi < 0)
+            continue;
+        if (lo > hi) {
+            int64_t t = lo;
+            lo = hi;
+            hi = t;
+        }
+        if (lo % (hi - lo)) /* lo / hi is no q / (q + 1) */
+            return 0;
+        int64_t q = lo / (hi - lo);
+        if (lv->q >= 0 && lv->q != q)
+            return 0;
+        lv->q = q;
+        for (int c = 0; c < n; c++) {
+            int64_t v = val[r + c * stride];
+            uint8_t h = v == hi ? 2 : v == lo ? 1 : 0;
+            if (h && lv->high[c] && lv->high[c] != h)
+                return 0;
+            if (h)
+                lv->high[c] = h;
+        }
+    }
+    return 1;
+}
+
+/* Where the larger blocks are: 0 the first coordinates, 1 the last, -1
+ * neither (or both: only one level seen). */
+static int side_of(const dlevel *lv, int n)
+{
+    int first = 1, last = 1;
+    for (int c = 0; c < n; c++)
+        for (int e = c + 1; e < n; e++) {
+            if (lv->high[c] == 1 && lv->high[e] == 2)
+                first = 0;
+            if (lv->high[c] == 2 && lv->high[e] == 1)
+                last = 0;
+        }
+    return first == last ? -1 : last;
+}
+
+/* Size of share s at coordinates c of grid g, with N at its low (hi = 0) or
+ * high end of the range. */
+static int64_t share_at(const xshare *s, const xgrid *g, const int *c, int hi)
+{
+    int64_t v = s->u;
+    for (int j = 0; j < s->nd; j++)
+        v = extrap_mul(v, extrap_share(hi ? s->nhi[j] : s->nlo[j], g->dims[s->d[j]],
+                                       c[s->d[j]], s->last[j]));
+    return v;
+}
+
+/* Whether share s gives every observed size (N at one end of its range). */
+static int explains(const mc_extrap *x, const xshare *s, const obs *ob, size_t nob, int hi)
+{
     for (size_t i = 0; i < nob; i++) {
-        const obs *o = &ob[i];
-        const xgrid *g = &x->tgrid[o->k];
-        if (d >= g->nd || o->v < 0 || o->v % u)
-            return 0;
+        const xgrid *g = &x->tgrid[ob[i].k];
         int c[MAXD];
-        grid_coords(g, o->r, c);
-        int64_t n = g->dims[d], cc = last ? n - 1 - c[d] : c[d], sh = o->v / u;
-        if (sh > INT64_MAX / 4 / n)
-            return 0;
-        int64_t a = n * (sh - 1) + cc + 1, z = n * sh + cc;
-        if (a > *lo)
-            *lo = a;
-        if (z < *hi)
-            *hi = z;
-        if (*lo > *hi)
+        grid_coords(g, ob[i].r, c);
+        for (int j = 0; j < s->nd; j++)
+            if (s->d[j] >= g->nd)
+                return 0;
+        if (share_at(s, g, c, hi) != ob[i].v)
             return 0;
     }
     return 1;
 }
 
-/* The unit: the difference of the two sizes a trace shows (the same in
- * every trace that shows two); 0 when none does, -1 when they disagree or a
- * trace shows more than two. */
-static int64_t unit_of(const obs *ob, size_t nob, int ntraces)
+/* u from the first observation whose blocks are not empty; 0 if none. */
+static int64_t unit_from(const mc_extrap *x, xshare *s, const obs *ob, size_t nob)
 {
-    int64_t u = 0;
-    for (int k = 0; k < ntraces; k++) {
-        int64_t a = 0, z = 0;
-        int nv = 0;
-        for (size_t i = 0; i < nob; i++) {
-            const obs *o = &ob[i];
-            if (o->k != k)
-                continue;
-            if (!nv)
-                a = z = o->v, nv = 1;
-            else if (o->v != a && o->v != z && nv == 1)
-                z = o->v, nv = 2;
-            else if (o->v != a && o->v != z)
-                return -1;
-        }
-        if (nv == 2) {
-            int64_t du = a > z ? a - z : z - a;
-            if (u && du != u)
-                return -1;
-            u = du;
-        }
+    for (size_t i = 0; i < nob; i++) {
+        const xgrid *g = &x->tgrid[ob[i].k];
+        int c[MAXD];
+        grid_coords(g, ob[i].r, c);
+        s->u = 1;
+        int64_t blocks = share_at(s, g, c, 0);
+        if (blocks > 0)
+            return ob[i].v % blocks ? 0 : ob[i].v / blocks;
     }
-    return u;
+    return 0;
 }
 
-/* The share of key q: fitted on its observations, or (a rebuild) the
- * inherited one if they fit it. Returns 1 with *out, else 0. */
+/* Dimension d of share s (index j) from the traces' levels lv[k]: its side
+ * and N's range (the intervals every coordinate of known level allows: a
+ * block of s cells at coordinate c of n is N in [n (s - 1) + c + 1, n s + c],
+ * c counted from the other end for the last). 0 when they disagree. */
+static int fit_dim(const mc_extrap *x, dlevel *const *lv, int d, int j, xshare *s)
+{
+    int side = -1;
+    for (int k = 0; k < x->ntraces; k++) {
+        if (!lv[k] || lv[k][d].q < 0)
+            continue;
+        int sk = side_of(&lv[k][d], x->tgrid[k].dims[d]);
+        if (sk >= 0 && side >= 0 && sk != side)
+            return 0;
+        if (sk >= 0)
+            side = sk;
+    }
+    if (side < 0)
+        side = 0; /* one level at each coordinate seen: either end gives the same */
+    int64_t lo = 1, hi = INT64_MAX / 4;
+    for (int k = 0; k < x->ntraces; k++) {
+        if (!lv[k] || lv[k][d].q < 0)
+            continue;
+        int64_t n = x->tgrid[k].dims[d];
+        for (int64_t c = 0; c < n; c++) {
+            if (!lv[k][d].high[c])
+                continue;
+            int64_t b = lv[k][d].q + (lv[k][d].high[c] == 2), cc = side ? n - 1 - c : c;
+            if (b > INT64_MAX / 4 / n)
+                return 0;
+            int64_t a = n * (b - 1) + cc + 1, z = n * b + cc;
+            lo = a > lo ? a : lo;
+            hi = z < hi ? z : hi;
+        }
+    }
+    if (lo > hi)
+        return 0;
+    s->d[j] = d;
+    s->last[j] = (uint8_t)side;
+    s->nlo[j] = lo;
+    s->nhi[j] = hi;
+    return 1;
+}
+
+/* The levels of every trace along every dimension (lv[k], NULL for a trace
+ * without observations); 0 when a trace's sizes are no blocks. */
+static int all_levels(const mc_extrap *x, const obs *ob, size_t nob, dlevel (*lvs)[MAXD],
+                      dlevel **lv, int64_t *val, uint8_t *flags, int maxP)
+{
+    size_t i = 0;
+    for (int k = 0; k < x->ntraces; k++) {
+        const xgrid *g = &x->tgrid[k];
+        lv[k] = NULL;
+        if (i >= nob || ob[i].k != k)
+            continue;
+        for (int r = 0; r < g->P; r++)
+            val[r] = -1;
+        for (; i < nob && ob[i].k == k; i++) {
+            if (val[ob[i].r] >= 0 && val[ob[i].r] != ob[i].v)
+                return 0; /* one rank, two sizes: not a function of its place */
+            val[ob[i].r] = ob[i].v;
+        }
+        lv[k] = lvs[k];
+        for (int d = 0; d < g->nd; d++) {
+            lv[k][d].high = flags + ((size_t)k * MAXD + (size_t)d) * (size_t)maxP;
+            if (!levels_along(g, val, d, &lv[k][d]))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The share of key q: fitted on its observations (sorted by trace, then
+ * rank), or (a rebuild) the inherited one if it gives them. 1 with *out,
+ * 0 when none, -1 out of memory. The dimensions it follows are those along
+ * which some trace's sizes change. */
 static int fit_key(const mc_extrap *x, uint64_t key, const obs *ob, size_t nob,
                    const mc_extrap *I, xshare *out)
 {
     int ih = inherited_share(I, key);
     if (ih >= 0) {
-        const xshare *h = &I->share[ih];
-        int64_t lo, hi;
-        if (!fit_range(x, ob, nob, h->d, h->last, h->u, &lo, &hi) || hi < h->nlo ||
-            lo > h->nhi)
-            return 0;
-        *out = *h;
-        return 1;
+        *out = I->share[ih];
+        return explains(x, out, ob, nob, 0);
     }
-    int64_t u = unit_of(ob, nob, x->ntraces);
-    if (u <= 0)
-        return 0;
-    int found = 0;
-    for (int d = 0; d < x->nd; d++)
-        for (int last = 0; last < 2; last++) {
-            int64_t lo, hi;
-            if (!fit_range(x, ob, nob, d, last, u, &lo, &hi))
-                continue;
-            if (found++) /* two explanations: leave it to the classes' refusal */
-                return 0;
-            *out = (xshare){.d = d, .last = (uint8_t)last, .u = u, .nlo = lo, .nhi = hi};
+    int maxP = 1;
+    for (int k = 0; k < x->ntraces; k++)
+        maxP = x->tgrid[k].P > maxP ? x->tgrid[k].P : maxP;
+    /* the coordinates' levels of every trace and dimension (maxP each: no
+     * dimension has more coordinates than ranks) */
+    uint8_t *flags = malloc((size_t)x->ntraces * MAXD * (size_t)maxP);
+    int64_t *val = malloc((size_t)maxP * sizeof *val);
+    dlevel lvs[64][MAXD], *lv[64];
+    int rc = flags && val ? 0 : -1;
+    if (!rc && all_levels(x, ob, nob, lvs, lv, val, flags, maxP)) {
+        memset(out, 0, sizeof *out); /* padding too: shares are compared by memcmp */
+        int ok = 1;
+        for (int d = 0; d < x->nd && ok; d++) {
+            int varies = 0;
+            for (int k = 0; k < x->ntraces; k++)
+                varies |= lv[k] && d < x->tgrid[k].nd && lv[k][d].q >= 0;
+            if (varies)
+                ok = fit_dim(x, lv, d, out->nd++, out);
         }
-    return found == 1;
+        if (ok && out->nd && (out->u = unit_from(x, out, ob, nob)) > 0) {
+            if (!explains(x, out, ob, nob, 1))
+                memcpy(out->nhi, out->nlo, sizeof out->nhi);
+            rc = explains(x, out, ob, nob, 0);
+        }
+    }
+    free(flags);
+    free(val);
+    return rc;
 }
 
 static int share_index(mc_extrap *x, const xshare *s)
@@ -487,31 +630,32 @@ int extrap_share_find(xbuild *b, mc_error *err)
 
 int64_t extrap_share_size(const mc_extrap *x, int i, const xgrid *g, const int *c)
 {
-    const xshare *s = &x->share[i];
-    if (s->d >= g->nd)
-        return 0;
-    return extrap_mul(s->u, extrap_share(s->nlo, g->dims[s->d], c[s->d], s->last));
+    return share_at(&x->share[i], g, c, 0);
 }
 
 mc_err extrap_share_check(const mc_extrap *x, const xgrid *g, mc_error *err)
 {
     for (int i = 0; i < x->nshare; i++) {
         const xshare *s = &x->share[i];
-        if (s->d >= g->nd)
-            return mc_error_set(err, MC_ERR_USAGE, "a message size is a block share along "
-                                "grid dimension %d, which the %d-rank grid does not have",
-                                s->d, g->P);
-        int64_t n = g->dims[s->d];
-        for (int64_t c = 0; c < n && s->nlo < s->nhi; c++)
-            if (extrap_share(s->nlo, n, c, s->last) != extrap_share(s->nhi, n, c, s->last)) {
-                char what[160];
-                extrap_share_str(x, i, what, sizeof what);
-                return mc_error_set(err, MC_ERR_USAGE, "a message size is %s, and the traces "
-                                    "give N only as %lld to %lld, which part at P=%d (%lld "
-                                    "ranks along the dimension): trace a process count that "
-                                    "tells them apart", what, (long long)s->nlo,
-                                    (long long)s->nhi, g->P, (long long)n);
-            }
+        for (int j = 0; j < s->nd; j++) {
+            if (s->d[j] >= g->nd)
+                return mc_error_set(err, MC_ERR_USAGE, "a message size is a block share "
+                                    "along grid dimension %d, which the %d-rank grid does not "
+                                    "have", s->d[j], g->P);
+            int64_t n = g->dims[s->d[j]];
+            for (int64_t c = 0; c < n && s->nlo[j] < s->nhi[j]; c++)
+                if (extrap_share(s->nlo[j], n, c, s->last[j]) !=
+                    extrap_share(s->nhi[j], n, c, s->last[j])) {
+                    char what[256];
+                    extrap_share_str(x, i, what, sizeof what);
+                    return mc_error_set(err, MC_ERR_USAGE, "a message size is %s, and the "
+                                        "traces give N along dimension %d only as %lld to "
+                                        "%lld, which part at P=%d (%lld ranks along it): "
+                                        "trace a process count that tells them apart", what,
+                                        s->d[j], (long long)s->nlo[j], (long long)s->nhi[j],
+                                        g->P, (long long)n);
+                }
+        }
     }
     return MC_OK;
 }
@@ -519,12 +663,16 @@ mc_err extrap_share_check(const mc_extrap *x, const xgrid *g, mc_error *err)
 void extrap_share_str(const mc_extrap *x, int i, char *buf, size_t len)
 {
     const xshare *s = &x->share[i];
-    char n[48];
-    if (s->nlo == s->nhi)
-        snprintf(n, sizeof n, "N=%lld", (long long)s->nlo);
-    else
-        snprintf(n, sizeof n, "N=%lld..%lld", (long long)s->nlo, (long long)s->nhi);
-    snprintf(buf, len, "%lld B x the rank's share of %s items in blocks along dimension %d "
-             "(the %s N mod n one more)", (long long)s->u, n, s->d,
-             s->last ? "last" : "first");
+    size_t o = (size_t)snprintf(buf, len, "%lld B x the rank's block%s of", (long long)s->u,
+                                s->nd > 1 ? "s" : "");
+    for (int j = 0; j < s->nd && o < len; j++) {
+        char n[48];
+        if (s->nlo[j] == s->nhi[j])
+            snprintf(n, sizeof n, "N=%lld", (long long)s->nlo[j]);
+        else
+            snprintf(n, sizeof n, "N=%lld..%lld", (long long)s->nlo[j], (long long)s->nhi[j]);
+        o += (size_t)snprintf(buf + o, len - o, "%s %s items along dimension %d (the %s N mod "
+                              "n one more)", j ? " and" : "", n, s->d[j],
+                              s->last[j] ? "last" : "first");
+    }
 }
