@@ -212,8 +212,8 @@ static int loo_one(const mc_extrap *full, const char *const *traces, int n, int 
                      "differs at rank %d, event %llu (%s, site %x%s%s): %s: the rules%s%s%s do "
                      "not reproduce the traces", traces[i], P[i], others, d.rank,
                      (unsigned long long)d.index, d.op >= 0 ? mc_op_name(d.op) : "past the end",
-                     (unsigned)d.site, where[0] ? ", " : "", where, d.what, *stated ? " (stated: " : "", stated,
-                     *stated ? ")" : "");
+                     (unsigned)d.site, where[0] ? ", " : "", where, d.what,
+                     *stated ? " (stated: " : "", stated, *stated ? ")" : "");
     return -1;
 }
 

@@ -77,6 +77,11 @@ void extrap_class_str(const mc_extrap *x, int cls, char *buf, size_t len)
     snprintf(buf, len, "class (%s)", n);
 }
 
+/* For messages about event i of the representative mem[0] of trace k (formatted
+ * only when one is made). */
+#define OP_AT OPAT(x, k, &b->abs[k][mem[0]][i].t.e)
+#define NO_AT ((unsigned long long)extrap_event_no(b, k, mem[0], i))
+
 /* What the candidates of the members of a class have in common for one
  * peer slot. */
 typedef struct psurvey {
@@ -127,10 +132,8 @@ static int offset_or_rank(const xbuild *b, int k, const int *mem, int nm, uint32
 {
     const mc_extrap *x = b->x;
     const pcand *p0 = &b->abs[k][mem[0]][i].pc[s];
-    const char *op = OPAT(x, k, &b->abs[k][mem[0]][i].t.e);
-    unsigned long long no = extrap_event_no(b, k, mem[0], i);
     if (v->use_rel && v->amb && x->ntraces < 2 && !b->inherit)
-        FAIL("%s: %s, rank %d event %llu (%s): %s", x->paths[k], cname, mem[0], no, op,
+        FAIL("%s: %s, rank %d event %llu (%s): %s", x->paths[k], cname, mem[0], NO_AT, OP_AT,
              EXTRAP_AMBIGUOUS);
     if (v->use_rel) {
         out->kind = PD_REL;
@@ -143,7 +146,8 @@ static int offset_or_rank(const xbuild *b, int k, const int *mem, int nm, uint32
     } else {
         FAIL("%s: %s, rank %d event %llu (%s): members talk to peers that are neither at one "
              "grid offset nor one fixed rank (rank %d -> %d, rank %d -> %d): pattern not "
-             "explained", x->paths[k], cname, mem[0], no, op, mem[0], p0->lit, mem[nm - 1],
+             "explained", x->paths[k], cname, mem[0], NO_AT, OP_AT, mem[0], p0->lit,
+             mem[nm - 1],
              b->abs[k][mem[nm - 1]][i].pc[s].lit);
     }
     return 0;
@@ -159,13 +163,11 @@ static int decide_peer(xbuild *b, int k, const int *mem, int nm, uint32_t i, uin
         return 0; /* decided at abstraction (roots, comm sizes) */
     psurvey v = survey_peers(b, k, mem, nm, i, s);
     out->xk = v.xk;
-    const char *op = OPAT(x, k, &b->abs[k][mem[0]][i].t.e);
-    unsigned long long no = extrap_event_no(b, k, mem[0], i);
     if (!v.all_rank) {
         if (v.any_rank || !v.lit_eq)
             FAIL("%s: %s, rank %d event %llu (%s): the peer is a rank on some members and "
                  "none on others (%d on rank %d): pattern not explained", x->paths[k], cname,
-                 mem[0], no, op, p0->lit, mem[0]);
+                 mem[0], NO_AT, OP_AT, p0->lit, mem[0]);
         out->kind = PD_LIT;
         out->v[0] = p0->lit;
         return 0;
@@ -179,7 +181,7 @@ static int decide_peer(xbuild *b, int k, const int *mem, int nm, uint32_t i, uin
         if (x->ntraces < 2 && !b->inherit)
             FAIL("%s: %s, rank %d event %llu (%s): every member talks to its rank XOR %d, "
                  "which one trace cannot tell from other rules (rank + P/2): trace a second "
-                 "process count", x->paths[k], cname, mem[0], no, op, 1 << v.xk);
+                 "process count", x->paths[k], cname, mem[0], NO_AT, OP_AT, 1 << v.xk);
         out->kind = PD_XOR;
         memset(out->v, 0, sizeof out->v);
         out->v[0] = v.xk;
@@ -190,7 +192,7 @@ static int decide_peer(xbuild *b, int k, const int *mem, int nm, uint32_t i, uin
         if (x->ntraces < 2 && !b->inherit)
             FAIL("%s: %s, rank %d event %llu (%s): the members talk to their transpose on "
                  "NPB CG's process grid, whose shape one trace cannot tell from other grids: "
-                 "trace a second process count", x->paths[k], cname, mem[0], no, op);
+                 "trace a second process count", x->paths[k], cname, mem[0], NO_AT, OP_AT);
         out->kind = PD_NPB_TRANSPOSE;
         memset(out->v, 0, sizeof out->v);
         return 0;
@@ -211,13 +213,13 @@ static int pick_sk(unsigned mask, const int *pref, int npref)
 static int literal_diff(const tev *a, const tev *b, int split, char *why, size_t len)
 {
     const mc_event *x = &a->e, *y = &b->e;
-    char tmp[8];
-    if (!why)
-        why = tmp, len = sizeof tmp;
+    /* the reason is formatted only when asked: the homogeneity check compares
+     * every pair of classes, most of which differ */
 #define DIFF(cond, ...)                               \
     do {                                              \
         if (cond) {                                   \
-            snprintf(why, len, __VA_ARGS__);          \
+            if (why)                                  \
+                snprintf(why, len, __VA_ARGS__);      \
             return 1;                                 \
         }                                             \
     } while (0)

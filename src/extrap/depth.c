@@ -503,20 +503,21 @@ static int check_literal(void *ctx, const xbuild *b, int k, int r, int c, const 
     mc_error *err = l->err;
     const tev *t = &l->D->ev[l->j], *e = &a->t;
     uint32_t i = (uint32_t)(a - b->abs[k][r]);
-    const char *path = b->x->paths[k], *op = OPAT(b->x, k, &e->e);
+    const char *path = b->x->paths[k];
+#define OPSTR OPAT(b->x, k, &e->e) /* formatted only for a message */
     if (e->newcomm >= 0 || e->e.nvals || e->e.req || extrap_is_completion(e->e.op) ||
         e->varr || e->nnum != t->nnum || e->npeer != t->npeer || e->e.op == MC_OP_COMM_SPLIT)
         FAIL("%s: rank %d event %u (%s): a coarse level with requests, values or new "
-             "communicators: not explained", path, r, i, op);
+             "communicators: not explained", path, r, i, OPSTR);
     for (uint32_t s = 0; s < e->nnum; s++)
         if (e->num[s] != t->num[s])
             FAIL("%s: rank %d event %u (%s): level %d's %s is %lld, level 1's on rank %d of "
                  "%s %lld: sizes that change with the level or the rank are not explained",
-                 path, r, i, op, c + 1, extrap_slot_name(e, s), (long long)e->num[s],
+                 path, r, i, OPSTR, c + 1, extrap_slot_name(e, s), (long long)e->num[s],
                  l->D->obs_rank, b->x->paths[l->D->obs_trace], (long long)t->num[s]);
     for (uint32_t s = 2; s < e->npeer; s++)
         if (memcmp(&e->peer[s], &t->peer[s], sizeof e->peer[s]) != 0)
-            FAIL("%s: rank %d event %u (%s): not explained", path, r, i, op);
+            FAIL("%s: rank %d event %u (%s): not explained", path, r, i, OPSTR);
     int32_t got[2] = {e->e.tag, e->e.tag2}, t0[2] = {t->e.tag, t->e.tag2};
     for (int q = 0; q < 2; q++) {
         int64_t d = (int64_t)got[q] - t0[q];
@@ -524,10 +525,12 @@ static int check_literal(void *ctx, const xbuild *b, int k, int r, int c, const 
         l->D->tfit[2 * l->j + (uint32_t)q] &= fit;
         if (!l->D->tfit[2 * l->j + (uint32_t)q])
             FAIL("%s: rank %d event %u (%s): level %d's %s %d is not level 1's %d moved by a "
-                 "step per level: not explained", path, r, i, op, c + 1, q ? "receive tag" : "tag",
+                 "step per level: not explained", path, r, i, OPSTR, c + 1,
+                 q ? "receive tag" : "tag",
                  got[q], t0[q]);
     }
     return 0;
+#undef OPSTR
 }
 
 /* Candidate level-1 offsets of peer slot s of event j, per dimension. */
@@ -863,7 +866,7 @@ static mc_err check_alternatives(const mc_extrap *x, const xgrid *g, int cap, mc
     const xdepth *D = &x->depth;
     const char *path = x->paths[D->obs_trace];
     for (uint32_t j = 0; j < D->len; j++) {
-        const char *op = OPAT(x, D->obs_trace, &D->ev[j].e);
+#define OPSTR OPAT(x, D->obs_trace, &D->ev[j].e) /* formatted only for a message */
         for (int q = 0; q < 2 && cap >= 2; q++) {
             uint8_t f = D->tfit[2 * j + (uint32_t)q];
             if (f & (f - 1))
@@ -871,7 +874,8 @@ static mc_err check_alternatives(const mc_extrap *x, const xgrid *g, int cap, mc
                                     "levels: no traced rank does two, so the traces cannot tell "
                                     "how its %s moves from level to level, and P=%d has %d: "
                                     "trace a larger process count", path, D->obs_rank,
-                                    D->obs_index + j, op, q ? "receive tag" : "tag", g->P, cap);
+                                    D->obs_index + j, OPSTR, q ? "receive tag" : "tag", g->P,
+                                    cap);
         }
         for (uint32_t s = 0; s < 2; s++) {
             const xdpeer *p = &D->peer[2 * j + s];
@@ -885,7 +889,7 @@ static mc_err check_alternatives(const mc_extrap *x, const xgrid *g, int cap, mc
                                     "level 1's %s fits both offset %s%s and %s%s on the traced "
                                     "grids (+n/2 = -n/2 there), which give other partners at "
                                     "P=%d: trace a process count whose grid tells them apart",
-                                    path, D->obs_rank, D->obs_index + j, op,
+                                    path, D->obs_rank, D->obs_index + j, OPSTR,
                                     s ? "source" : "partner", o0,
                                     p->dbl[0] ? " doubled per level" : "", o1,
                                     p->dbl[a] ? " doubled per level" : "", g->P);
@@ -893,6 +897,7 @@ static mc_err check_alternatives(const mc_extrap *x, const xgrid *g, int cap, mc
         }
     }
     return MC_OK;
+#undef OPSTR
 }
 
 /* Every partner of a coarse level must do that level too. On a grid side

@@ -601,6 +601,13 @@ int extrap_share_find(xbuild *b, mc_error *err)
     obsvec ov = {0};
     collect_ctx cc = {&m, b->inherit, &ov};
     int rc = each_slot(b, mark_varying, &m);
+    int any = b->inherit && b->inherit->nshare_key;
+    for (uint32_t i = 0; !rc && !any && m.a && i <= m.mask; i++)
+        any = m.a[i].used && m.a[i].varies;
+    if (!rc && !any) { /* every size the same on every rank of a trace: nothing to fit */
+        kmap_free(&m);
+        return 0;
+    }
     if (!rc)
         rc = each_slot(b, collect, &cc);
     if (!rc && ov.n)
