@@ -5,8 +5,8 @@
  * traces are written here, each with a meta.json of call sites.
  *
  *  1. A task farm: ranks of one position class with other event counts. The
- *     refusal says where they part: rank 1's event 4 is a Recv at
- *     farm.c:40 in worker, rank 2's a Finalize at farm.c:90 in main.
+ *     refusal says where they part: rank 1's event 3 is a Finalize at
+ *     farm.c:90 in main, rank 2's a Recv at farm.c:40 in worker.
  *  2. hpcc's permuted split: the world split with keys that permute its
  *     ranks. The refusal names the rank and event of the first such
  *     Comm_split, its site and its members.
@@ -132,8 +132,9 @@ static void test_task_farm_names_where_ranks_part(void)
     refused(dir, &err);
     /* ranks 1 and 2 (class (int)) have 4 and 5 events: they part at event 3 */
     CHECK(strstr(err.msg, "class (int): rank 1 has 4 events, rank 2 has 5") != NULL);
-    CHECK(strstr(err.msg, "they part at event 3: rank 1's Finalize, site 1b5b, farm.c:90 in "
-                          "main; rank 2's Recv, site 1b59, farm.c:40 in worker") != NULL);
+    CHECK(strstr(err.msg, "they part at rank 1 event 3 (Finalize, site 1b5b, farm.c:90 in "
+                          "main) and rank 2 event 3 (Recv, site 1b59, farm.c:40 in worker)") !=
+          NULL);
     CHECK(strstr(err.msg, "not explained") != NULL);
 }
 
@@ -143,8 +144,8 @@ static void test_site_without_meta_is_its_id(void)
     write_farm(dir, 0);
     mc_error err;
     refused(dir, &err);
-    CHECK(strstr(err.msg, "they part at event 3: rank 1's Finalize, site 1b5b; rank 2's Recv, "
-                          "site 1b59)") != NULL);
+    CHECK(strstr(err.msg, "they part at rank 1 event 3 (Finalize, site 1b5b) and rank 2 event "
+                          "3 (Recv, site 1b59))") != NULL);
     CHECK(strstr(err.msg, "farm.c") == NULL);
 }
 

@@ -298,11 +298,13 @@ static int members_alike(const xbuild *b, int k, const int *mem, int nm, const x
         int lrank = lr == rj ? mem[j] : mem[0];
         char at[2 * EXTRAP_OP_AT_MAX + 96];
         if (i < n)
-            snprintf(at, sizeof at, "they part at event %llu: rank %d's %s; rank %d's %s",
-                     (unsigned long long)extrap_event_no(b, k, mem[0], i), mem[0],
-                     OPAT(x, k, &r0->ev[i]), mem[j], OPAT(x, k, &rj->ev[i]));
+            snprintf(at, sizeof at, "they part at rank %d event %llu (%s) and rank %d event "
+                     "%llu (%s)", mem[0], (unsigned long long)extrap_event_no(b, k, mem[0], i),
+                     OPAT(x, k, &r0->ev[i]), mem[j],
+                     (unsigned long long)extrap_event_no(b, k, mem[j], i),
+                     OPAT(x, k, &rj->ev[i]));
         else
-            snprintf(at, sizeof at, "rank %d goes on at event %llu: %s", lrank,
+            snprintf(at, sizeof at, "rank %d goes on at event %llu (%s)", lrank,
                      (unsigned long long)extrap_event_no(b, k, lrank, i), OPAT(x, k, &lr->ev[i]));
         FAIL("%s: %s: rank %d has %u events, rank %d has %u (%s): the ranks of one position "
              "class behave differently (data-dependent pattern?): not explained",

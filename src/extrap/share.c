@@ -2,8 +2,9 @@
  * fixed global size does not divide the process grid. A code that splits N
  * cells along each grid dimension gives the first N mod n coordinates (or
  * the last) one cell more, so a face, a row or a column of u bytes a cell
- * has a size that depends on the rank's coordinate along one dimension:
- * u * extrap_share(N, n, c). Such sizes differ between the members of a
+ * has a size that depends on the rank's coordinate along one dimension,
+ * u * extrap_share(N, n, c) (a 3-d face: along two, the product of two such
+ * blocks). Such sizes differ between the members of a
  * position class (4 x 4 ranks over 10 cells: 3, 3, 2, 2), and no law of P
  * gives them, so the classes refused them.
  *
@@ -47,8 +48,8 @@ static int eligible(const tev *t)
     return !t->varr && (mc_op_kind_of(t->e.op) == MC_KIND_P || extrap_is_completion(t->e.op));
 }
 
-/* One key's record: whether its sizes differ within a trace (24 bytes: a
- * record per slot of every event held). */
+/* One key's record: whether its sizes differ within a trace (24 bytes: one
+ * per call site, occurrence and slot, shared by the ranks). */
 typedef struct krec {
     uint64_t key;
     int64_t v;       /* the size on the first rank seen in trace last_k */
