@@ -27,10 +27,12 @@ expect 1 "MPICAST_OPEN_FILES=0: expected a positive whole number" MPICAST_OPEN_F
 expect 1 "MPICAST_CHUNK_EVENTS=12x: expected a positive whole number" MPICAST_CHUNK_EVENTS=12x
 expect 1 "MPICAST_FLUSH_INTERVAL=soon: expected a number of seconds" MPICAST_FLUSH_INTERVAL=soon
 expect 1 "MPICAST_CLOCK=rdtsc: expected auto|tsc|monotonic" MPICAST_CLOCK=rdtsc
+expect 1 "MPICAST_POLL_HOT=fast: expected on|exact|off" MPICAST_POLL_HOT=fast
 expect 0 "mpicast: warning: MPICAST_OPEN_FILE is not a variable mpicast reads (ignored)" \
     MPICAST_OPEN_FILE=3
 expect 0 "" MPICAST_READ_MEMORY=1GiB MPICAST_OPEN_FILES=8 MPICAST_MODE=cpu MPICAST_CLOCK=tsc \
-    MPICAST_BUFFER=64KiB MPICAST_FLUSH_INTERVAL=0.5 MPICAST_PROGRESS_INTERVAL=1
+    MPICAST_BUFFER=64KiB MPICAST_FLUSH_INTERVAL=0.5 MPICAST_PROGRESS_INTERVAL=1 \
+    MPICAST_POLL_HOT=exact MPICAST_POLL_STATS=1
 expect 0 "" MPICAST_MODE= MPICAST_READ_MEMORY=
 # the check applies to every command, `trace` included (its variables reach the tracer)
 err=$(MPICAST_CHUNK_EVENTS=lots "$MPICAST" trace -o "$(mktemp -u /tmp/mpicast-env-XXXXXX)" -- true 2>&1); rc=$?

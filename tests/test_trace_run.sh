@@ -125,30 +125,63 @@ poll)
     # calls of OP on rank 0 in the trace in $1 (stats --json), and its records
     calls() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
-    for fold in default 0; do
+    # rank 0's records without times and fold counts, runs of equal ones as one:
+    # what the fast path must not change (mct_poll_run)
+    shape() { "$mpicast" dump "$1" --rank 0 --no-times | sed 's/ calls=[0-9]*//' | uniq; }
+    for fold in default 0 slow; do
         d=$tmp/poll-$fold
         opt=()
         [ "$fold" = 0 ] && opt=(--no-fold)
-        timeout 120 "$mpicast" trace -o "$d" "${opt[@]}" -- "${launcher[@]}" "$prog" >"$tmp/out" 2>&1 ||
+        hot=on
+        [ "$fold" = slow ] && hot=off
+        MPICAST_POLL_HOT=$hot MPICAST_POLL_STATS=1 timeout 120 "$mpicast" trace -o "$d" \
+            "${opt[@]}" -- "${launcher[@]}" "$prog" >"$tmp/out" 2>&1 ||
             { cat "$tmp/out"; fail "traced run exited with $?"; }
-        tests=$(sed -n 's/.*tests=\([0-9]*\).*/\1/p' "$tmp/out")
-        probes=$(sed -n 's/.*iprobes=\([0-9]*\).*/\1/p' "$tmp/out")
-        [ -n "$tests" ] && [ -n "$probes" ] || { cat "$tmp/out"; fail "no counts printed"; }
         "$mpicast" stats "$d" --json >"$tmp/stats.json" || fail "stats"
-        [ "$(calls "$tmp/stats.json" Test)" = "$tests" ] ||
-            fail "fold=$fold: stats gives $(calls "$tmp/stats.json" Test) Test calls, the program made $tests"
-        [ "$(calls "$tmp/stats.json" Iprobe)" = "$probes" ] ||
-            fail "fold=$fold: stats gives $(calls "$tmp/stats.json" Iprobe) Iprobe calls, the program made $probes"
+        total=0
+        for op in Test Iprobe Testany Testall Testsome; do
+            key=$(echo "$op" | tr 'A-Z' 'a-z')s
+            n=$(sed -n "s/.* $key=\([0-9]*\).*/\1/p; s/^$key=\([0-9]*\).*/\1/p" "$tmp/out")
+            [ -n "$n" ] || { cat "$tmp/out"; fail "no $key count printed"; }
+            [ "$(calls "$tmp/stats.json" $op)" = "$n" ] ||
+                fail "fold=$fold: stats gives $(calls "$tmp/stats.json" $op) $op calls," \
+                    "the program made $n"
+            total=$((total + n))
+        done
+        # every 200 us burst inside the last polling run is a burst of >= 180 us
+        spins=$(sed -n 's/.* spins=\([0-9]*\).*/\1/p' "$tmp/out")
+        kept=$("$mpicast" dump "$d" --rank 0 | awk '/ Irecv .* tag=20 /{on=1; next}
+            on && / Test / {for (i = 1; i <= NF; i++) if ($i ~ /^burst=/) {
+                split($i, b, "="); if (b[2] >= 180000) n++ } } END {print n + 0}')
+        [ -n "$spins" ] && [ "$spins" -gt 0 ] || { cat "$tmp/out"; fail "no spins printed"; }
+        [ "$kept" -ge "$spins" ] ||
+            fail "fold=$fold: $spins bursts of 200 us between polls, $kept kept in the trace"
+        fast=$(sed -n 's/.*rank 0: \([0-9]*\) failed polls folded on the fast path.*/\1/p' \
+            "$tmp/out")
+        [ -n "$fast" ] || { cat "$tmp/out"; fail "no fast-path count (MPICAST_POLL_STATS)"; }
         records=$("$mpicast" dump "$d" --rank 0 | wc -l)
-        echo "fold=$fold: $tests Test and $probes Iprobe calls in $records records"
-        if [ "$fold" = default ]; then
-            # a descheduled rank or an interrupt leaves a gap over 2 us and starts a
-            # new record: the test asks for 50 calls per record, not for one record
-            [ $((records * 50)) -lt $((tests + probes)) ] ||
-                fail "polls not folded: $records records for $((tests + probes)) calls"
-            "$mpicast" dump "$d" --rank 0 | grep -q 'Test .*calls=' || fail "no folded Test record"
+        echo "fold=$fold: $total polls in $records records, $fast on the fast path," \
+            "$kept of $spins bursts"
+        if [ "$fold" = 0 ]; then
+            [ "$records" -ge "$total" ] || fail "--no-fold folded: $records records"
+            [ "$fast" = 0 ] || fail "--no-fold: $fast polls on the fast path"
+            continue
+        fi
+        # a descheduled rank or an interrupt leaves a gap over 2 us and starts a
+        # new record: the test asks for 50 calls per record, not for one record
+        [ $((records * 50)) -lt "$total" ] ||
+            fail "polls not folded: $records records for $total calls"
+        for op in Test Iprobe Testany Testall Testsome; do
+            "$mpicast" dump "$d" --rank 0 | grep -q "$op .*calls=" || fail "no folded $op record"
+        done
+        if [ "$fold" = slow ]; then
+            [ "$fast" = 0 ] || fail "MPICAST_POLL_HOT=off: $fast polls on the fast path"
+            shape "$d" >"$tmp/shape-slow"
+            shape "$tmp/poll-default" >"$tmp/shape-hot"
+            diff "$tmp/shape-hot" "$tmp/shape-slow" >&2 ||
+                fail "the fast path changed the records (fast: left, slow path: right)"
         else
-            [ "$records" -ge $((tests + probes)) ] || fail "--no-fold folded: $records records"
+            [ $((fast * 2)) -gt "$total" ] || fail "only $fast of $total polls on the fast path"
         fi
     done
     ;;

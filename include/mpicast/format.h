@@ -265,6 +265,15 @@ mc_writer *mc_writer_open(const char *dir, int rank, unsigned flags,
  * run; anything else, or a flush, writes the held record first. 0: no
  * folding (the default). */
 void mc_writer_set_fold(mc_writer *w, int64_t gap_ns);
+/* The tracer's fast path for a run of failed polls (issue 24): whether the
+ * held poll ends at t_end (the event just added is held, not written). */
+int mc_writer_holds_poll(const mc_writer *w, int64_t t_end);
+/* Folds n more failed polls, identical to the held one but for their times,
+ * into it, its end moving to t_end: the caller has checked, as mc_writer_add
+ * would, that they go on with its run. 1 when done; 0 (nothing changed) when
+ * nothing is held, t_end is before its end, the count would overflow or the
+ * writer has failed. */
+int mc_writer_fold_polls(mc_writer *w, uint64_t n, int64_t t_end);
 /* A loop record (docs/trace-format.md, "Loop records"; `mpicast compress`):
  * the next `period` events added are one iteration, the body, which readers
  * deliver `iterations` times, request ids created by the body moved on by

@@ -31,6 +31,8 @@ static const env_var vars[] = {
     {"MPICAST_BUFFER", ENV_BYTES, NULL},
     {"MPICAST_FLUSH_INTERVAL", ENV_SECONDS, NULL},
     {"MPICAST_POLL_FOLD", ENV_SECONDS, NULL},  /* gap that folds failed polls; 0: off */
+    {"MPICAST_POLL_HOT", ENV_CHOICE, "on|exact|off"}, /* failed polls' fast path */
+    {"MPICAST_POLL_STATS", ENV_ANY, NULL},     /* polls it folded, on stderr at Finalize */
     {"MPICAST_COMPRESS_THREAD", ENV_CHOICE, "on|off"}, /* chunks compressed off the MPI thread */
     {"MPICAST_CLOCK", ENV_CHOICE, "auto|tsc|monotonic"},
     {"MPICAST_TOKEN_POLL_US", ENV_COUNT, NULL},

@@ -287,6 +287,22 @@ static int folds_into(const mc_writer *w, const mc_event *e)
            h->folded < (uint64_t)INT64_MAX - 1 - e->folded;
 }
 
+int mc_writer_holds_poll(const mc_writer *w, int64_t t_end)
+{
+    return w->held_poll && w->held.t_end == t_end;
+}
+
+int mc_writer_fold_polls(mc_writer *w, uint64_t n, int64_t t_end)
+{
+    mc_event *h = &w->held;
+    if (!w->held_poll || w->failed || t_end < h->t_end || n >= (uint64_t)INT64_MAX ||
+        h->folded >= (uint64_t)INT64_MAX - n)
+        return 0;
+    h->folded += n;
+    h->t_end = t_end;
+    return 1;
+}
+
 static mc_err add_one(mc_writer *w, const mc_event *e, mc_error *err);
 
 /* Writes the held poll, if any. */

@@ -81,6 +81,8 @@ class Call:
         self.args, self.pre, self.post = [], [], []
         self.token = None  # token mode: expression replacing the PMPI call
         self.gate = None   # token mode: communicator of a blocking collective
+        self.hot = None    # failed polls' fast path: its test (tracer.h, mct_poll_run)
+        self.fail = None   # and when the call failed
 
     def used(self, arg):
         code = "\n".join(self.pre + self.post)
@@ -116,6 +118,10 @@ def parse(path):
             cur.token = rest.strip()
         elif key == "gate":
             cur.gate = rest.strip()
+        elif key == "hot":
+            cur.hot = rest.strip()
+        elif key == "fail":
+            cur.fail = rest.strip()
         else:
             raise SystemExit("%s:%d: unknown key %r" % (path, lineno, key))
     return calls
@@ -139,22 +145,43 @@ def split_args(text):
     return out
 
 
+def emit_statuses(c, w, ind):
+    """Status arguments the caller ignores get the wrapper's own."""
+    for a in c.args:
+        if a.kind == "status":
+            w(ind + "MPI_Status %s_v;\n" % a.name)
+            w(ind + "if (%s == MPI_STATUS_IGNORE)\n%s    %s = &%s_v;\n"
+              % (a.name, ind, a.name, a.name))
+        elif a.kind == "statusarr":
+            w(ind + "if (%s == MPI_STATUSES_IGNORE && (%s) > 0) {\n" % (a.name, a.length))
+            w(ind + "    MPI_Status *p_ = mct_scratch(4, (size_t)(%s) * sizeof(MPI_Status));\n"
+              % a.length)
+            w(ind + "    if (p_)\n%s        %s = p_;\n%s}\n" % (ind, a.name, ind))
+
+
+def emit_hot(c, w, names):
+    """A failed poll of an armed run: the clock around the PMPI call only."""
+    w("    mct_hot H;\n")
+    w("    if (%s) {\n" % c.hot)
+    emit_statuses(c, w, "        ")
+    w("        int rc = PMPI_%s(%s);\n" % (c.name, names))
+    w("        if (mct_hot_fold(&H, %s))\n            return rc;\n" % c.fail)
+    w("        mct_hot_cold(&H, F, MC_OP_%s);\n" % c.op)
+    for line in c.post:
+        w("        %s\n" % line)
+    w("        (void)rc;\n        mct_leave(F);\n        return rc;\n    }\n")
+
+
 def emit_c(c, w):
     params = ", ".join(a.c_decl() for a in c.args)
     names = ", ".join(a.name for a in c.args)
     w("MCT_EXPORT int MPI_%s(%s)\n{\n" % (c.name, params))
     w("    mct_frame f_, *F = &f_;\n")
+    if c.hot:
+        emit_hot(c, w, names)
     w("    if (!mct_enter(F, MC_OP_%s, MCT_RETADDR()))\n" % c.op)
     w("        return PMPI_%s(%s);\n" % (c.name, names))
-    for a in c.args:
-        if a.kind == "status":
-            w("    MPI_Status %s_v;\n" % a.name)
-            w("    if (%s == MPI_STATUS_IGNORE)\n        %s = &%s_v;\n" % (a.name, a.name, a.name))
-        elif a.kind == "statusarr":
-            w("    if (%s == MPI_STATUSES_IGNORE && (%s) > 0) {\n" % (a.name, a.length))
-            w("        MPI_Status *p_ = mct_scratch(4, (size_t)(%s) * sizeof(MPI_Status));\n"
-              % a.length)
-            w("        if (p_)\n            %s = p_;\n    }\n" % a.name)
+    emit_statuses(c, w, "    ")
     for line in c.pre:
         w("    %s\n" % line)
     if c.gate:

@@ -97,9 +97,19 @@ void mct_rec_probe(mct_frame *f, int rc, MPI_Comm comm, const MPI_Status *st)
     f->ev.bytes2 = status_bytes(st);
 }
 
+/* The failed-poll fast path (tracer.h, mct_poll_run): armed by the thread
+ * that recorded the poll, below MPI_THREAD_MULTIPLE only. */
+mct_poll_run mct_run;
+/* The last Iprobe's arguments, for mct_hot_arm. */
+static MCT_TLS int probe_source, probe_tag;
+static MCT_TLS MPI_Comm probe_comm;
+
 void mct_rec_iprobe(mct_frame *f, int rc, MPI_Comm comm, int source, int tag, int flag,
                     const MPI_Status *st)
 {
+    probe_source = source;
+    probe_tag = tag;
+    probe_comm = comm;
     mct_comm *ci = comm_of(f, comm);
     f->ev.peer = mct_peer(ci, source);
     f->ev.tag = source == MPI_PROC_NULL ? MC_NONE : tag_of(tag);
@@ -356,6 +366,31 @@ void mct_cpl_pre(mct_frame *f, int n, const MPI_Request *rs)
     }
     mct_unlock();
     ncpl = n;
+}
+
+void mct_hot_arm(const mct_frame *f)
+{
+    if (!mct_writer_holds_poll(f->ev.t_end))
+        return; /* written, not held: a run of one (no fold gap) */
+    if (f->ev.op == MC_OP_IPROBE) {
+        mct_run.source = probe_source;
+        mct_run.tag = probe_tag;
+        mct_run.comm = probe_comm;
+        mct_run.n = 0;
+    } else {
+        if (ncpl > MCT_HOT_MAX || (ncpl > 0 && !cpl))
+            return;
+        for (int i = 0; i < ncpl; i++)
+            mct_run.handles[i] = cpl[i].handle;
+        mct_run.n = ncpl;
+    }
+    mct_run.op = f->ev.op;
+    mct_run.ret = f->ret;
+    mct_run.t_last = f->ev.t_end + mct_epoch;
+    mct_run.pending = 0;
+    mct_run.k = 1; /* the first poll timed: its window gives the pace */
+    mct_run.left = 0;
+    mct_run.armed = 1;
 }
 
 void mct_cpl_done(mct_frame *f, int i, const MPI_Status *st)

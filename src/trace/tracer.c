@@ -53,6 +53,12 @@ static atomic_int warned;
  * event is this old, so a SIGKILL loses at most that much of the run. */
 static int64_t flush_every = 1000000000; /* ns; MPICAST_FLUSH_INTERVAL */
 static int64_t flush_due;                /* t_end after which to flush */
+/* Failed polls' fast path (tracer.h, mct_poll_run; decide_poll_hot). */
+enum { HOT_OFF, HOT_EXACT, HOT_SAMPLED };
+#define HOT_KMAX 16                      /* most polls per timed one */
+static int poll_hot;
+static int64_t poll_gap;                 /* the writer's fold gap, ns */
+static uint64_t hot_folds;               /* polls it folded (MPICAST_POLL_STATS) */
 
 /* ------------------------------------------------------------ CPU profiles */
 
@@ -216,6 +222,8 @@ static __attribute__((noinline)) void anchor_clock(void)
     mct_unlock();
 }
 
+static void disarm(void);
+
 int mct_enter_slow(mct_frame *f, int op, void *ret)
 {
     /* A run that ends inside an MPI_Pcontrol(0) pause still records its
@@ -223,6 +231,8 @@ int mct_enter_slow(mct_frame *f, int op, void *ret)
     if (op == MC_OP_FINALIZE && mct_state == MCT_PAUSED)
         mct_state = MCT_ON;
     mct_inside = 1;
+    if (mct_run.armed)
+        disarm(); /* another call: the tables may change (mct_poll_run) */
     if (mct_threaded && !thread_counted) {
         thread_counted = 1;
         atomic_fetch_add(&mpi_threads, 1);
@@ -287,12 +297,97 @@ void mct_leave(mct_frame *f)
         f->ev.site = mct_site_of_fast(f->ret);
         recorded = f->ev.site;
         write_event(&f->ev);
+        if (poll_hot && mc_event_is_failed_poll(&f->ev))
+            mct_hot_arm(f);
         if (mct_cpu_mode)
             last_cpu = mct_cpu_now();
     }
     if (mct_profile) /* site 0: an unrecorded call, the next burst is no block */
         mct_prof_mark('X', recorded);
     mct_inside = 0;
+}
+
+/* ------------------------------------------------------------ failed polls */
+
+int mct_writer_holds_poll(int64_t t_end)
+{
+    return writer && mc_writer_holds_poll(writer, t_end);
+}
+
+/* The end of the run's untimed polls: at its pace from its last timed exit,
+ * not past cap (a time read after them). */
+static int64_t pending_end(int64_t cap)
+{
+    int64_t e = mct_run.t_last + mct_run.pending * mct_run.pace;
+    e = e < cap ? e : cap;
+    return e > mct_run.t_last ? e : mct_run.t_last;
+}
+
+/* Moves the untimed polls into the held record, which then ends at end. */
+static void flush_pending(int64_t end)
+{
+    if (!mct_run.pending)
+        return;
+    writer_take();
+    if (writer)
+        (void)mc_writer_fold_polls(writer, (uint64_t)mct_run.pending, end - mct_epoch);
+    writer_give();
+    hot_folds += (uint64_t)mct_run.pending;
+    mct_run.pending = 0;
+    mct_run.t_last = end;
+}
+
+/* After a window of n polls folded up to t1: its pace, and the next window
+ * about one fold gap long (one poll when every poll is timed). */
+static void next_window(int64_t t1, int64_t n)
+{
+    int64_t pace = (t1 - mct_run.t_last) / n;
+    mct_run.pace = pace > 0 ? pace : 1;
+    int64_t k = poll_hot == HOT_SAMPLED ? poll_gap / mct_run.pace : 1;
+    mct_run.k = k < 1 ? 1 : k > HOT_KMAX ? HOT_KMAX : (int)k;
+    mct_run.left = mct_run.k - 1;
+    mct_run.t_last = t1;
+}
+
+int mct_hot_extend(const mct_hot *h)
+{
+    if (h->t1 - mct_epoch >= flush_due || mct_clock_due(h->t0))
+        return 0; /* the slow path flushes or anchors the clock */
+    if (h->t0 - mct_run.t_last >= poll_gap)
+        return 0; /* a gap may be inside: mct_hot_cold */
+    int64_t n = mct_run.pending + 1;
+    writer_take();
+    int ok = writer && mc_writer_fold_polls(writer, (uint64_t)n, h->t1 - mct_epoch);
+    writer_give();
+    if (!ok)
+        return 0;
+    hot_folds += (uint64_t)n;
+    mct_run.pending = 0;
+    next_window(h->t1, n);
+    return 1;
+}
+
+void mct_hot_cold(mct_hot *h, mct_frame *f, int op)
+{
+    int64_t end = pending_end(h->sampled ? h->t0 : h->t1);
+    if (!h->sampled) { /* entered at the pace's estimate, not before the polls it follows */
+        int64_t t0 = h->t1 - mct_run.pace;
+        h->t0 = t0 > end ? t0 : end;
+    }
+    flush_pending(end);
+    mct_enter_slow(f, op, mct_run.ret); /* disarms; the handles stay */
+    f->ev.t_start = h->t0 - mct_epoch;
+    if (op != MC_OP_IPROBE)
+        mct_cpl_pre(f, mct_run.n, mct_run.handles);
+    f->ev.t_end = h->t1 - mct_epoch;
+}
+
+/* Another call ends the run: its untimed polls go into the held record. */
+static void disarm(void)
+{
+    if (mct_run.pending)
+        flush_pending(pending_end(mct_now()));
+    mct_run.armed = 0;
 }
 
 /* ------------------------------------------------------------ flush paths */
@@ -304,6 +399,8 @@ void mct_flush_now(void)
     if (busy_here || mct_state == MCT_OFF || mct_state == MCT_DONE)
         return;
     mc_error err = {0};
+    if (mct_run.armed)
+        disarm(); /* the run's untimed polls first */
     writer_take();
     mc_err rc = writer ? mc_writer_flush(writer, &err) : MC_OK;
     writer_give();
@@ -573,7 +670,26 @@ static void open_writer(void)
     if (!writer)
         mct_fail(err.msg[0] ? err.msg : "cannot open the trace file");
     else
-        mc_writer_set_fold(writer, poll_fold_gap());
+        mc_writer_set_fold(writer, poll_gap = poll_fold_gap());
+}
+
+/* Whether failed polls take the fast path (mct_poll_run): with folding on,
+ * below MPI_THREAD_MULTIPLE, outside cpu, token and profile modes.
+ * MPICAST_POLL_HOT: on (the default: a timed poll every fold gap), exact
+ * (every poll timed) or off (the slow path for every poll). */
+static void decide_poll_hot(void)
+{
+    const char *v = getenv("MPICAST_POLL_HOT");
+    int mode = HOT_SAMPLED;
+    if (v && strcmp(v, "exact") == 0)
+        mode = HOT_EXACT;
+    else if (v && strcmp(v, "off") == 0)
+        mode = HOT_OFF;
+    else if (v && *v && strcmp(v, "on") != 0 && mct_world_rank == 0)
+        fprintf(stderr, "mpicast-trace: ignoring MPICAST_POLL_HOT=%s (on, exact or off)\n", v);
+    if (!writer || poll_gap <= 0 || mct_threaded || mct_cpu_mode || mct_profile || mct_token_on)
+        mode = HOT_OFF;
+    poll_hot = mode;
 }
 
 /* Collective: if any rank failed during Init (no writer, no memory), no
@@ -660,6 +776,7 @@ void mct_after_init(int64_t t_entry, int op, void *ret, int thread_level)
     mct_profile = profile_wanted();
     if (mct_profile)
         mct_prof_mark('R', mct_world_rank);
+    decide_poll_hot();
     mct_leave(&f);
 }
 
@@ -801,6 +918,9 @@ static void write_meta(const char *comms, size_t ncomm_bytes, const char *sites,
 void mct_before_finalize(mct_frame *f)
 {
     int32_t fsite = mct_site_of(f->ret); /* the Finalize event's site must be in the tables */
+    if (getenv("MPICAST_POLL_STATS"))
+        fprintf(stderr, "mpicast-trace: rank %d: %llu failed polls folded on the fast path%s\n",
+                mct_world_rank, (unsigned long long)hot_folds, poll_hot ? "" : " (off)");
     if (mct_profile) { /* the last burst ends here; nothing after is counted */
         mct_prof_mark('F', f->record && mct_state == MCT_ON ? fsite : 0);
         mct_profile = 0;

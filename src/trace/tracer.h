@@ -125,6 +125,103 @@ static inline void mct_unlock(void)
         mct_unlock_slow();
 }
 
+/* ------------------------------------------------------------ failed polls
+ * (issue 24). A polling loop calls MPI_Test (Testany, Testall, Testsome,
+ * Iprobe) on the same requests from the same call site over and over; the
+ * writer folds such a run into one record (mc_writer_set_fold: count, first
+ * entry, last exit). Once the writer holds a failed poll that this thread
+ * just recorded, the run is armed: the next call of the same operation from
+ * the same return address on the same handles (Iprobe: source, tag and
+ * communicator) then bypasses the frame, the tables and the writer. Its
+ * event would be the held record's again but for its times: every other
+ * traced call disarms the run first (mct_enter_slow), so the request and
+ * communicator tables are as they were.
+ *
+ * Reading the clock twice is what a poll then costs (a TSC read is ~12 ns in
+ * a VM), so only every k-th poll of the run is timed ("sampled"), k chosen
+ * so that k polls take about the fold gap. A sampled poll that starts less
+ * than the gap after the run's last timed exit shows that no gap in between
+ * reached it: the k polls fold, and the record's count, first entry and last
+ * exit are exactly what timing every poll gives. Otherwise (a burst of
+ * compute or a descheduling inside the window), the untimed polls are taken
+ * to have run at the run's measured pace from its last timed exit, and what
+ * remains before the sampled poll is a burst as usual: only there is a time
+ * an estimate, off by at most the pace's error over k polls (< the gap). A
+ * poll that completes after untimed ones gets the end of that estimate, or
+ * its exit less one poll's pace if later, as its entry. MPICAST_POLL_HOT=
+ * exact times every poll (the trace is then what the slow path writes), off
+ * takes the slow path for every poll. Only without MPI_THREAD_MULTIPLE,
+ * outside cpu, token and profile modes, not for the Fortran entry points. */
+#define MCT_HOT_MAX 8
+typedef struct mct_poll_run {
+    int armed, op, n;   /* n: the handles of a Test* call */
+    void *ret;
+    MPI_Request handles[MCT_HOT_MAX];
+    int source, tag;    /* Iprobe */
+    MPI_Comm comm;
+    int left;           /* untimed polls before the next sampled one */
+    int k;              /* polls per sample */
+    int64_t pending;    /* untimed failed polls not yet in the held record */
+    int64_t t_last;     /* the held record's end (mct_now, absolute) */
+    int64_t pace;       /* ns per poll over the last window (0: not known) */
+} mct_poll_run;
+extern mct_poll_run mct_run;
+/* One hot call: whether it is timed, and its times (mct_now, absolute). */
+typedef struct mct_hot {
+    int sampled;
+    int64_t t0, t1;
+} mct_hot;
+
+#define MCT_HOT_INLINE static inline __attribute__((always_inline))
+MCT_HOT_INLINE int mct_hot_go(mct_hot *h)
+{
+    mct_inside = 1;
+    h->sampled = mct_run.left <= 0;
+    if (h->sampled)
+        h->t0 = mct_now();
+    return 1;
+}
+MCT_HOT_INLINE int mct_hot_cpl(mct_hot *h, int op, void *ret, int n, const MPI_Request *rs)
+{
+    if (!mct_run.armed || mct_run.op != op || mct_run.ret != ret || mct_run.n != n ||
+        mct_inside || mct_state != MCT_ON)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (rs[i] != mct_run.handles[i])
+            return 0;
+    return mct_hot_go(h);
+}
+MCT_HOT_INLINE int mct_hot_probe(mct_hot *h, void *ret, int source, int tag, MPI_Comm comm)
+{
+    if (!mct_run.armed || mct_run.op != MC_OP_IPROBE || mct_run.ret != ret ||
+        mct_run.source != source || mct_run.tag != tag || mct_run.comm != comm ||
+        mct_inside || mct_state != MCT_ON)
+        return 0;
+    return mct_hot_go(h);
+}
+/* Folds a sampled failed poll and the untimed ones before it (tracer.c):
+ * 1 when folded. */
+int mct_hot_extend(const mct_hot *h);
+/* After the PMPI call: 1 when the call failed and was folded (return rc). */
+MCT_HOT_INLINE int mct_hot_fold(mct_hot *h, int failed)
+{
+    mct_inside = 0;
+    if (!h->sampled && failed) {
+        mct_run.left--;
+        mct_run.pending++;
+        return 1;
+    }
+    h->t1 = mct_now();
+    return failed && mct_hot_extend(h);
+}
+/* Otherwise: the frame the slow path would have made, with the hot call's
+ * times; the wrapper then records the outcome and calls mct_leave. */
+void mct_hot_cold(mct_hot *h, mct_frame *f, int op);
+/* Arms the run after a failed poll was recorded (record.c). */
+void mct_hot_arm(const mct_frame *f);
+/* Whether the writer holds a failed poll ending at t_end (tracer.c). */
+int mct_writer_holds_poll(int64_t t_end);
+
 /* ------------------------------------------------------------ sites */
 
 int32_t mct_site_of(void *ret);
