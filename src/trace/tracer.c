@@ -59,6 +59,8 @@ enum { HOT_OFF, HOT_EXACT, HOT_SAMPLED };
 static int poll_hot;
 static int64_t poll_gap;                 /* the writer's fold gap, ns */
 static uint64_t hot_folds;               /* polls it folded (MPICAST_POLL_STATS) */
+static uint64_t hot_split;               /* windows of a gap or more (MPICAST_POLL_STATS) */
+static int64_t hot_split_ns;             /* and the bursts they gave */
 
 /* ------------------------------------------------------------ CPU profiles */
 
@@ -373,6 +375,10 @@ void mct_hot_cold(mct_hot *h, mct_frame *f, int op)
     if (!h->sampled) { /* entered at the pace's estimate, not before the polls it follows */
         int64_t t0 = h->t1 - mct_run.pace;
         h->t0 = t0 > end ? t0 : end;
+    }
+    if (mct_run.pending && h->t0 - end >= poll_gap) {
+        hot_split++;
+        hot_split_ns += h->t0 - end;
     }
     flush_pending(end);
     mct_enter_slow(f, op, mct_run.ret); /* disarms; the handles stay */
@@ -919,8 +925,10 @@ void mct_before_finalize(mct_frame *f)
 {
     int32_t fsite = mct_site_of(f->ret); /* the Finalize event's site must be in the tables */
     if (getenv("MPICAST_POLL_STATS"))
-        fprintf(stderr, "mpicast-trace: rank %d: %llu failed polls folded on the fast path%s\n",
-                mct_world_rank, (unsigned long long)hot_folds, poll_hot ? "" : " (off)");
+        fprintf(stderr, "mpicast-trace: rank %d: %llu failed polls folded on the fast path%s; "
+                "%llu bursts after untimed polls, %.6f s\n", mct_world_rank,
+                (unsigned long long)hot_folds, poll_hot ? "" : " (off)",
+                (unsigned long long)hot_split, (double)hot_split_ns * 1e-9);
     if (mct_profile) { /* the last burst ends here; nothing after is counted */
         mct_prof_mark('F', f->record && mct_state == MCT_ON ? fsite : 0);
         mct_profile = 0;

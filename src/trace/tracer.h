@@ -145,8 +145,9 @@ static inline void mct_unlock(void)
  * exit are exactly what timing every poll gives. Otherwise (a burst of
  * compute or a descheduling inside the window), the untimed polls are taken
  * to have run at the run's measured pace from its last timed exit, and what
- * remains before the sampled poll is a burst as usual: only there is a time
- * an estimate, off by at most the pace's error over k polls (< the gap). A
+ * remains before the sampled poll is a burst as usual: only there are times
+ * estimates (an untimed poll that took longer than the gap is then taken
+ * for a burst; docs/trace-format.md gives what that costs on hpcc). A
  * poll that completes after untimed ones gets the end of that estimate, or
  * its exit less one poll's pace if later, as its entry. MPICAST_POLL_HOT=
  * exact times every poll (the trace is then what the slow path writes), off
