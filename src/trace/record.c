@@ -372,6 +372,9 @@ void mct_hot_arm(const mct_frame *f)
 {
     if (!mct_writer_holds_poll(f->ev.t_end))
         return; /* written, not held: a run of one (no fold gap) */
+    if (mct_last_ret != f->ret)
+        return; /* not a direct hit of the site cache: the return address may be MPI's
+                   Fortran glue, whose site depends on the stack (sites.c) */
     if (f->ev.op == MC_OP_IPROBE) {
         mct_run.source = probe_source;
         mct_run.tag = probe_tag;
