@@ -699,6 +699,22 @@ def check_one(a, workdir, nranks, args):
     return label
 
 
+def check_strong_too_small(a):
+    """-S with fewer cells than ranks along a dimension: the usage exit (2) and a message
+    naming it, not a run with empty blocks."""
+    cmd = launcher(a.flavour, 4) + [a.exe, "-S", "-s", "1"]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        raise CheckError("-S -s 1 at 4 ranks: timed out")
+    if p.returncode != 2 or "fewer cells than the" not in p.stderr:
+        raise CheckError("-S -s 1 at 4 ranks: exit %d, expected 2 with 'fewer cells than "
+                         "the': %s" % (p.returncode, p.stderr[-500:]))
+    return "%s-%s -S -s 1 at 4 ranks refused" % (a.example, a.flavour)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--mpicast", required=True)
@@ -715,6 +731,8 @@ def main():
                 t0 = time.time()
                 label = check_one(a, workdir, nranks, args)
                 print("ok   %s (%.1f s)" % (label, time.time() - t0))
+        if a.example.startswith("halo"):
+            print("ok   %s" % check_strong_too_small(a))
     except CheckError as e:
         print("FAIL %s" % e)
         return 1
