@@ -185,6 +185,43 @@ print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
         fi
     done
     ;;
+poll_f)
+    # the Fortran entry points' fast path: counts, folding and records as the slow path's
+    calls() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
+    shape() { "$mpicast" dump "$1" --rank 0 --no-times | sed 's/ calls=[0-9]*//' | uniq; }
+    for hot in on off; do
+        d=$tmp/pollf-$hot
+        MPICAST_POLL_HOT=$hot MPICAST_POLL_STATS=1 timeout 120 "$mpicast" trace -o "$d" -- \
+            "${launcher[@]}" "$prog" >"$tmp/out" 2>&1 ||
+            { cat "$tmp/out"; fail "traced run exited with $?"; }
+        "$mpicast" stats "$d" --json >"$tmp/stats.json" || fail "stats"
+        total=0
+        for op in Test Iprobe Testall Testsome; do
+            key=$(echo "$op" | tr 'A-Z' 'a-z')s
+            n=$(sed -n "s/.* $key=\([0-9]*\).*/\1/p; s/^ *$key=\([0-9]*\).*/\1/p" "$tmp/out")
+            [ -n "$n" ] || { cat "$tmp/out"; fail "no $key count printed"; }
+            [ "$(calls "$tmp/stats.json" $op)" = "$n" ] ||
+                fail "hot=$hot: stats gives $(calls "$tmp/stats.json" $op) $op calls," \
+                    "the program made $n"
+            "$mpicast" dump "$d" --rank 0 | grep -q "$op .*calls=" || fail "no folded $op record"
+            total=$((total + n))
+        done
+        fast=$(sed -n 's/.*rank 0: \([0-9]*\) failed polls folded on the fast path.*/\1/p' \
+            "$tmp/out")
+        [ -n "$fast" ] || { cat "$tmp/out"; fail "no fast-path count (MPICAST_POLL_STATS)"; }
+        echo "hot=$hot: $total polls, $fast on the fast path"
+        if [ "$hot" = on ]; then
+            [ $((fast * 2)) -gt "$total" ] || fail "only $fast of $total polls on the fast path"
+        else
+            [ "$fast" = 0 ] || fail "MPICAST_POLL_HOT=off: $fast polls on the fast path"
+        fi
+    done
+    shape "$tmp/pollf-on" >"$tmp/shape-on"
+    shape "$tmp/pollf-off" >"$tmp/shape-off"
+    diff "$tmp/shape-on" "$tmp/shape-off" >&2 ||
+        fail "the fast path changed the records (fast: left, slow path: right)"
+    ;;
 *)
     fail "unknown test $what"
     ;;

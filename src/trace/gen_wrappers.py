@@ -265,6 +265,110 @@ def emit_fortran_token(c, w):
     w("    return rc;\n}\n\n")
 
 
+def emit_f_status(a, w, ind, f08, next_slot, bail):
+    """A Fortran status argument: the caller's, or the wrapper's own if ignored."""
+    if a.kind == "status":
+        w(ind + "MPI_Fint %s_fl[MCT_FSTATUS_MAX], *%s_fp = f_%s;\n" % (a.name, a.name, a.name))
+        w(ind + "if (mct_f%s_status_ignore(f_%s))\n%s    %s_fp = %s_fl;\n"
+          % ("08" if f08 else "", a.name, ind, a.name, a.name))
+    else:
+        k = next_slot()
+        w(ind + "MPI_Fint *%s_fp = f_%s;\n" % (a.name, a.name))
+        w(ind + "if (mct_f%s_statuses_ignore(f_%s) && (%s) > 0) {\n"
+          % ("08" if f08 else "", a.name, a.length))
+        w(ind + "    %s_fp = mct_scratch(%d, (size_t)(%s) * MCT_FSTATUS * sizeof(MPI_Fint));\n"
+          % (a.name, k, a.length))
+        w(ind + "    if (!%s_fp)\n%s        %s\n%s}\n" % (a.name, ind, bail, ind))
+
+
+def emit_f_outputs(c, w, ind, used, next_slot, bail_post):
+    """The outputs of the call as C values (valid after it), then the post code."""
+    for a in c.args:
+        if not used[a.name]:
+            continue
+        if a.kind == "buf":
+            w(ind + "const void *%s = mct_f_buf(f_%s);\n" % (a.name, a.name))
+        elif a.kind == "handleptr":
+            w(ind + "%s_v = PMPI_%s_f2c(*f_%s);\n" % (a.name, HANDLES[a.base], a.name))
+        elif a.kind == "outint":
+            w(ind + "int %s_v = (int)*f_%s, *%s = &%s_v;\n" % (a.name, a.name, a.name, a.name))
+            if a.index1:
+                w(ind + "if (%s_v != MPI_UNDEFINED)\n        %s_v--;\n" % (a.name, a.name))
+        elif a.kind == "status":
+            w(ind + "MPI_Status %s_v, *%s = &%s_v;\n" % (a.name, a.name, a.name))
+            w(ind + "PMPI_Status_f2c(%s_fp, %s);\n" % (a.name, a.name))
+        elif a.kind == "statusarr":
+            k = next_slot()
+            w(ind + "MPI_Status *%s = mct_scratch(%d, (size_t)(%s) * sizeof(MPI_Status) + 1);\n"
+              % (a.name, k, a.length))
+            w(ind + "if (!%s)\n        %s\n" % (a.name, bail_post))
+            w(ind + "for (int i_ = 0; i_ < (%s); i_++)\n" % a.length)
+            w(ind + "    PMPI_Status_f2c(%s_fp + (size_t)i_ * MCT_FSTATUS, &%s[i_]);\n"
+              % (a.name, a.name))
+        elif a.kind == "idxarr":
+            k = next_slot()
+            w(ind + "int *%s = mct_scratch(%d, (size_t)(%s) * sizeof(int) + 1);\n"
+              % (a.name, k, a.length))
+            w(ind + "if (!%s)\n        %s\n" % (a.name, bail_post))
+            w(ind + "for (int i_ = 0; i_ < (%s); i_++)\n" % a.length)
+            w(ind + "    %s[i_] = (int)f_%s[i_] - 1;\n" % (a.name, a.name))
+    for line in c.post:
+        w(ind + "%s\n" % line)
+
+
+def emit_f_hot(c, w, f08, real_args, used, bail_post):
+    """The failed-poll fast path of a Fortran entry (tracer.h, mct_poll_run): the
+    handles (or Iprobe's source, tag, communicator) as C values, then as emit_hot."""
+    w("    mct_hot H;\n")
+    w("    if (mct_run.armed && mct_run.op == MC_OP_%s && mct_run.ret == MCT_RETADDR()) {\n"
+      % c.op)
+    ind = "        "
+    for a in c.args:
+        if a.kind == "int" and used[a.name]:
+            w(ind + "int %s = (int)*f_%s;\n" % (a.name, a.name))
+        elif a.kind == "handle" and used[a.name]:
+            w(ind + "%s %s = PMPI_%s_f2c(*f_%s);\n" % (a.base, a.name, HANDLES[a.base], a.name))
+    reqs = [a for a in c.args if a.base == "MPI_Request" and a.kind in ("handleptr", "handlearr")]
+    if reqs:
+        a = reqs[0]
+        n = "1" if a.kind == "handleptr" else a.length
+        w(ind + "MPI_Request hr_[MCT_HOT_MAX];\n")
+        w(ind + "int hn_ = %s;\n" % n)
+        w(ind + "for (int i_ = 0; i_ < hn_ && i_ < MCT_HOT_MAX; i_++)\n")
+        w(ind + "    hr_[i_] = PMPI_Request_f2c(f_%s[i_]);\n" % a.name)
+        test = "hn_ <= MCT_HOT_MAX && mct_hot_cpl(&H, MC_OP_%s, MCT_RETADDR(), hn_, hr_)" % c.op
+    else:
+        test = "mct_hot_probe(&H, MCT_RETADDR(), source, tag, comm)"
+    w(ind + "if (%s) {\n" % test)
+    ind2 = ind + "    "
+    slot = [4]
+
+    def next_slot():
+        slot[0] += 1
+        return slot[0]
+    # as the slow path's: the call is made, tracing stops
+    bail = ("{ mct_hot_fold(&H, 0); real(%s); mct_fail(\"out of memory\"); return; }"
+            % ", ".join(["f_" + a.name for a in c.args] + ["ierr"]))
+    for a in c.args:
+        if a.kind == "handleptr" and used[a.name]:
+            w(ind2 + "%s %s_v, *%s = &%s_v;\n" % (a.base, a.name, a.name, a.name))
+            w(ind2 + "(void)%s; /* the pre code's, which mct_hot_cold stands for */\n"
+              % a.name)
+    for a in c.args:
+        if a.kind in ("status", "statusarr"):
+            emit_f_status(a, w, ind2, f08, next_slot, bail)
+    w(ind2 + "real(%s);\n" % real_args)
+    outs = {a.name for a in c.args if a.kind == "outint"}
+    fail = re.sub(r"\*(\w+)", lambda m: "(int)*f_" + m.group(1) if m.group(1) in outs
+                  else m.group(0), c.fail).replace("rc ==", "(int)*ierr ==")
+    w(ind2 + "if (mct_hot_fold(&H, %s))\n%s    return;\n" % (fail, ind2))
+    w(ind2 + "mct_hot_cold(&H, F, MC_OP_%s);\n" % c.op)
+    w(ind2 + "int rc = (int)*ierr;\n")
+    emit_f_outputs(c, w, ind2, used, next_slot, bail_post)
+    w(ind2 + "(void)rc;\n" + ind2 + "mct_leave(F);\n" + ind2 + "return;\n")
+    w(ind + "}\n    }\n")
+
+
 def emit_fortran(c, w, f08=False):
     """f08: MPICH's mpi_f08 procedure mpi_xxx_f08_ (buffer-less calls only):
     the same arguments, but IERROR is optional (NULL when absent) and the
@@ -290,8 +394,6 @@ def emit_fortran(c, w, f08=False):
     w("    }\n")
     w("    if (!real) {\n        *ierr = MPI_ERR_INTERN;\n        return;\n    }\n")
     w("    mct_frame f_, *F = &f_;\n")
-    w("    if (!mct_enter(F, MC_OP_%s, MCT_RETADDR())) {\n" % c.op)
-    w("        real(%s);\n        return;\n    }\n" % orig_args)
     bail_pre = ("{ real(%s); mct_fail(\"out of memory\"); F->record = 0; "
                 "mct_leave(F); return; }" % orig_args)
     bail_post = "{ mct_fail(\"out of memory\"); F->record = 0; mct_leave(F); return; }"
@@ -301,6 +403,11 @@ def emit_fortran(c, w, f08=False):
     def next_slot():
         slot[0] += 1
         return slot[0]
+
+    if c.hot:
+        emit_f_hot(c, w, f08, real_args, used, bail_post)
+    w("    if (!mct_enter(F, MC_OP_%s, MCT_RETADDR())) {\n" % c.op)
+    w("        real(%s);\n        return;\n    }\n" % orig_args)
 
     # Inputs (known before the call): scalars, handles, int arrays, handle arrays.
     for a in c.args:
@@ -324,18 +431,8 @@ def emit_fortran(c, w, f08=False):
             w("    %s %s_v, *%s = &%s_v;\n" % (a.base, a.name, a.name, a.name))
             if c.pre:
                 w("    %s_v = PMPI_%s_f2c(*f_%s);\n" % (a.name, HANDLES[a.base], a.name))
-        elif a.kind == "status":
-            w("    MPI_Fint %s_fl[MCT_FSTATUS_MAX], *%s_fp = f_%s;\n" % (a.name, a.name, a.name))
-            w("    if (mct_f%s_status_ignore(f_%s))\n        %s_fp = %s_fl;\n"
-              % ("08" if f08 else "", a.name, a.name, a.name))
-        elif a.kind == "statusarr":
-            k = next_slot()
-            w("    MPI_Fint *%s_fp = f_%s;\n" % (a.name, a.name))
-            w("    if (mct_f%s_statuses_ignore(f_%s) && (%s) > 0) {\n"
-              % ("08" if f08 else "", a.name, a.length))
-            w("        %s_fp = mct_scratch(%d, (size_t)(%s) * MCT_FSTATUS * sizeof(MPI_Fint));\n"
-              % (a.name, k, a.length))
-            w("        if (!%s_fp)\n            %s\n    }\n" % (a.name, bail_pre))
+        elif a.kind in ("status", "statusarr"):
+            emit_f_status(a, w, "    ", f08, next_slot, bail_pre)
     for line in c.pre:
         w("    %s\n" % line)
     if c.gate:
@@ -346,38 +443,7 @@ def emit_fortran(c, w, f08=False):
     w("    real(%s);\n" % real_args)
     w("    mct_stop(F);\n")
     w("    int rc = (int)*ierr;\n")
-    # Outputs (valid after the call).
-    for a in c.args:
-        if not used[a.name]:
-            continue
-        if a.kind == "buf":
-            w("    const void *%s = mct_f_buf(f_%s);\n" % (a.name, a.name))
-        elif a.kind == "handleptr":
-            w("    %s_v = PMPI_%s_f2c(*f_%s);\n" % (a.name, HANDLES[a.base], a.name))
-        elif a.kind == "outint":
-            w("    int %s_v = (int)*f_%s, *%s = &%s_v;\n" % (a.name, a.name, a.name, a.name))
-            if a.index1:
-                w("    if (%s_v != MPI_UNDEFINED)\n        %s_v--;\n" % (a.name, a.name))
-        elif a.kind == "status":
-            w("    MPI_Status %s_v, *%s = &%s_v;\n" % (a.name, a.name, a.name))
-            w("    PMPI_Status_f2c(%s_fp, %s);\n" % (a.name, a.name))
-        elif a.kind == "statusarr":
-            k = next_slot()
-            w("    MPI_Status *%s = mct_scratch(%d, (size_t)(%s) * sizeof(MPI_Status) + 1);\n"
-              % (a.name, k, a.length))
-            w("    if (!%s)\n        %s\n" % (a.name, bail_post))
-            w("    for (int i_ = 0; i_ < (%s); i_++)\n" % a.length)
-            w("        PMPI_Status_f2c(%s_fp + (size_t)i_ * MCT_FSTATUS, &%s[i_]);\n"
-              % (a.name, a.name))
-        elif a.kind == "idxarr":
-            k = next_slot()
-            w("    int *%s = mct_scratch(%d, (size_t)(%s) * sizeof(int) + 1);\n"
-              % (a.name, k, a.length))
-            w("    if (!%s)\n        %s\n" % (a.name, bail_post))
-            w("    for (int i_ = 0; i_ < (%s); i_++)\n" % a.length)
-            w("        %s[i_] = (int)f_%s[i_] - 1;\n" % (a.name, a.name))
-    for line in c.post:
-        w("    %s\n" % line)
+    emit_f_outputs(c, w, "    ", used, next_slot, bail_post)
     if c.gate:
         # as on the C path: the exit time is when the rank holds the token again
         w("    if (mct_token_on) {\n        mctk_acquire();\n        mct_stop(F);\n    }\n")

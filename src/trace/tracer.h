@@ -152,7 +152,9 @@ static inline void mct_unlock(void)
  * its exit less one poll's pace if later, as its entry. MPICAST_POLL_HOT=
  * exact times every poll (the trace is then what the slow path writes), off
  * takes the slow path for every poll. Only without MPI_THREAD_MULTIPLE,
- * outside cpu, token and profile modes, not for the Fortran entry points. */
+ * outside cpu, token and profile modes; the Fortran entry points have their
+ * own (gen_wrappers.py, emit_f_hot), but a call through MPI's Fortran layer,
+ * whose return address is every call site's, is never armed (mct_hot_arm). */
 #define MCT_HOT_MAX 8
 typedef struct mct_poll_run {
     int armed, op, n;   /* n: the handles of a Test* call */
