@@ -14,7 +14,9 @@
 #                     functions are demangled C++ names in meta.json, with the file
 #            poll     PROGRAM (tests/mpi/trace_poll.c) polls: its failed polls are
 #                     folded into a few records (MPICAST_POLL_FOLD=0: one each),
-#                     and stats counts every call the program counted
+#                     and stats counts every call the program counted, with and
+#                     without the tracer's fast path (MPICAST_POLL_HOT=off)
+#            poll_f   the same for PROGRAM tests/mpi/trace_poll.f90 (Fortran)
 #            thread   PROGRAM (tests/mpi/trace_known.*) traced with chunks of 4
 #                     events, compressed on the compressor thread and inline
 #                     (MPICAST_COMPRESS_THREAD=off): the same events
@@ -33,6 +35,30 @@ fi
 tmp=$(mktemp -d /tmp/mpicast-trace-test-XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 dir=$tmp/trace
+
+# The poll tests: calls of OP on rank 0 in the stats JSON file $1; rank 0's
+# records without times and fold counts, runs of equal ones as one (what the
+# fast path must not change, mct_poll_run); and poll_counts LABEL TRACE OPS...,
+# which checks that stats gives each OP's count the program printed in
+# $tmp/out (op=N, lower case) and prints their sum.
+calls() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
+shape() { "$mpicast" dump "$1" --rank 0 --no-times | sed 's/ calls=[0-9]*//' | uniq; }
+poll_counts() {
+    local label=$1 d=$2 total=0 op key n
+    shift 2
+    "$mpicast" stats "$d" --json >"$tmp/stats.json" || fail "stats"
+    for op in "$@"; do
+        key=$(echo "$op" | tr 'A-Z' 'a-z')s
+        n=$(sed -n "s/.* $key=\([0-9]*\).*/\1/p; s/^ *$key=\([0-9]*\).*/\1/p" "$tmp/out")
+        [ -n "$n" ] || { cat "$tmp/out" >&2; fail "no $key count printed"; }
+        [ "$(calls "$tmp/stats.json" "$op")" = "$n" ] ||
+            fail "$label: stats gives $(calls "$tmp/stats.json" "$op") $op calls," \
+                "the program made $n"
+        total=$((total + n))
+    done
+    echo "$total"
+}
 
 # Every descendant of a process (the ranks sit under mpirun or hydra's proxy).
 descendants() {
@@ -122,12 +148,6 @@ print(n)' "$tmp/t-on/rank-000000.mct")
     diff "$tmp/dump-on" "$tmp/dump-off" || fail "the compressor thread changed the trace"
     ;;
 poll)
-    # calls of OP on rank 0 in the trace in $1 (stats --json), and its records
-    calls() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
-print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
-    # rank 0's records without times and fold counts, runs of equal ones as one:
-    # what the fast path must not change (mct_poll_run)
-    shape() { "$mpicast" dump "$1" --rank 0 --no-times | sed 's/ calls=[0-9]*//' | uniq; }
     for fold in default 0 slow; do
         d=$tmp/poll-$fold
         opt=()
@@ -137,17 +157,8 @@ print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
         MPICAST_POLL_HOT=$hot MPICAST_POLL_STATS=1 timeout 120 "$mpicast" trace -o "$d" \
             "${opt[@]}" -- "${launcher[@]}" "$prog" >"$tmp/out" 2>&1 ||
             { cat "$tmp/out"; fail "traced run exited with $?"; }
-        "$mpicast" stats "$d" --json >"$tmp/stats.json" || fail "stats"
-        total=0
-        for op in Test Iprobe Testany Testall Testsome; do
-            key=$(echo "$op" | tr 'A-Z' 'a-z')s
-            n=$(sed -n "s/.* $key=\([0-9]*\).*/\1/p; s/^$key=\([0-9]*\).*/\1/p" "$tmp/out")
-            [ -n "$n" ] || { cat "$tmp/out"; fail "no $key count printed"; }
-            [ "$(calls "$tmp/stats.json" $op)" = "$n" ] ||
-                fail "fold=$fold: stats gives $(calls "$tmp/stats.json" $op) $op calls," \
-                    "the program made $n"
-            total=$((total + n))
-        done
+        total=$(poll_counts "fold=$fold" "$d" Test Iprobe Testany Testall Testsome) ||
+            exit 1
         # every 200 us burst inside the last polling run is a burst of >= 180 us
         spins=$(sed -n 's/.* spins=\([0-9]*\).*/\1/p' "$tmp/out")
         kept=$("$mpicast" dump "$d" --rank 0 | awk '/ Irecv .* tag=20 /{on=1; next}
@@ -187,25 +198,14 @@ print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
     ;;
 poll_f)
     # the Fortran entry points' fast path: counts, folding and records as the slow path's
-    calls() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
-print(d["functions"].get("MPI_"+sys.argv[2], {}).get("calls", 0))' "$1" "$2"; }
-    shape() { "$mpicast" dump "$1" --rank 0 --no-times | sed 's/ calls=[0-9]*//' | uniq; }
     for hot in on off; do
         d=$tmp/pollf-$hot
         MPICAST_POLL_HOT=$hot MPICAST_POLL_STATS=1 timeout 120 "$mpicast" trace -o "$d" -- \
             "${launcher[@]}" "$prog" >"$tmp/out" 2>&1 ||
             { cat "$tmp/out"; fail "traced run exited with $?"; }
-        "$mpicast" stats "$d" --json >"$tmp/stats.json" || fail "stats"
-        total=0
+        total=$(poll_counts "hot=$hot" "$d" Test Iprobe Testall Testsome) || exit 1
         for op in Test Iprobe Testall Testsome; do
-            key=$(echo "$op" | tr 'A-Z' 'a-z')s
-            n=$(sed -n "s/.* $key=\([0-9]*\).*/\1/p; s/^ *$key=\([0-9]*\).*/\1/p" "$tmp/out")
-            [ -n "$n" ] || { cat "$tmp/out"; fail "no $key count printed"; }
-            [ "$(calls "$tmp/stats.json" $op)" = "$n" ] ||
-                fail "hot=$hot: stats gives $(calls "$tmp/stats.json" $op) $op calls," \
-                    "the program made $n"
             "$mpicast" dump "$d" --rank 0 | grep -q "$op .*calls=" || fail "no folded $op record"
-            total=$((total + n))
         done
         fast=$(sed -n 's/.*rank 0: \([0-9]*\) failed polls folded on the fast path.*/\1/p' \
             "$tmp/out")
