@@ -391,8 +391,7 @@ void mct_hot_arm(const mct_frame *f)
     mct_run.ret = f->ret;
     mct_run.t_last = f->ev.t_end + mct_epoch;
     mct_run.pending = 0;
-    mct_run.k = 1; /* the first poll timed: its window gives the pace */
-    mct_run.left = 0;
+    mct_run.left = 0; /* the first poll timed: its window gives the pace */
     mct_run.armed = 1;
 }
 

@@ -346,8 +346,7 @@ static void next_window(int64_t t1, int64_t n)
     int64_t pace = (t1 - mct_run.t_last) / n;
     mct_run.pace = pace > 0 ? pace : 1;
     int64_t k = poll_hot == HOT_SAMPLED ? poll_gap / mct_run.pace : 1;
-    mct_run.k = k < 1 ? 1 : k > HOT_KMAX ? HOT_KMAX : (int)k;
-    mct_run.left = mct_run.k - 1;
+    mct_run.left = (int)(k < 1 ? 1 : k > HOT_KMAX ? HOT_KMAX : k) - 1;
     mct_run.t_last = t1;
 }
 

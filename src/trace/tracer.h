@@ -163,7 +163,6 @@ typedef struct mct_poll_run {
     int source, tag;    /* Iprobe */
     MPI_Comm comm;
     int left;           /* untimed polls before the next sampled one */
-    int k;              /* polls per sample */
     int64_t pending;    /* untimed failed polls not yet in the held record */
     int64_t t_last;     /* the held record's end (mct_now, absolute) */
     int64_t pace;       /* ns per poll over the last window (0: not known) */
