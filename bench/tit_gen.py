@@ -3,7 +3,8 @@
 list file) for the replay comparison of bench/simgrid_compare.sh.
 
 Usage: bench/tit_gen.py RANKS ITERS OUTDIR [--bytes B] [--flops F] [--every K]
-                        [--pattern ring|halo3d|alltoall] [--dims X,Y,Z]
+                        [--pattern ring|halo3d|alltoall|bcast|rdallreduce]
+                        [--dims X,Y,Z]
 
 ring (default), per iteration of each rank: compute F flops; irecv from the
 left neighbour and isend to the right one (B bytes, tag 1); wait for both;
@@ -14,6 +15,12 @@ direction, 0..5), then a wait for each.
 alltoall: per iteration, a pairwise all-to-all written as point-to-point:
 rounds k = 1..P-1 of irecv from r-k, isend to r+k (tag k), two waits; a
 compute of F flops before each iteration.
+bcast: per iteration, a binomial-tree broadcast of B bytes from rank 0 written
+as blocking point-to-point (recv from the parent, send to each child, tag 1),
+no compute: issue 24's LogGOPSim comparison (64 ranks, 72000 iterations, 8 B).
+rdallreduce: per iteration, a recursive-doubling allreduce of B bytes written
+as point-to-point (round k: irecv from and isend to rank XOR 2^k, tag k, two
+waits), no compute; P a power of two (issue 24: 64 KiB at 64 and 1024 ranks).
 Only actions and argument forms that both `smpirun -replay` (SimGrid 3.32)
 and `mpicast predict` read."""
 import argparse
@@ -28,7 +35,7 @@ def main():
     ap.add_argument("--bytes", type=int, default=8192)
     ap.add_argument("--flops", type=float, default=1e5)
     ap.add_argument("--every", type=int, default=10)
-    ap.add_argument("--pattern", choices=["ring", "halo3d", "alltoall"], default="ring")
+    ap.add_argument("--pattern", choices=["ring", "halo3d", "alltoall", "bcast", "rdallreduce"], default="ring")
     ap.add_argument("--dims", default="")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
@@ -68,8 +75,34 @@ def halo3d_peers(r, d):
     return out
 
 
+def tree_lines(a, r):
+    """One iteration of rank r in the bcast and rdallreduce patterns."""
+    P, out = a.ranks, []
+    if a.pattern == "bcast":
+        mask = 1
+        while mask < P and not r & mask:
+            mask <<= 1
+        if r:
+            out.append(f"{r} recv {r - mask} 1 {a.bytes}")
+        mask >>= 1
+        while mask:
+            if r + mask < P:
+                out.append(f"{r} send {r + mask} 1 {a.bytes}")
+            mask >>= 1
+        return out
+    k = 0
+    while (1 << k) < P:
+        q = r ^ (1 << k)
+        out += [f"{r} irecv {q} {k} {a.bytes}", f"{r} isend {q} {k} {a.bytes}",
+                f"{r} wait {q} {r} {k}", f"{r} wait {r} {q} {k}"]
+        k += 1
+    return out
+
+
 def write_other(a):
     P = a.ranks
+    if a.pattern == "rdallreduce" and P & (P - 1):
+        raise SystemExit(f"tit_gen.py: rdallreduce needs a power of two, not {P}")
     if a.pattern == "halo3d":
         d = [int(x) for x in a.dims.split(",")] if a.dims else []
         if len(d) != 3 or d[0] * d[1] * d[2] != P:
@@ -80,6 +113,9 @@ def write_other(a):
         names.append(name)
         lines = [f"{r} init"]
         for _ in range(a.iters):
+            if a.pattern in ("bcast", "rdallreduce"):
+                lines += tree_lines(a, r)
+                continue
             lines.append(f"{r} compute {a.flops:g}")
             if a.pattern == "halo3d":
                 to = halo3d_peers(r, d)

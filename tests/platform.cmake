@@ -4,7 +4,8 @@ mc_add_test(test_platform_units mc_platform)
 mc_add_test(test_platform_load mc_platform)
 mc_add_test(test_platform_roundtrip mc_platform)
 
-foreach(t test_tit_pingpong test_tit_collectives test_tit_errors test_tit_garbage)
+foreach(t test_tit_pingpong test_tit_collectives test_tit_errors test_tit_garbage
+          test_tit_fast_lines)
   mc_add_test(${t} mc_format)
   target_compile_definitions(${t} PRIVATE MC_TEST_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data")
 endforeach()

@@ -220,6 +220,7 @@ static ssize_t refill(tit_source *s, tit_rank *rk, mc_error *err)
         memmove(rk->buf, rk->buf + rk->pos, rk->len - rk->pos);
         rk->len -= rk->pos;
         rk->pos = 0;
+        rk->buf[rk->len] = '\0'; /* the fast path's sentinel (fast_event) */
     }
     if (rk->len == rk->cap) {
         if (rk->cap >= LINE_MAX_BYTES) {
@@ -253,6 +254,7 @@ static ssize_t refill(tit_source *s, tit_rank *rk, mc_error *err)
         return read_error(s, rk, err, strerror(saved));
     rk->len += (size_t)got;
     rk->off += got;
+    rk->buf[rk->len] = '\0'; /* the fast path's sentinel (fast_event) */
     return got;
 }
 
@@ -562,6 +564,32 @@ static int act_sleep(line_ctx *c, mc_event *e)
     return 1;
 }
 
+/* The request an isend or irecv event e creates: its id in e->req, its
+ * envelope held for the wait that completes it. 1, or -1 out of memory. */
+static int add_request(line_ctx *c, mc_event *e)
+{
+    tit_rank *rk = c->rk;
+    int is_recv = e->op == MC_OP_IRECV;
+    if (rk->nreqs == rk->cap_reqs) {
+        size_t cap = rk->cap_reqs ? 2 * rk->cap_reqs : 16;
+        tit_req *r = realloc(rk->reqs, cap * sizeof *r);
+        if (!r)
+            return nomem(c);
+        rk->reqs = r;
+        rk->cap_reqs = cap;
+    }
+    e->req = ++rk->next_req;
+    rk->reqs[rk->nreqs++] = (tit_req){
+        .id = e->req,
+        .src = is_recv ? e->peer : c->rank,
+        .dst = is_recv ? c->rank : e->peer,
+        .tag = e->tag,
+        .is_recv = is_recv,
+        .bytes = e->bytes,
+    };
+    return 1;
+}
+
 /* send/isend/recv/irecv: "PEER TAG SIZE [DATATYPE]" (current SimGrid) or
  * "PEER SIZE" (older traces, tag 0). */
 static int act_p2p(line_ctx *c, mc_event *e, int op)
@@ -588,26 +616,8 @@ static int act_p2p(line_ctx *c, mc_event *e, int op)
         return -1;
     if (op == MC_OP_RECV)
         e->bytes2 = e->bytes;
-    if (op == MC_OP_ISEND || op == MC_OP_IRECV) {
-        tit_rank *rk = c->rk;
-        if (rk->nreqs == rk->cap_reqs) {
-            size_t cap = rk->cap_reqs ? 2 * rk->cap_reqs : 16;
-            tit_req *r = realloc(rk->reqs, cap * sizeof *r);
-            if (!r)
-                return nomem(c);
-            rk->reqs = r;
-            rk->cap_reqs = cap;
-        }
-        e->req = ++rk->next_req;
-        rk->reqs[rk->nreqs++] = (tit_req){
-            .id = e->req,
-            .src = is_recv ? e->peer : c->rank,
-            .dst = is_recv ? c->rank : e->peer,
-            .tag = e->tag,
-            .is_recv = is_recv,
-            .bytes = e->bytes,
-        };
-    }
+    if (op == MC_OP_ISEND || op == MC_OP_IRECV)
+        return add_request(c, e);
     return 1;
 }
 
@@ -619,6 +629,18 @@ static int act_irecv(line_ctx *c, mc_event *e) { return act_p2p(c, e, MC_OP_IREC
 static int field_matches(int32_t want, int32_t have)
 {
     return want < 0 || have < 0 || want == have;
+}
+
+/* "wait SRC DST TAG": completes the oldest request that envelope matches. */
+static int wait_for(line_ctx *c, mc_event *e, int32_t src, int32_t dst, int32_t tag)
+{
+    tit_rank *rk = c->rk;
+    for (size_t k = 0; k < rk->nreqs; k++) {
+        const tit_req *q = &rk->reqs[k];
+        if (field_matches(src, q->src) && field_matches(dst, q->dst) && field_matches(tag, q->tag))
+            return complete(c, e, k, 1) < 0 ? -1 : 1;
+    }
+    return 1; /* SimGrid ignores a wait for a request it does not hold */
 }
 
 static int act_wait(line_ctx *c, mc_event *e)
@@ -633,12 +655,7 @@ static int act_wait(line_ctx *c, mc_event *e)
     int32_t src = 0, dst = 0, tag = 0;
     if (arg_int(c, 1, &src) < 0 || arg_int(c, 2, &dst) < 0 || arg_int(c, 3, &tag) < 0)
         return -1;
-    for (size_t k = 0; k < rk->nreqs; k++) {
-        const tit_req *q = &rk->reqs[k];
-        if (field_matches(src, q->src) && field_matches(dst, q->dst) && field_matches(tag, q->tag))
-            return complete(c, e, k, 1) < 0 ? -1 : 1;
-    }
-    return 1; /* SimGrid ignores a wait for a request it does not hold */
+    return wait_for(c, e, src, dst, tag);
 }
 
 static int act_waitall(line_ctx *c, mc_event *e)
@@ -975,6 +992,138 @@ static int parse_line(tit_source *s, tit_rank *rk, int rank, char *line, mc_even
     return a->fn(&c, e);
 }
 
+/* ------------------------------------------------------------ fast path */
+
+/* The lines that make up nearly every trace, "R send|isend|recv|irecv PEER
+ * TAG SIZE", "R wait SRC DST TAG" and "R compute FLOPS" with plain decimal
+ * numbers, are read straight from the buffer in one pass: no memchr, no
+ * token array, no NULs written (buf[len] is a NUL sentinel, so a scan
+ * stops at the buffer's end). Any other line, a line not wholly in the
+ * buffer yet, or one the general path would refuse, is left to it
+ * untouched, so what is accepted and every error message stay its own.
+ * The events are those parse_line makes of the same line. */
+
+static inline int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* 1 to `max` digits (max <= 18: no overflow), optionally after '-' when
+ * neg_ok, then a blank or a newline; advances *pp past the digits. */
+static inline int fast_number(const char **pp, int neg_ok, int max, int64_t *v)
+{
+    const char *p = *pp;
+    int neg = neg_ok && *p == '-';
+    p += neg;
+    int64_t x = 0;
+    int n = 0;
+    for (; n < max && is_digit(*p); p++, n++)
+        x = x * 10 + (*p - '0');
+    if (n == 0 || (!is_blank(*p) && *p != '\n'))
+        return 0;
+    *v = neg ? -x : x;
+    *pp = p;
+    return 1;
+}
+
+/* The blanks before the next token (at least one). */
+static inline int fast_gap(const char **pp)
+{
+    const char *p = *pp;
+    if (!is_blank(*p))
+        return 0;
+    while (is_blank(*p))
+        p++;
+    *pp = p;
+    return 1;
+}
+
+/* n numbers, each after a blank, then optional blanks and the newline;
+ * *pp ends past the newline. Counts have up to 15 digits: times the
+ * datatype size (at most 8) they stay exact in the general path's double. */
+static int fast_args(const char **pp, int n, const int *neg_ok, int64_t *v)
+{
+    for (int i = 0; i < n; i++)
+        if (!fast_gap(pp) || !fast_number(pp, neg_ok[i], neg_ok[i] ? 9 : 15, &v[i]))
+            return 0;
+    const char *p = *pp;
+    while (is_blank(*p))
+        p++;
+    if (*p != '\n')
+        return 0;
+    *pp = p + 1;
+    return 1;
+}
+
+enum { FAST_NONE, FAST_SEND, FAST_ISEND, FAST_RECV, FAST_IRECV, FAST_WAIT, FAST_COMPUTE };
+
+static int fast_action(const char *p, size_t len)
+{
+    switch (len) {
+    case 4:
+        return memcmp(p, "send", 4) == 0   ? FAST_SEND
+               : memcmp(p, "recv", 4) == 0 ? FAST_RECV
+               : memcmp(p, "wait", 4) == 0 ? FAST_WAIT
+                                           : FAST_NONE;
+    case 5:
+        return memcmp(p, "isend", 5) == 0   ? FAST_ISEND
+               : memcmp(p, "irecv", 5) == 0 ? FAST_IRECV
+                                            : FAST_NONE;
+    case 7:
+        return memcmp(p, "compute", 7) == 0 ? FAST_COMPUTE : FAST_NONE;
+    default:
+        return FAST_NONE;
+    }
+}
+
+/* The rank's next line as an event, if it is one of the lines above: 1
+ * with *e filled, 0 to leave the line to the general path, -1 on error
+ * (out of memory). */
+static int fast_event(tit_source *s, tit_rank *rk, int rank, mc_event *e, mc_error *err)
+{
+    const char *line = rk->buf + rk->pos, *p = line;
+    int64_t r = 0;
+    for (; is_digit(*p) && r <= rank; p++)
+        r = r * 10 + (*p - '0');
+    if (p == line || r != rank || !fast_gap(&p))
+        return 0;
+    const char *name = p;
+    while (*p >= 'a' && *p <= 'z')
+        p++;
+    int act = fast_action(name, (size_t)(p - name));
+    if (act == FAST_NONE)
+        return 0;
+    static const int p2p_neg[3] = {1, 1, 0}, wait_neg[3] = {1, 1, 1}, compute_neg[1] = {0};
+    int64_t v[3];
+    int nargs = act == FAST_COMPUTE ? 1 : 3;
+    if (!fast_args(&p, nargs, act == FAST_WAIT ? wait_neg : act == FAST_COMPUTE ? compute_neg : p2p_neg,
+                   v))
+        return 0;
+    int is_recv = act == FAST_RECV || act == FAST_IRECV;
+    if (act != FAST_WAIT && act != FAST_COMPUTE &&
+        (v[0] >= s->base.nranks || (!is_recv && (v[0] < 0 || v[1] < 0))))
+        return 0; /* refused by the general path, with its message */
+    line_ctx c = {.s = s, .rk = rk, .rank = rank, .nranks = s->base.nranks,
+                  .path = s->paths[rk->file], .err = err};
+    /* the line is taken: as take_line would hand it out */
+    rk->line_off = rk->off - (int64_t)(rk->len - rk->pos);
+    rk->pos = (size_t)(p - rk->buf);
+    rk->lineno++;
+    static const int ops[] = {[FAST_SEND] = MC_OP_SEND, [FAST_ISEND] = MC_OP_ISEND,
+                              [FAST_RECV] = MC_OP_RECV, [FAST_IRECV] = MC_OP_IRECV,
+                              [FAST_WAIT] = MC_OP_WAIT, [FAST_COMPUTE] = MC_OP_COMPUTE};
+    event_init(&c, e, ops[act]);
+    if (act == FAST_COMPUTE) {
+        e->bytes = v[0];
+        return 1;
+    }
+    if (act == FAST_WAIT)
+        return wait_for(&c, e, (int32_t)v[0], (int32_t)v[1], (int32_t)v[2]);
+    e->peer = v[0] < 0 ? MC_ANY : (int32_t)v[0];
+    e->tag = v[1] < 0 ? MC_ANY : (int32_t)v[1];
+    e->bytes = v[2] * rk->dtsize;
+    if (act == FAST_RECV)
+        e->bytes2 = e->bytes;
+    return act == FAST_ISEND || act == FAST_IRECV ? add_request(&c, e) : 1;
+}
+
 /* ------------------------------------------------------------ source */
 
 static int next_event(tit_source *s, int rank, mc_event *e, mc_error *err);
@@ -1020,6 +1169,11 @@ static int next_event(tit_source *s, int rank, mc_event *e, mc_error *err)
         got = 1;
     }
     while (!got && !rk->at_end) {
+        if (rk->pos < rk->len && (got = fast_event(s, rk, rank, e, err)) != 0) {
+            if (got < 0)
+                return -1;
+            break;
+        }
         char *line;
         int rc = next_line(s, rk, &line, err);
         if (rc < 0)
