@@ -108,6 +108,8 @@ typedef struct mc_sim_result {
     uint64_t bytes;
     uint64_t coll_messages; /* of which inside collectives */
     uint64_t coll_bytes;
+    uint64_t peak_messages; /* most messages held at once (in flight, unexpected
+                               or queued): what the replay's memory follows */
     double wall_seconds;    /* wall time of the replay */
     int64_t sim_time;       /* ps: simulated time reached (= end when complete) */
     int interrupted;        /* 1: stopped by options.interrupt; ranks hold what

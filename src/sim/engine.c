@@ -1193,9 +1193,18 @@ static int fetch(sim *S, int r)
  * MPI call executes, then the rank processes the messages (and queued sends)
  * that are ready, and only then goes back to computing — an MPI library
  * progresses what has arrived before it returns to the application. */
+/* Events a rank runs at one instant before it lets the ranks already due
+ * at that instant go first. Where calls take no time (the free network of
+ * the breakdown, a trace without compute), a rank that never blocks would
+ * otherwise run its whole stream at one instant while every message it
+ * sends waits unreceived (a 64-rank broadcast trace of 9 M events: 180 MB). */
+#define SAME_INSTANT_RUN 4096
+
 static void rank_step(sim *S, int r)
 {
     sim_rank *R = &S->r[r];
+    int64_t at = S->now;
+    unsigned run = 0;
     for (;;) {
         if (S->rc || R->state == RS_DONE)
             break;
@@ -1220,6 +1229,13 @@ static void rank_step(sim *S, int r)
              * program's trace with its bursts recorded inside the calls. */
             if (R->in_call && drain(S, r))
                 continue;
+            if (S->now != at) {
+                at = S->now;
+                run = 0;
+            } else if (++run == SAME_INSTANT_RUN) {
+                push_step(S, r, S->now);
+                break;
+            }
             if (!fetch(S, r))
                 break;
         } else if (exec_op(S, r)) {
@@ -1446,6 +1462,7 @@ static void fill_result(sim *S, mc_sim_result *out)
     out->messages = S->messages;
     out->bytes = S->bytes;
     out->coll_messages = S->coll_messages;
+    out->peak_messages = (uint64_t)S->nmsgs; /* the pool's slots: its high-water mark */
     out->coll_bytes = S->coll_bytes;
     out->end = 0;
     out->sim_time = S->now;
