@@ -1,5 +1,5 @@
-/* The time-independent reader's fast path (send, isend, recv, irecv, wait
- * and compute lines read in one pass) gives exactly the events, errors and
+/* The time-independent reader's fast path (send, isend, recv, irecv, wait,
+ * compute, allreduce, bcast, barrier and waitall lines read in one pass) gives exactly the events, errors and
  * line numbers of the general path. Each trace is written twice: as
  * generated, and with every rank token written "pN", a form only the
  * general path reads. Both are read in full and compared field by field,
@@ -33,10 +33,13 @@ static const char *const peers[] = {"0", "1", "2", "3", "1", "2", "00", "-0", "0
 static const char *const any[] = {"-1", "-7"}; /* receives only */
 static const char *const tags[] = {"0", "1", "7", "42", "999999999", "0001", "1234567890"};
 static const char *const sizes[] = {"8", "64", "65536", "0", "1e3", "12.5", "999999999999999",
-                                    "1000000000000000", "08"};
+                                    "1000000000000000", "08", "1.06512e+06", "2.5E+01",
+                                    "1000e-3", "0e+99", "1.", "1500e-3", "1e+15", "1e+16",
+                                    "-0"};
 static const char *const ints[] = {"0", "1", "2", "3", "-1", "1234567890", "-2147483648"};
 /* Refused values: rare, so that most ranks read far before one stops. */
-static const char *const bad[] = {"4", "123456789", "x", "2147483648", "-8", "1e400", ""};
+static const char *const bad[] = {"4", "123456789", "x", "2147483648", "-8", "1e400", "",
+                                  "1e5x"};
 static const char *const blanks[] = {" ", " ", " ", " ", "\t", "  ", " \t"};
 static const char *const ends[] = {"\n", "\n", "\n", "\n", "\n", "\n", " \n", "\r\n"};
 static const char *const p2p[] = {"send", "isend", "recv", "irecv", "isend", "irecv", "Send",
@@ -65,9 +68,20 @@ static void body(char *out, size_t cap)
                  VAL(ints), PICK(blanks), VAL(ints));
     } else if (k < 9) {
         snprintf(out, cap, "%scompute%s%s", b, PICK(blanks), VAL(sizes));
+    } else if (k < 10 && next_rand() % 2) {
+        static const char *const coll[] = {"allreduce", "bcast", "barrier", "waitall"};
+        int which = (int)(next_rand() % 4);
+        const char *op = coll[which];
+        /* the counts each takes (bcast: 1 or 2), rarely one more */
+        int nargs = which == 0 ? 2 : which == 1 ? 1 + (int)(next_rand() % 2) : 0;
+        nargs += next_rand() % 20000 == 0;
+        int n = snprintf(out, cap, "%s%s", b, op);
+        for (int i = 0; i < nargs && n > 0 && (size_t)n < cap; i++)
+            n += snprintf(out + n, cap - (size_t)n, "%s%s", PICK(blanks),
+                          i == 1 && op[0] == 'b' ? VAL(peers) : VAL(sizes));
     } else {
         static const char *const other[] = {" waitall", " barrier", " allreduce 8 0", " wait",
-                                            " send 1 8", " recv 2 64"};
+                                            " send 1 8", " recv 2 64", " bcast 8 3 1"};
         snprintf(out, cap, "%s", PICK(other));
     }
 }

@@ -994,82 +994,149 @@ static int parse_line(tit_source *s, tit_rank *rk, int rank, char *line, mc_even
 
 /* ------------------------------------------------------------ fast path */
 
-/* The lines that make up nearly every trace, "R send|isend|recv|irecv PEER
- * TAG SIZE", "R wait SRC DST TAG" and "R compute FLOPS" with plain decimal
- * numbers, are read straight from the buffer in one pass: no memchr, no
- * token array, no NULs written (buf[len] is a NUL sentinel, so a scan
- * stops at the buffer's end). Any other line, a line not wholly in the
- * buffer yet, or one the general path would refuse, is left to it
- * untouched, so what is accepted and every error message stay its own.
- * The events are those parse_line makes of the same line. */
+/* The lines that make up nearly every trace are read straight from the
+ * buffer in one pass: no memchr, no token array, no NULs written (buf[len]
+ * is a NUL sentinel, so a scan stops at the buffer's end), numbers parsed
+ * as they are scanned. They are "R send|isend|recv|irecv PEER TAG SIZE",
+ * "R wait SRC DST TAG", "R compute FLOPS", "R allreduce SIZE FLOPS",
+ * "R bcast SIZE [ROOT]", "R barrier" and "R waitall". Any other line, a line
+ * not wholly in the buffer yet, or one the general path would refuse, is
+ * left to it untouched, so what is accepted and every error message stay
+ * its own. The events are those parse_line makes of the same line. */
 
 static inline int is_blank(char c) { return c == ' ' || c == '\t'; }
 
-/* 1 to `max` digits (max <= 18: no overflow), optionally after '-' when
- * neg_ok, then a blank or a newline; advances *pp past the digits. */
-static inline int fast_number(const char **pp, int neg_ok, int max, int64_t *v)
+/* A number token as the fast path reads it. */
+typedef struct fast_num {
+    int64_t v;
+    int plain;  /* decimal digits only (after an optional '-'): an integer */
+    int digits; /* of a plain number */
+} fast_num;
+
+#define FAST_COUNT_MAX 1000000000000000ll /* 10^15: exact in a double, times 8 too */
+
+/* Digits, and for counts a fraction and an exponent (SimGrid writes flops
+ * as "1.06512e+06"), then a blank or the newline. A number with a fraction
+ * or an exponent is taken only when its value is a whole number up to
+ * 10^15, computed exactly (strtod gives the same double). 1 and *pp past
+ * it, or 0. */
+static int fast_number(const char **pp, fast_num *out)
 {
     const char *p = *pp;
-    int neg = neg_ok && *p == '-';
+    int neg = *p == '-';
     p += neg;
     int64_t x = 0;
-    int n = 0;
-    for (; n < max && is_digit(*p); p++, n++)
+    int n = 0, frac = 0;
+    for (; n < 18 && is_digit(*p); p++, n++)
         x = x * 10 + (*p - '0');
-    if (n == 0 || (!is_blank(*p) && *p != '\n'))
+    if (n == 0 || n == 18)
         return 0;
-    *v = neg ? -x : x;
-    *pp = p;
-    return 1;
-}
-
-/* The blanks before the next token (at least one). */
-static inline int fast_gap(const char **pp)
-{
-    const char *p = *pp;
-    if (!is_blank(*p))
+    if (is_blank(*p) || *p == '\n') {
+        *out = (fast_num){neg ? -x : x, 1, n};
+        *pp = p;
+        return 1;
+    }
+    if (neg)
         return 0;
-    while (is_blank(*p))
+    if (*p == '.')
+        for (p++; n < 18 && is_digit(*p); p++, n++, frac++)
+            x = x * 10 + (*p - '0');
+    int ex = 0;
+    if (*p == 'e' || *p == 'E') {
         p++;
-    *pp = p;
-    return 1;
-}
-
-/* n numbers, each after a blank, then optional blanks and the newline;
- * *pp ends past the newline. Counts have up to 15 digits: times the
- * datatype size (at most 8) they stay exact in the general path's double. */
-static int fast_args(const char **pp, int n, const int *neg_ok, int64_t *v)
-{
-    for (int i = 0; i < n; i++)
-        if (!fast_gap(pp) || !fast_number(pp, neg_ok[i], neg_ok[i] ? 9 : 15, &v[i]))
+        int eneg = *p == '-';
+        p += eneg || *p == '+';
+        int k = 0;
+        for (; k < 3 && is_digit(*p); p++, k++)
+            ex = ex * 10 + (*p - '0');
+        if (k == 0 || k == 3)
             return 0;
-    const char *p = *pp;
-    while (is_blank(*p))
-        p++;
-    if (*p != '\n')
+        ex = eneg ? -ex : ex;
+    }
+    if (n == 18 || !(is_blank(*p) || *p == '\n'))
         return 0;
-    *pp = p + 1;
+    for (int k = ex - frac; k > 0; k--) /* times 10^(ex - frac) */
+        if ((x *= 10) > FAST_COUNT_MAX)
+            return 0;
+    for (int k = frac - ex; k > 0; k--) { /* divided: only trailing zeros go */
+        if (x % 10)
+            return 0;
+        x /= 10;
+    }
+    if (x > FAST_COUNT_MAX)
+        return 0;
+    *out = (fast_num){x, 0, 0};
+    *pp = p;
     return 1;
 }
 
-enum { FAST_NONE, FAST_SEND, FAST_ISEND, FAST_RECV, FAST_IRECV, FAST_WAIT, FAST_COMPUTE };
+/* Up to max numbers, each after blanks, then optional blanks and the
+ * newline; *pp ends past the newline. The count, or -1. */
+static int fast_args(const char **pp, int max, fast_num *v)
+{
+    const char *p = *pp;
+    int n = 0;
+    for (;;) {
+        int gap = is_blank(*p);
+        while (is_blank(*p))
+            p++;
+        if (*p == '\n')
+            break;
+        if (!gap || n == max || !fast_number(&p, &v[n]))
+            return -1;
+        n++;
+    }
+    *pp = p + 1;
+    return n;
+}
+
+/* An integer argument as arg_int reads it (nine digits always fit). */
+static int fast_int(const fast_num *a) { return a->plain && a->digits <= 9; }
+
+/* A size or flop count as arg_count reads it: not negative, exact. */
+static int fast_count(const fast_num *a)
+{
+    return a->v >= 0 && (!a->plain || a->digits <= 15);
+}
+
+enum { FAST_NONE, FAST_SEND, FAST_ISEND, FAST_RECV, FAST_IRECV, FAST_WAIT, FAST_COMPUTE,
+       FAST_ALLREDUCE, FAST_BCAST, FAST_BARRIER, FAST_WAITALL };
 
 static int fast_action(const char *p, size_t len)
 {
-    switch (len) {
-    case 4:
-        return memcmp(p, "send", 4) == 0   ? FAST_SEND
-               : memcmp(p, "recv", 4) == 0 ? FAST_RECV
-               : memcmp(p, "wait", 4) == 0 ? FAST_WAIT
-                                           : FAST_NONE;
-    case 5:
-        return memcmp(p, "isend", 5) == 0   ? FAST_ISEND
-               : memcmp(p, "irecv", 5) == 0 ? FAST_IRECV
-                                            : FAST_NONE;
-    case 7:
-        return memcmp(p, "compute", 7) == 0 ? FAST_COMPUTE : FAST_NONE;
-    default:
-        return FAST_NONE;
+#define IS_(name) (len == sizeof name - 1 && memcmp(p, name, sizeof name - 1) == 0)
+    switch (p[0]) {
+    case 's': return IS_("send") ? FAST_SEND : FAST_NONE;
+    case 'r': return IS_("recv") ? FAST_RECV : FAST_NONE;
+    case 'i': return IS_("isend") ? FAST_ISEND : IS_("irecv") ? FAST_IRECV : FAST_NONE;
+    case 'w': return IS_("wait") ? FAST_WAIT : IS_("waitall") ? FAST_WAITALL : FAST_NONE;
+    case 'c': return IS_("compute") ? FAST_COMPUTE : FAST_NONE;
+    case 'a': return IS_("allreduce") ? FAST_ALLREDUCE : FAST_NONE;
+    case 'b': return IS_("bcast") ? FAST_BCAST : IS_("barrier") ? FAST_BARRIER : FAST_NONE;
+    default: return FAST_NONE;
+    }
+#undef IS_
+}
+
+/* Whether the arguments are what the general path accepts for act. */
+static int fast_valid(int act, int n, const fast_num *v, int nranks)
+{
+    int recv = act == FAST_RECV || act == FAST_IRECV;
+    switch (act) {
+    case FAST_SEND: case FAST_ISEND: case FAST_RECV: case FAST_IRECV:
+        return n == 3 && fast_int(&v[0]) && fast_int(&v[1]) && fast_count(&v[2]) &&
+               v[0].v < nranks && (recv || (v[0].v >= 0 && v[1].v >= 0));
+    case FAST_WAIT:
+        return n == 3 && fast_int(&v[0]) && fast_int(&v[1]) && fast_int(&v[2]);
+    case FAST_COMPUTE:
+        return n == 1 && fast_count(&v[0]);
+    case FAST_ALLREDUCE:
+        return n == 2 && fast_count(&v[0]) && fast_count(&v[1]);
+    case FAST_BCAST:
+        return (n == 1 || (n == 2 && fast_int(&v[1]) && v[1].v >= 0 && v[1].v < nranks)) &&
+               fast_count(&v[0]);
+    default: /* barrier, waitall */
+        return n == 0;
     }
 }
 
@@ -1082,43 +1149,57 @@ static int fast_event(tit_source *s, tit_rank *rk, int rank, mc_event *e, mc_err
     int64_t r = 0;
     for (; is_digit(*p) && r <= rank; p++)
         r = r * 10 + (*p - '0');
-    if (p == line || r != rank || !fast_gap(&p))
+    if (p == line || r != rank || !is_blank(*p))
         return 0;
+    while (is_blank(*p))
+        p++;
     const char *name = p;
     while (*p >= 'a' && *p <= 'z')
         p++;
-    int act = fast_action(name, (size_t)(p - name));
-    if (act == FAST_NONE)
+    int act = p > name ? fast_action(name, (size_t)(p - name)) : FAST_NONE;
+    fast_num v[3];
+    int n = act == FAST_NONE ? -1 : fast_args(&p, 3, v);
+    if (n < 0 || !fast_valid(act, n, v, s->base.nranks))
         return 0;
-    static const int p2p_neg[3] = {1, 1, 0}, wait_neg[3] = {1, 1, 1}, compute_neg[1] = {0};
-    int64_t v[3];
-    int nargs = act == FAST_COMPUTE ? 1 : 3;
-    if (!fast_args(&p, nargs, act == FAST_WAIT ? wait_neg : act == FAST_COMPUTE ? compute_neg : p2p_neg,
-                   v))
-        return 0;
-    int is_recv = act == FAST_RECV || act == FAST_IRECV;
-    if (act != FAST_WAIT && act != FAST_COMPUTE &&
-        (v[0] >= s->base.nranks || (!is_recv && (v[0] < 0 || v[1] < 0))))
-        return 0; /* refused by the general path, with its message */
     line_ctx c = {.s = s, .rk = rk, .rank = rank, .nranks = s->base.nranks,
                   .path = s->paths[rk->file], .err = err};
     /* the line is taken: as take_line would hand it out */
     rk->line_off = rk->off - (int64_t)(rk->len - rk->pos);
     rk->pos = (size_t)(p - rk->buf);
     rk->lineno++;
-    static const int ops[] = {[FAST_SEND] = MC_OP_SEND, [FAST_ISEND] = MC_OP_ISEND,
-                              [FAST_RECV] = MC_OP_RECV, [FAST_IRECV] = MC_OP_IRECV,
-                              [FAST_WAIT] = MC_OP_WAIT, [FAST_COMPUTE] = MC_OP_COMPUTE};
-    event_init(&c, e, ops[act]);
-    if (act == FAST_COMPUTE) {
-        e->bytes = v[0];
+    static const int ops[] = {
+        [FAST_SEND] = MC_OP_SEND, [FAST_ISEND] = MC_OP_ISEND, [FAST_RECV] = MC_OP_RECV,
+        [FAST_IRECV] = MC_OP_IRECV, [FAST_WAIT] = MC_OP_WAIT, [FAST_COMPUTE] = MC_OP_COMPUTE,
+        [FAST_ALLREDUCE] = MC_OP_ALLREDUCE, [FAST_BCAST] = MC_OP_BCAST,
+        [FAST_BARRIER] = MC_OP_BARRIER, [FAST_WAITALL] = MC_OP_WAITALL};
+    switch (act) {
+    case FAST_COMPUTE:
+        event_init(&c, e, MC_OP_COMPUTE);
+        e->bytes = v[0].v;
         return 1;
+    case FAST_WAIT:
+        event_init(&c, e, MC_OP_WAIT);
+        return wait_for(&c, e, (int32_t)v[0].v, (int32_t)v[1].v, (int32_t)v[2].v);
+    case FAST_WAITALL:
+        event_init(&c, e, MC_OP_WAITALL);
+        return complete(&c, e, 0, rk->nreqs) < 0 ? -1 : 1;
+    case FAST_ALLREDUCE: case FAST_BCAST: case FAST_BARRIER:
+        collective_init(&c, e, ops[act]);
+        if (act == FAST_BARRIER)
+            return 1;
+        e->bytes = e->bytes2 = v[0].v * rk->dtsize;
+        if (act == FAST_BCAST)
+            e->peer = n == 2 ? (int32_t)v[1].v : 0;
+        else
+            enqueue_compute(&c, v[1].v);
+        return 1;
+    default:
+        break;
     }
-    if (act == FAST_WAIT)
-        return wait_for(&c, e, (int32_t)v[0], (int32_t)v[1], (int32_t)v[2]);
-    e->peer = v[0] < 0 ? MC_ANY : (int32_t)v[0];
-    e->tag = v[1] < 0 ? MC_ANY : (int32_t)v[1];
-    e->bytes = v[2] * rk->dtsize;
+    event_init(&c, e, ops[act]);
+    e->peer = v[0].v < 0 ? MC_ANY : (int32_t)v[0].v;
+    e->tag = v[1].v < 0 ? MC_ANY : (int32_t)v[1].v;
+    e->bytes = v[2].v * rk->dtsize;
     if (act == FAST_RECV)
         e->bytes2 = e->bytes;
     return act == FAST_ISEND || act == FAST_IRECV ? add_request(&c, e) : 1;
