@@ -23,21 +23,17 @@ GOAL syntax used (see txt2bin.re):
   a2 requires a1
   }
 """
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tit_gen import binomial  # noqa: E402  (the same tree as the text traces)
 
 
 def bcast_rank(r, P, iters, nbytes, w):
-    ops = []
-    mask = 1
-    while mask < P and not r & mask:
-        mask <<= 1
-    if r:
-        ops.append(f"recv {nbytes}b from {r - mask} tag 1")
-    mask >>= 1
-    while mask:
-        if r + mask < P:
-            ops.append(f"send {nbytes}b to {r + mask} tag 1")
-        mask >>= 1
+    parent, kids = binomial(r, P)
+    ops = [f"recv {nbytes}b from {parent} tag 1"] if parent is not None else []
+    ops += [f"send {nbytes}b to {c} tag 1" for c in kids]
     n = 0
     buf = []
     for _ in range(iters):

@@ -75,21 +75,30 @@ def halo3d_peers(r, d):
     return out
 
 
+def binomial(r, P):
+    """Rank r's parent (None for the root, 0) and children, in send order, in
+    a binomial-tree broadcast of P ranks (also bench/goal_gen.py's)."""
+    mask = 1
+    while mask < P and not r & mask:
+        mask <<= 1
+    parent = r - mask if r else None
+    kids = []
+    mask >>= 1
+    while mask:
+        if r + mask < P:
+            kids.append(r + mask)
+        mask >>= 1
+    return parent, kids
+
+
 def tree_lines(a, r):
     """One iteration of rank r in the bcast and rdallreduce patterns."""
     P, out = a.ranks, []
     if a.pattern == "bcast":
-        mask = 1
-        while mask < P and not r & mask:
-            mask <<= 1
-        if r:
-            out.append(f"{r} recv {r - mask} 1 {a.bytes}")
-        mask >>= 1
-        while mask:
-            if r + mask < P:
-                out.append(f"{r} send {r + mask} 1 {a.bytes}")
-            mask >>= 1
-        return out
+        parent, kids = binomial(r, P)
+        if parent is not None:
+            out.append(f"{r} recv {parent} 1 {a.bytes}")
+        return out + [f"{r} send {c} 1 {a.bytes}" for c in kids]
     k = 0
     while (1 << k) < P:
         q = r ^ (1 << k)
