@@ -75,7 +75,8 @@ def rd_rank(r, P, iters, nbytes, w):
 def main():
     if len(sys.argv) != 6:
         sys.exit(__doc__)
-    pattern, P, iters, nbytes, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    pattern, out = sys.argv[1], sys.argv[5]
+    P, iters, nbytes = (int(v) for v in sys.argv[2:5])
     fn = {"bcast": bcast_rank, "rdallreduce": rd_rank}[pattern]
     with open(out, "w") as f:
         f.write(f"num_ranks {P}\n\n")

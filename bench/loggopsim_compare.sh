@@ -28,15 +28,17 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 M=$B/bin/mpicast
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(cut -d' ' -f1-3 /proc/loadavg)"
+cpu_name=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
+echo "machine: $(nproc) cores, $cpu_name; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # user CPU seconds of a command (its output to $T/out)
 cpu() { /usr/bin/time -f %U -o "$T/time" "$@" > "$T/out" 2>/dev/null; cat "$T/time"; }
 min() { printf '%s\n' "$@" | sort -g | head -1; }
 
-printf '%-8s %10s %8s %10s %12s %10s %8s  %s\n' case events txt2bin LogGOPSim no-breakdown predict ratio \
-    "same time"
-for c in "bcast 64 72000 8 bc64" "rdallreduce 64 4000 65536 rd64" "rdallreduce 1024 250 65536 rd1024"; do
+fmt='%-8s %10s %8s %10s %12s %10s %8s  %s\n'
+printf "$fmt" case events txt2bin LogGOPSim no-breakdown predict ratio "same time"
+for c in "bcast 64 72000 8 bc64" "rdallreduce 64 4000 65536 rd64" \
+         "rdallreduce 1024 250 65536 rd1024"; do
   set -- $c
   python3 "$HERE/goal_gen.py" "$1" "$2" "$3" "$4" "$T/$5.goal"
   python3 "$HERE/tit_gen.py" "$2" "$3" "$T/$5" --pattern "$1" --bytes "$4" > /dev/null
@@ -47,14 +49,15 @@ for c in "bcast 64 72000 8 bc64" "rdallreduce 64 4000 65536 rd64" "rdallreduce 1
     lg+=("$(cpu "$L/LogGOPSim" -f "$T/$5.bin" -L 500000 -o 200000 -g 0 -G 200 -O 0 -S 65536 -b)")
     lgs=$(grep -o 'Maximum finishing time at host [0-9]*: [0-9]*' "$T/out" | awk '{print $NF}')
     nb+=("$(cpu "$M" predict "$T/$5/trace.list" -q --no-breakdown --json)")
-    mps=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["predicted_time"]*1e12))' "$T/out")
+    mps=$(python3 -c 'import json, sys
+print(round(json.load(open(sys.argv[1]))["predicted_time"] * 1e12))' "$T/out")
     df+=("$(cpu "$M" predict "$T/$5/trace.list" -q)")
   done
   ev=$(sed -n 's/^replayed *\([0-9]*\) events.*/\1/p' "$T/out")
   best_lg=$(min "${lg[@]}") best_nb=$(min "${nb[@]}")
   ratio=$(python3 -c "print(f'{$best_lg / $best_nb:.1f}x')")
-  same=$([ "$lgs" = "$mps" ] && echo "yes ($mps ps)" || echo "NO: LogGOPSim $lgs ps, mpicast $mps ps")
-  printf '%-8s %10s %8s %10s %12s %10s %8s  %s\n' "$5" "$ev" "$t2b" "$best_lg" "$best_nb" \
-      "$(min "${df[@]}")" "$ratio" "$same"
+  same="yes ($mps ps)"
+  [ "$lgs" = "$mps" ] || same="NO: LogGOPSim $lgs ps, mpicast $mps ps"
+  printf "$fmt" "$5" "$ev" "$t2b" "$best_lg" "$best_nb" "$(min "${df[@]}")" "$ratio" "$same"
   rm -rf "$T/$5" "$T/$5.bin"
 done

@@ -1,10 +1,10 @@
 /* The time-independent reader's fast path (send, isend, recv, irecv, wait,
- * compute, allreduce, bcast, barrier and waitall lines read in one pass) gives exactly the events, errors and
- * line numbers of the general path. Each trace is written twice: as
- * generated, and with every rank token written "pN", a form only the
- * general path reads. Both are read in full and compared field by field,
- * over lines that cross the reader's buffer many times, in a merged file
- * and in one file per rank. */
+ * compute, allreduce, bcast, barrier and waitall lines read in one pass)
+ * gives exactly the events, errors and line numbers of the general path.
+ * Each trace is written twice: as generated, and with every rank token
+ * written "pN", a form only the general path reads. Both are read in full
+ * and compared field by field, over lines that cross the reader's buffer
+ * many times, in a merged file and in one file per rank. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
