@@ -264,14 +264,20 @@ static void start_run(tit_rank *rk)
     rk->pos = rk->len = 0;
 }
 
+/* The line at pos is taken; the next starts at buf[next]. */
+static void pass_line(tit_rank *rk, size_t next)
+{
+    rk->line_off = rk->off - (int64_t)(rk->len - rk->pos);
+    rk->pos = next;
+    rk->lineno++;
+}
+
 /* Hands out buf[pos, end) as the next line. */
 static void take_line(tit_rank *rk, char **line, size_t end, size_t next)
 {
     rk->buf[end] = '\0';
     *line = rk->buf + rk->pos;
-    rk->line_off = rk->off - (int64_t)(rk->len - rk->pos);
-    rk->pos = next;
-    rk->lineno++;
+    pass_line(rk, next);
 }
 
 /* Next physical line of the rank, NUL-terminated, without its newline.
@@ -1158,20 +1164,16 @@ static int fast_event(tit_source *s, tit_rank *rk, int rank, mc_event *e, mc_err
         p++;
     int act = p > name ? fast_action(name, (size_t)(p - name)) : FAST_NONE;
     fast_num v[3];
-    int n = act == FAST_NONE ? -1 : fast_args(&p, 3, v);
+    int n = act == FAST_NONE ? -1 : fast_args(&p, (int)(sizeof v / sizeof v[0]), v);
     if (n < 0 || !fast_valid(act, n, v, s->base.nranks))
         return 0;
     line_ctx c = {.s = s, .rk = rk, .rank = rank, .nranks = s->base.nranks,
                   .path = s->paths[rk->file], .err = err};
-    /* the line is taken: as take_line would hand it out */
-    rk->line_off = rk->off - (int64_t)(rk->len - rk->pos);
-    rk->pos = (size_t)(p - rk->buf);
-    rk->lineno++;
-    static const int ops[] = {
+    pass_line(rk, (size_t)(p - rk->buf));
+    static const int ops[] = { /* the lines the switch leaves to the code after it */
         [FAST_SEND] = MC_OP_SEND, [FAST_ISEND] = MC_OP_ISEND, [FAST_RECV] = MC_OP_RECV,
-        [FAST_IRECV] = MC_OP_IRECV, [FAST_WAIT] = MC_OP_WAIT, [FAST_COMPUTE] = MC_OP_COMPUTE,
-        [FAST_ALLREDUCE] = MC_OP_ALLREDUCE, [FAST_BCAST] = MC_OP_BCAST,
-        [FAST_BARRIER] = MC_OP_BARRIER, [FAST_WAITALL] = MC_OP_WAITALL};
+        [FAST_IRECV] = MC_OP_IRECV, [FAST_ALLREDUCE] = MC_OP_ALLREDUCE,
+        [FAST_BCAST] = MC_OP_BCAST};
     switch (act) {
     case FAST_COMPUTE:
         event_init(&c, e, MC_OP_COMPUTE);
@@ -1181,12 +1183,11 @@ static int fast_event(tit_source *s, tit_rank *rk, int rank, mc_event *e, mc_err
         event_init(&c, e, MC_OP_WAIT);
         return wait_for(&c, e, (int32_t)v[0].v, (int32_t)v[1].v, (int32_t)v[2].v);
     case FAST_WAITALL:
-        event_init(&c, e, MC_OP_WAITALL);
-        return complete(&c, e, 0, rk->nreqs) < 0 ? -1 : 1;
-    case FAST_ALLREDUCE: case FAST_BCAST: case FAST_BARRIER:
+        return act_waitall(&c, e);
+    case FAST_BARRIER:
+        return act_barrier(&c, e);
+    case FAST_ALLREDUCE: case FAST_BCAST:
         collective_init(&c, e, ops[act]);
-        if (act == FAST_BARRIER)
-            return 1;
         e->bytes = e->bytes2 = v[0].v * rk->dtsize;
         if (act == FAST_BCAST)
             e->peer = n == 2 ? (int32_t)v[1].v : 0;

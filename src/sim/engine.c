@@ -1189,10 +1189,6 @@ static int fetch(sim *S, int r)
     return 1;
 }
 
-/* Runs the rank from S->now until it must wait. Order at one instant: the
- * MPI call executes, then the rank processes the messages (and queued sends)
- * that are ready, and only then goes back to computing — an MPI library
- * progresses what has arrived before it returns to the application. */
 /* Events a rank runs at one instant before it lets the ranks already due
  * at that instant go first. Where calls take no time (the free network of
  * the breakdown, a trace without compute), a rank that never blocks would
@@ -1200,6 +1196,10 @@ static int fetch(sim *S, int r)
  * sends waits unreceived (a 64-rank broadcast trace of 9 M events: 180 MB). */
 #define SAME_INSTANT_RUN 4096
 
+/* Runs the rank from S->now until it must wait. Order at one instant: the
+ * MPI call executes, then the rank processes the messages (and queued sends)
+ * that are ready, and only then goes back to computing — an MPI library
+ * progresses what has arrived before it returns to the application. */
 static void rank_step(sim *S, int r)
 {
     sim_rank *R = &S->r[r];
