@@ -7,6 +7,8 @@
 # at both); the pseudo-traces are compared with a real 64-rank run event by
 # event (operation, peer, tag, request, site; sizes apart, which follow the
 # atoms) and by predict with compute scaled away (cpu.speed=1e6).
+# Then the 64-rank run is extrapolated to 125 with --rule sizes=data and
+# compared with a real 125-rank run the same way.
 # usage: bench/extrap_lammps.sh BUILD_DIR [STEPS]
 set -e
 B=${1:?usage: extrap_lammps.sh BUILD_DIR [STEPS]}
@@ -27,8 +29,15 @@ run s27 27 12
 run r64 64 12
 "$M" extrapolate w27 --ranks 64 -o w64 --quiet
 "$M" extrapolate s27 --ranks 64 --scaling strong -o s64 --quiet 2> /dev/null
-for x in w64 s64; do
-    "$M" dump --no-times r64 > real.txt
+# Session 28: the 64-rank trace itself (4 ranks per dimension, so several
+# per class, whose sizes differ) extrapolated to 125 by --rule sizes=data,
+# against a real 125-rank run (edge 15).
+run r125 125 15
+"$M" extrapolate r64 --ranks 125 --rule sizes=data -o d125 --quiet 2> /dev/null
+for pair in "w64 r64" "s64 r64" "d125 r125"; do
+    set -- $pair
+    x=$1
+    "$M" dump --no-times "$2" > real.txt
     "$M" dump --no-times "$x" > pseudo.txt
     python3 - "$x" <<'EOF'
 import re, statistics, sys
@@ -46,9 +55,28 @@ print("%s: events %d real, %d pseudo; %d equal but sizes; messages > 64 B: %d, s
       "median %.1f %%, p90 %.1f %%, mean signed %+.1f %%"
       % (sys.argv[1], len(a), len(b), same, len(rel), 100 * statistics.median(mag),
          100 * mag[int(0.9 * len(mag))], 100 * statistics.mean(rel)))
+# every channel (sender, receiver, tag) sends and receives the same sizes
+import collections
+sent, got = collections.defaultdict(list), collections.defaultdict(list)
+for l in b:
+    f = l.split()
+    d = dict(x.split("=", 1) for x in f[2:] if "=" in x)
+    r = f[0]
+    if f[1] in ("Send", "Sendrecv"):
+        sent[(r, d["peer"], d.get("tag", "0"))].append(int(d.get("bytes", 0)))
+    if f[1] == "Sendrecv":
+        got[(d["peer2"], r, d.get("tag2", "0"))].append(int(d.get("bytes2", 0)))
+    if f[1] == "Wait":
+        v = d["vals"].split(",")
+        for q in range(0, len(v), 4):
+            if int(v[q + 1]) >= 0:
+                got[(v[q + 1], r, v[q + 2])].append(int(v[q + 3]))
+keys = set(sent) | set(got)
+bad = sum(sorted(sent.get(k, [])) != sorted(got.get(k, [])) for k in keys)
+print("%s: %d channels, %d whose sent and received sizes differ" % (sys.argv[1], len(keys), bad))
 EOF
 done
-for t in r64 w64 s64; do
+for t in r64 w64 s64 r125 d125; do
     printf '%s: ' "$t"
     "$M" predict "$t" --no-breakdown --set cpu.speed=1e6 | head -1
 done

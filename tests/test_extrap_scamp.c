@@ -10,7 +10,9 @@
  *  5. Per-rank-count collectives with equal counts (Alltoallv, Allgatherv)
  *     inferred from P=4, 8 and generated at 32; unequal counts refused.
  *  6. Partners rank XOR 2^k over log2 P steps per iteration, inferred from
- *     P=4, 8 and generated at 16..64; one trace and rank + P/2 refused. */
+ *     P=4, 8 and generated at 16..64; one trace and rank + P/2 refused.
+ *  7. Sizes that follow the data (rule sizes data): refused by default with
+ *     the hint; exact at the traced P, consistent at 64, 36 and 25. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,15 @@ static mc_event *add(evlist *l, int op)
  * block along the other dimension. */
 static int64_t stencil_cells;
 static int stencil_last; /* the remainder on the last coordinates */
+
+/* Sizes that follow the data (rule sizes data): each rank sends faces of its
+ * own size, which changes with the direction and the iteration, and
+ * receives what its neighbour sends. */
+static int stencil_data;
+static int64_t data_face(int a, int d, int dir, int it)
+{
+    return 8 * (1 + (a * 7 + d * 3 + dir * 5 + it) % 5);
+}
 
 static int64_t block_of(int64_t N, int n, int c)
 {
@@ -100,8 +111,10 @@ static void stencil(int P, const int *dims, int periodic, int64_t face, int iter
                 e->peer2 = dir ? phi : plo;
                 e->tag = 2 * d + dir;
                 e->tag2 = e->peer2 >= 0 ? e->tag : MC_NONE;
-                e->bytes = face;
-                e->bytes2 = e->peer2 >= 0 ? face : 0;
+                e->bytes = stencil_data ? data_face(r, d, dir, it) : face;
+                e->bytes2 = e->peer2 < 0       ? 0
+                            : stencil_data ? data_face(e->peer2, d, dir, it)
+                                           : face;
             }
         }
         mc_event *a = add(l, MC_OP_ALLREDUCE);
@@ -1205,6 +1218,110 @@ static void test_repetition_laws_ambiguous(void)
     mc_extrap_destroy(x);
 }
 
+/* Reads every rank of s: sizes and sources of its events. */
+typedef struct sizes_of {
+    int n;
+    int64_t bytes[MAXEV], bytes2[MAXEV];
+    int32_t peer2[MAXEV];
+    int op[MAXEV];
+} sizes_of;
+static sizes_of *read_sizes(mc_source *s, int P)
+{
+    sizes_of *z = calloc((size_t)P, sizeof *z);
+    mc_error err = {0};
+    mc_event e;
+    for (int r = 0; r < P; r++)
+        while (z[r].n < MAXEV && mc_source_next(s, r, &e, &err) == 1) {
+            z[r].bytes[z[r].n] = e.bytes;
+            z[r].bytes2[z[r].n] = e.bytes2;
+            z[r].peer2[z[r].n] = e.peer2;
+            z[r].op[z[r].n++] = e.op;
+        }
+    return z;
+}
+
+/* A stencil whose face sizes follow the data: refused by default with a hint;
+ * with rule sizes=data regenerated exactly at the traced P, and at other P
+ * every receive gets the size its sender sends, from the traced sizes. */
+static void test_data_sizes(void)
+{
+    stencil_data = 1;
+    const char *t9 = mkdir_trace("ds9"), *t16 = mkdir_trace("ds16");
+    int d3[2] = {3, 3}, d4[2] = {4, 4};
+    write_stencil(t9, 9, d3, 1, 0);
+    write_stencil(t16, 16, d4, 1, 0);
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    mc_error err = {0};
+    const char *one[1] = {t16}, *two[2] = {t9, t16};
+    CHECK(mc_extrap_build(one, 1, &ru, &err) == NULL);
+    CHECK(strstr(err.msg, "differ in size") && strstr(err.msg, "--rule sizes=data"));
+    CHECK(mc_extrap_rules_set(&ru, "sizes", "fuzzy", &err) == MC_ERR_USAGE);
+    CHECK(mc_extrap_rules_set(&ru, "sizes", "data", &err) == MC_OK);
+    mc_extrap *x = mc_extrap_build(one, 1, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    /* the traced P: every event as traced */
+    evlist *l = malloc(sizeof *l);
+    mc_source *s = mc_extrap_source(x, 16, &err);
+    sizes_of *z = read_sizes(s, 16);
+    for (int r = 0; r < 16; r++) {
+        stencil(16, d4, 1, 0, 2, r, l);
+        CHECK_EQ_INT(z[r].n, l->n);
+        for (int i = 0; i < l->n && i < z[r].n; i++)
+            CHECK(z[r].bytes[i] == l->e[i].bytes && z[r].bytes2[i] == l->e[i].bytes2);
+    }
+    int64_t traced[MAXEV] = {0};
+    for (int r = 0; r < 16; r++)
+        for (int i = 0; i < z[r].n; i++)
+            traced[i] += z[r].bytes[i];
+    free(z);
+    mc_source_close(s);
+    /* 8x8 tiles the traced 4x4 four times; 6x6 and 5x5 cut the tiling */
+    int Ps[3] = {64, 36, 25};
+    for (int p = 0; p < 3; p++) {
+        int P = Ps[p];
+        s = mc_extrap_source(x, P, &err);
+        CHECK(s);
+        z = read_sizes(s, P);
+        int64_t sum[MAXEV] = {0};
+        for (int r = 0; r < P; r++)
+            for (int i = 0; i < z[r].n; i++) {
+                sum[i] += z[r].bytes[i];
+                if (z[r].op[i] != MC_OP_SENDRECV)
+                    continue;
+                int q = z[r].peer2[i];
+                CHECK(q >= 0 && q < P && z[q].n == z[r].n);
+                CHECK(z[r].bytes2[i] == z[q].bytes[i]); /* what the sender sends */
+                CHECK(z[r].bytes[i] >= 8 && z[r].bytes[i] <= 40 && z[r].bytes[i] % 8 == 0);
+            }
+        for (int i = 0; P == 64 && i < z[0].n; i++)
+            CHECK(sum[i] == 4 * traced[i]);
+        free(z);
+        mc_source_close(s);
+    }
+    mc_extrap_destroy(x);
+    /* two traces: each rebuilt from the other, sizes aside, and said so */
+    x = mc_extrap_build(two, 2, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    CHECK_EQ_INT(mc_extrap_checked(x), 2);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    mc_extrap_explain(x, 36, f);
+    fclose(f);
+    CHECK(strstr(text, "sizes data: "));
+    CHECK(strstr(text, "but for point-to-point sizes (the data's"));
+    CHECK(strstr(text, "size data x const"));
+    free(text);
+    mc_extrap_destroy(x);
+    free(l);
+    stencil_data = 0;
+}
+
 static void test_rules_syntax(void)
 {
     mc_extrap_rules ru;
@@ -1249,6 +1366,7 @@ int main(void)
     test_rules_syntax();
     test_stencil_4x4_to_8x8();
     test_block_shares();
+    test_data_sizes();
     test_replicate_4_to_4096();
     test_strong_scaling_inferred();
     test_refuse_task_farm();

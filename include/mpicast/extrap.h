@@ -77,6 +77,10 @@ typedef struct mc_extrap_rules {
     int strong;        /* 0 weak scaling (default), 1 strong scaling */
     int law[MC_SC_COUNT]; /* MC_LAW_AUTO: the scaling's default or the fit */
     int infer;         /* 1 (default): fit laws when two or more traces are given */
+    int data_sizes;    /* 1 (sizes data): point-to-point sizes that differ between the
+                        * ranks of a class follow the data (particles, cells): each target
+                        * rank takes those of the traced rank at its place in a tiling of
+                        * the traced grid; 0 (sizes exact, default): refused */
     int nrepeat;       /* stated repetitions: the block starting at the first call */
     struct {           /* from `site` (LEN events, 0: its period) repeats a*f(P) times */
         int32_t site;
@@ -89,7 +93,8 @@ typedef struct mc_extrap_rules {
 void mc_extrap_rules_init(mc_extrap_rules *r);
 /* One rule, KEY VALUE (docs/extrapolation.md): grid 8x8, periodic 1,0,
  * replicate [RANK], scaling weak|strong, size.p2p LAW, size.reduce LAW,
- * size.block LAW, compute LAW, infer yes|no, ndims N, repeat SITE[/LEN]:LAW. */
+ * size.block LAW, compute LAW, infer yes|no, ndims N, repeat SITE[/LEN]:LAW,
+ * sizes exact|data. */
 mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *value,
                            mc_error *err);
 /* A rules file: one "KEY VALUE" per line, '#' comments. */

@@ -66,9 +66,11 @@ static void event_words(const mc_event *e, char *buf, size_t len)
     snprintf(buf, len, "%s (site %x)", mc_op_name(e->op), (unsigned)e->site);
 }
 
-/* mc_extrap_compare over ranks [r0, r1). */
-static int compare_ranks(mc_source *model, mc_source *real, int r0, int r1, mc_extrap_diff *d,
-                         uint64_t *nevents, void (*tick)(void *ctx), void *ctx, mc_error *err)
+/* mc_extrap_compare over ranks [r0, r1); data (rule sizes data): point-to-
+ * point sizes aside, their sums added to bytes[0] (model) and bytes[1]. */
+static int compare_ranks(mc_source *model, mc_source *real, int r0, int r1, int data,
+                         double *bytes, mc_extrap_diff *d, uint64_t *nevents,
+                         void (*tick)(void *ctx), void *ctx, mc_error *err)
 {
     memset(d, 0, sizeof *d);
     if (nevents)
@@ -99,8 +101,12 @@ static int compare_ranks(mc_source *model, mc_source *real, int r0, int r1, mc_e
                               "model has %s there", (unsigned long long)i, w);
             }
             char why[200];
-            if (!extrap_event_equal(&a, &b, why, sizeof why))
+            if (!extrap_event_equal_as(&a, &b, data, why, sizeof why))
                 return differ(d, r, i, &b, &a, "%s", why);
+            if (data) {
+                bytes[0] += extrap_p2p_bytes(&a);
+                bytes[1] += extrap_p2p_bytes(&b);
+            }
             if (nevents)
                 ++*nevents;
         }
@@ -113,7 +119,7 @@ static int compare_ranks(mc_source *model, mc_source *real, int r0, int r1, mc_e
 int mc_extrap_compare(mc_source *model, mc_source *real, mc_extrap_diff *d,
                       uint64_t *nevents, void (*tick)(void *ctx), void *ctx, mc_error *err)
 {
-    return compare_ranks(model, real, 0, real->nranks, d, nevents, tick, ctx, err);
+    return compare_ranks(model, real, 0, real->nranks, 0, NULL, d, nevents, tick, ctx, err);
 }
 
 /* ------------------------------------------------------------ leave one out */
@@ -140,8 +146,8 @@ static void others_str(const mc_extrap *x, const char *const *traces, int n, int
  * error (err). */
 static int loo_one(const mc_extrap *full, const char *const *traces, int n, int i,
                    const xfold *folds, const mc_extrap_rules *rules, const int *P,
-                   uint64_t *nev, int *same, char *why, size_t whylen, void (*tick)(void *),
-                   void *ctx, mc_error *err)
+                   uint64_t *nev, double *bytes, int *same, char *why, size_t whylen,
+                   void (*tick)(void *), void *ctx, mc_error *err)
 {
     *same = 0;
     const char **sub = malloc((size_t)n * sizeof *sub);
@@ -187,7 +193,8 @@ static int loo_one(const mc_extrap *full, const char *const *traces, int n, int 
      * checked is how rank R itself changes with P */
     int r0 = rules->replicate ? rules->rep : 0;
     int r1 = rules->replicate ? rules->rep + 1 : real->nranks;
-    int rc = compare_ranks(gen, real, r0, r1, &d, nev, tick, ctx, err);
+    int rc = compare_ranks(gen, real, r0, r1, rules->data_sizes, bytes, &d, nev, tick, ctx,
+                           err);
     mc_source_close(gen);
     mc_source_close(real);
     mc_extrap_destroy(M);
@@ -377,9 +384,10 @@ static mc_extrap *build_checked(mc_extrap *x, mc_error *ferr, const char *const 
     for (int i = 0; i < ntraces; i++) {
         uint64_t nev = 0;
         int same = 0;
+        double bytes[2] = {0, 0};
         char why[MC_ERROR_MSG_MAX];
-        if (loo_one(x, traces, ntraces, i, folds, rules, P, &nev, &same, why, sizeof why, rank_checked,
-                    ctx, err)) {
+        if (loo_one(x, traces, ntraces, i, folds, rules, P, &nev, bytes, &same, why, sizeof why,
+                    rank_checked, ctx, err)) {
             mc_error_prefix(err, "extrapolate");
             free(P);
             mc_extrap_destroy(x);
@@ -390,10 +398,15 @@ static mc_extrap *build_checked(mc_extrap *x, mc_error *ferr, const char *const 
         if (same) {
             checked++;
             events += nev;
+            char sizes[160] = "";
+            if (rules->data_sizes && bytes[1] > 0)
+                snprintf(sizes, sizeof sizes, " but for point-to-point sizes (the data's: "
+                         "%.6g bytes rebuilt, %.6g traced, %+.2f %%)", bytes[0], bytes[1],
+                         100 * (bytes[0] - bytes[1]) / bytes[1]);
             if (nlines < 4)
                 snprintf(lines[nlines++], sizeof lines[0], "check: %s (P=%d) rebuilt from "
-                         "%s: %llu events equal", traces[i], P[i], others,
-                         (unsigned long long)nev);
+                         "%s: %llu events equal%s", traces[i], P[i], others,
+                         (unsigned long long)nev, sizes);
         } else if (nlines < 4) {
             snprintf(lines[nlines++], sizeof lines[0], "check: %s (P=%d) not rebuilt from %s: "
                      "%.300s", traces[i], P[i], others, why);

@@ -23,6 +23,7 @@ void extrap_tev_free(tev *t)
     free(t->alt);
     free(t->fit);
     free(t->share);
+    free(t->dsz);
 }
 
 /* Deep copy (the abstract events stay for a second classification). */
@@ -37,6 +38,13 @@ int extrap_tev_copy(tev *d, const tev *s)
     d->alt = NULL;
     d->fit = NULL;
     d->share = NULL;
+    d->dsz = NULL;
+    if (s->dsz) {
+        size_t nd = (size_t)s->dnm * s->nnum;
+        if (!(d->dsz = malloc(nd * sizeof *d->dsz)))
+            return -1;
+        memcpy(d->dsz, s->dsz, nd * sizeof *d->dsz);
+    }
     if (s->share && !(d->share = malloc(s->nnum * sizeof *d->share)))
         return -1;
     if (s->share)
@@ -209,8 +217,9 @@ static int pick_sk(unsigned mask, const int *pref, int npref)
 }
 
 /* Literal parts two members of a class must share: 0 when they do, else 1
- * with what differs in why (may be NULL). */
-static int literal_diff(const tev *a, const tev *b, int split, char *why, size_t len)
+ * with what differs in why (may be NULL). data: sizes that may follow the
+ * data (rule `sizes data`) are not compared. */
+static int literal_diff(const tev *a, const tev *b, int split, int data, char *why, size_t len)
 {
     const mc_event *x = &a->e, *y = &b->e;
     /* the reason is formatted only when asked: the homogeneity check compares
@@ -227,11 +236,11 @@ static int literal_diff(const tev *a, const tev *b, int split, char *why, size_t
     DIFF(a->comm != b->comm, "communicator");
     DIFF(!split && x->tag != y->tag, "tag %d against %d", x->tag, y->tag);
     DIFF(x->tag2 != y->tag2, "receive tag %d against %d", x->tag2, y->tag2);
-    DIFF(!split && x->bytes != y->bytes, "size %lld against %lld", (long long)x->bytes,
-         (long long)y->bytes);
+    DIFF(!split && !(data && extrap_data_slot(a, 0)) && x->bytes != y->bytes,
+         "size %lld against %lld", (long long)x->bytes, (long long)y->bytes);
     for (uint32_t s = 1; s < a->nnum; s++)
-        DIFF(a->num[s] != b->num[s], "%s %lld against %lld", extrap_slot_name(a, s),
-             (long long)a->num[s], (long long)b->num[s]);
+        DIFF(!(data && extrap_data_slot(a, s)) && a->num[s] != b->num[s], "%s %lld against %lld",
+             extrap_slot_name(a, s), (long long)a->num[s], (long long)b->num[s]);
     DIFF(!extrap_same_shares(a, b), "block shares");
     DIFF(x->req != y->req, "request id %u against %u", x->req, y->req);
     DIFF(a->newcomm != b->newcomm, "the communicator it creates");
@@ -251,9 +260,9 @@ static int literal_diff(const tev *a, const tev *b, int split, char *why, size_t
     return 0;
 }
 
-static int same_literal(const tev *a, const tev *b, int split)
+static int same_literal(const tev *a, const tev *b, int split, int data)
 {
-    return !literal_diff(a, b, split, NULL, 0);
+    return !literal_diff(a, b, split, data, NULL, 0);
 }
 
 /* Where rank r's folded loop starts among the events the classes see (its
@@ -323,13 +332,18 @@ static int decide_event(xbuild *b, int k, const int *mem, int nm, uint32_t i,
     aev *A = b->abs[k][mem[0]];
     int split = A[i].t.e.op == MC_OP_COMM_SPLIT;
     char why[96];
+    int data = x->rules.data_sizes;
     for (int j = 1; j < nm; j++)
-        if (literal_diff(&A[i].t, &b->abs[k][mem[j]][i].t, split, why, sizeof why))
+        if (literal_diff(&A[i].t, &b->abs[k][mem[j]][i].t, split, data, why, sizeof why))
             FAIL("%s: %s: rank %d event %llu (%s) and rank %d event %llu (%s) differ in %s: "
-                 "not explained", x->paths[k], cname, mem[0],
+                 "not explained%s", x->paths[k], cname, mem[0],
                  (unsigned long long)extrap_event_no(b, k, mem[0], i), OPAT(x, k, &A[i].t.e),
                  mem[j], (unsigned long long)extrap_event_no(b, k, mem[j], i),
-                 OPAT(x, k, &b->abs[k][mem[j]][i].t.e), why);
+                 OPAT(x, k, &b->abs[k][mem[j]][i].t.e), why,
+                 !data && extrap_data_slot(&A[i].t, 0) && strstr(why, "size")
+                     ? " (sizes that follow the data, such as particles moving between "
+                       "ranks, are taken from the traced ranks with --rule sizes=data)"
+                     : "");
     for (uint32_t s = 0; s < A[i].t.npeer; s++)
         if (decide_peer(b, k, mem, nm, i, s, &A[i].t.peer[s], cname, err))
             return -1;
@@ -351,6 +365,62 @@ static int decide_event(xbuild *b, int k, const int *mem, int nm, uint32_t i,
     return 0;
 }
 
+/* Rule `sizes data`: the sizes that differ between the members (mem[0 ..
+ * nm)) kept per member in the representative's events (tev.dsz), and the row
+ * of each rank of trace k (out->dmidx, -1: none). The tiling of the traced
+ * grid (gen.c) may put a target rank of this class at rank 0's place, or
+ * target rank 0 beside ranks at other classes' places, and a receive takes
+ * the size its sender sends: so a class also gets a row for rank 0 (a class
+ * of its own), and rank 0's class one for every rank, each where it has as
+ * many events (another call than the representative's leaves its row
+ * the representative's). 0, or -1 out of memory. */
+static int data_tables(xbuild *b, int k, int cls, const int *mem, int nm, xclass *out)
+{
+    int P = b->x->tP[k], nr = 0;
+    uint32_t n = b->raw[k][mem[0]].n;
+    int *rows = malloc((size_t)P * sizeof *rows);
+    if (!rows || !(out->dmidx = malloc((size_t)P * sizeof *out->dmidx)))
+        return free(rows), -1;
+    for (int r = 0; r < P; r++)
+        out->dmidx[r] = -1;
+    for (int j = 0; j < nm; j++)
+        out->dmidx[mem[j]] = nr, rows[nr++] = mem[j];
+    for (int r = 0; r < P; r++)
+        if ((r == 0 || cls == ORIGIN) && out->dmidx[r] < 0 && b->raw[k][r].n == n)
+            out->dmidx[r] = nr, rows[nr++] = r;
+    out->dnrows = nr;
+    aev *A = b->abs[k][mem[0]];
+    for (uint32_t i = 0; i < n; i++) {
+        tev *t = &A[i].t;
+        free(t->dsz); /* a first classification's, before classes merged */
+        t->dsz = NULL;
+        t->dmask = t->dnm = 0;
+        uint32_t mask = 0;
+        for (int j = 1; j < nr; j++) {
+            const tev *z = &b->abs[k][rows[j]][i].t;
+            if (z->e.op != t->e.op || z->e.site != t->e.site || z->nnum != t->nnum)
+                continue;
+            for (uint32_t s = 0; s < t->nnum && s < 32; s++)
+                if (extrap_data_slot(t, s) && z->num[s] != t->num[s])
+                    mask |= 1u << s;
+        }
+        if (!mask)
+            continue;
+        size_t w = t->nnum;
+        if (!(t->dsz = malloc((size_t)nr * w * sizeof *t->dsz)))
+            return free(rows), -1;
+        for (int j = 0; j < nr; j++) {
+            const tev *z = &b->abs[k][rows[j]][i].t;
+            int same = z->e.op == t->e.op && z->e.site == t->e.site && z->nnum == t->nnum;
+            memcpy(t->dsz + (size_t)j * w, same ? z->num : t->num, w * sizeof *t->dsz);
+        }
+        t->dmask = mask;
+        t->dnm = (uint32_t)nr;
+    }
+    free(rows);
+    return 0;
+}
+
 /* Builds the template of class cls of trace k from its members. */
 static int build_class(xbuild *b, int k, int cls, const int *mem, int nm, xclass *out,
                        mc_error *err)
@@ -365,6 +435,8 @@ static int build_class(xbuild *b, int k, int cls, const int *mem, int nm, xclass
     for (uint32_t i = 0; i < r0->n; i++)
         if (decide_event(b, k, mem, nm, i, cname, err))
             return -1;
+    if (x->rules.data_sizes && data_tables(b, k, cls, mem, nm, out))
+        FAIL("out of memory");
     if (extrap_depth_class(b, k, mem, nm, out, cname, err))
         return -1;
     /* Move the representative's abstract events into the template. */
@@ -422,7 +494,7 @@ mc_err extrap_classify(xbuild *b, xclass (*per)[NCLASSES], mc_error *err)
 /* ------------------------------------------------------------ homogeneity */
 
 /* Two templates of one trace alike in everything the generator uses. */
-static int tmpl_equal(const xclass *ca, const xclass *cb)
+static int tmpl_equal(const xclass *ca, const xclass *cb, int data)
 {
     if (ca->n != cb->n || ca->loop_n != cb->loop_n || ca->dknown != cb->dknown ||
         ca->ndpos != cb->ndpos ||
@@ -431,7 +503,7 @@ static int tmpl_equal(const xclass *ca, const xclass *cb)
     for (uint32_t i = 0; i < ca->n; i++) {
         const tev *a = &ca->ev[i], *b = &cb->ev[i];
         int split = a->e.op == MC_OP_COMM_SPLIT; /* colour and key per rank */
-        if (!same_literal(a, b, split) || a->color != b->color || a->key != b->key ||
+        if (!same_literal(a, b, split, data) || a->color != b->color || a->key != b->key ||
             a->npeer != b->npeer || a->cart != b->cart || a->tdir != b->tdir ||
             a->tmask != b->tmask || a->sdir != b->sdir || a->smask != b->smask)
             return 0;
@@ -439,7 +511,7 @@ static int tmpl_equal(const xclass *ca, const xclass *cb)
             if (a->peer[s].kind != b->peer[s].kind ||
                 memcmp(a->peer[s].v, b->peer[s].v, sizeof a->peer[s].v) != 0)
                 return 0;
-        if (!split && a->num[0] != b->num[0])
+        if (!split && !(data && extrap_data_slot(a, 0)) && a->num[0] != b->num[0])
             return 0;
     }
     return 1;
@@ -472,7 +544,7 @@ void extrap_find_homogeneous(mc_extrap *x, xclass (*per)[NCLASSES])
                     if (!per[k][bcls].present)
                         continue;
                     pairs++;
-                    ok = tmpl_equal(&per[k][a], &per[k][bcls]);
+                    ok = tmpl_equal(&per[k][a], &per[k][bcls], x->rules.data_sizes);
                 }
             }
         x->homogeneous[d] = ok && pairs > 0;

@@ -141,7 +141,21 @@ typedef struct tev {
     int16_t *share;     /* per number slot: the block share (x->share) that gives its
                          * size at each rank, num[s] holding its unit; -1 none. NULL:
                          * none in any slot (share.c) */
+    /* Sizes that follow the data (rule `sizes data`, classes.c): slot s (bit s of
+     * dmask) differs between the class's members and is dsz[j * nnum + s] for
+     * row j of dnm (xclass.dmidx numbers them), scaled by the slot's law. */
+    uint32_t dmask, dnm;
+    int64_t *dsz;
 } tev;
+
+/* Slot s of t may follow the data under `sizes data`: a point-to-point size or
+ * a completion's received bytes. */
+static inline int extrap_data_slot(const tev *t, uint32_t s)
+{
+    mc_op_kind k = mc_op_kind_of(t->e.op);
+    return s < 32 && s < t->nnum && !t->varr && t->newcomm < 0 && t->sclass[s] == MC_SC_P2P &&
+           (k == MC_KIND_P || k == MC_KIND_W);
+}
 
 /* ------------------------------------------------------------ block shares
  * (share.c; issue 20). A message size that is u bytes times the rank's
@@ -261,6 +275,11 @@ typedef struct xclass {
     int dknown;
     uint32_t ndpos;
     uint32_t *dpos;
+    /* Sizes that follow the data (tev.dsz): the member number of each rank of
+     * the representative's trace, -1 for the ranks of other classes; NULL
+     * without rule `sizes data`. */
+    int32_t *dmidx;
+    int dnrows;         /* rows of tev.dsz: the members, and rank 0 (classes.c) */
 } xclass;
 
 /* The block of C one of whose runs holds position i, or -1. */
@@ -473,6 +492,20 @@ mc_err extrap_comm_vals(const mc_extrap *x, const xgrid *g, int r, const tev *t,
                         uint32_t *n, mc_error *err);
 /* Events equal in everything but times. */
 int extrap_event_equal(const mc_event *a, const mc_event *b, char *why, size_t len);
+/* The same; data: point-to-point sizes and completions' received bytes aside
+ * (rule sizes data). */
+int extrap_event_equal_as(const mc_event *a, const mc_event *b, int data, char *why,
+                          size_t len);
+/* Point-to-point bytes of e (sent, received, completed): what rule `sizes
+ * data` takes from the traced ranks. */
+static inline double extrap_p2p_bytes(const mc_event *e)
+{
+    mc_op_kind k = mc_op_kind_of(e->op);
+    double v = k == MC_KIND_P ? (double)e->bytes + (double)e->bytes2 : 0;
+    for (uint32_t i = 3; k == MC_KIND_W && i < e->nvals; i += 4)
+        v += (double)e->vals[i];
+    return v;
+}
 
 /* ------------------------------------------------------------ building the model
  * model.c drives it (extrap_build_model): read.c reads every rank of every

@@ -231,6 +231,8 @@ void extrap_law_str(const tev *t, uint32_t s, char *buf, size_t len)
 {
     if (t->law[s] == MC_LAW_FIT && t->fit)
         fit_str(&t->fit[s], buf, len);
+    else if (t->dsz && s < 32 && (t->dmask >> s & 1u)) /* rule sizes data */
+        snprintf(buf, len, "data x %s", mc_extrap_law_name(t->law[s]));
     else
         snprintf(buf, len, "%s", mc_extrap_law_name(t->law[s]));
 }

@@ -7,6 +7,7 @@
 #include "extrap_impl.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ laws */
@@ -512,6 +513,31 @@ static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, 
     return 0;
 }
 
+/* Whether slot s of event i follows the data in some trace (tev.dmask). */
+static int data_slot_anywhere(const mc_extrap *x, const xclass *per, uint32_t i, uint32_t s)
+{
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present && i < per[k].n && s < 32 && (per[k].ev[i].dmask >> s & 1u))
+            return 1;
+    return 0;
+}
+
+/* Slot s of R's event t as a data slot: its members' sizes, equal where it
+ * did not differ in R's trace. 0, or -1 out of memory. */
+static int data_column(const xclass *R, tev *t, uint32_t s)
+{
+    if (!t->dsz) {
+        uint32_t nm = (uint32_t)R->dnrows;
+        if (!(t->dsz = malloc((size_t)nm * t->nnum * sizeof *t->dsz)))
+            return -1;
+        for (uint32_t j = 0; j < nm; j++)
+            memcpy(t->dsz + (size_t)j * t->nnum, t->num, t->nnum * sizeof *t->dsz);
+        t->dnm = nm;
+    }
+    t->dmask |= 1u << s;
+    return 0;
+}
+
 /* The law of every number slot of the representative's template R:
  * constant where nothing scales, the model's in a rebuild (I), the stated
  * or default one, else inferred from the traces (ntr of them). */
@@ -530,6 +556,14 @@ static int fit_laws(const mc_extrap *x, const xclass *per, xclass *R, int ntr, c
             int al = array_law(&x->rules, t, s);
             if (al >= 0 && (t->vkind[0] == VK_XPOSE || s < 2 + t->varr)) {
                 t->law[s] = (uint8_t)al; /* a fixed size of the items dealt out */
+                continue;
+            }
+            if (x->rules.data_sizes && data_slot_anywhere(x, per, i, s)) {
+                /* sizes that follow the data: the stated or default law scales
+                 * the representative's members' (no law reproduces them) */
+                if (data_column(R, t, s))
+                    return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
+                t->law[s] = (uint8_t)default_law(&x->rules, sc);
                 continue;
             }
             if (x->rules.law[sc] == MC_LAW_AUTO && x->rules.infer && inherited_law(I, R, i, s)) {

@@ -64,6 +64,7 @@ static void class_free(xclass *c)
     for (int j = 0; j < c->nrep; j++)
         free(c->rep[j].run);
     free(c->dpos);
+    free(c->dmidx);
 }
 
 static void free_per(const mc_extrap *x, xclass (*per)[NCLASSES])
@@ -119,6 +120,19 @@ static void explain_inference(xbuild *b)
             o += (size_t)snprintf(dims + o, sizeof dims - o, "%s%d", d ? "x" : "",
                                   x->tgrid[k].dims[d]);
         note(b, "trace %s: P=%d, grid %s", x->paths[k], x->tP[k], dims);
+    }
+    if (x->rules.data_sizes) {
+        uint64_t nev = 0, ndata = 0;
+        for (int c = 0; c < NCLASSES; c++)
+            for (uint32_t i = 0; x->cls[c].present && i < x->cls[c].n; i++) {
+                nev++;
+                ndata += x->cls[c].ev[i].dmask != 0;
+            }
+        note(b, "sizes data: %llu of %llu template events take point-to-point sizes from the "
+             "traced ranks of %s (a target rank those of the traced rank at its place in a "
+             "tiling of that grid, a receive the size its sender sends), scaled by the "
+             "size.p2p law", (unsigned long long)ndata, (unsigned long long)nev,
+             x->ntraces > 1 ? "the largest trace" : "the trace");
     }
     for (int d = 0; d < x->nd; d++)
         note(b, "dimension %d: %s, %s", d,

@@ -236,16 +236,8 @@ static uint32_t gcd(uint32_t a, uint32_t b)
 
 static void free_tevs(tev *ev, uint32_t from, uint32_t to)
 {
-    for (uint32_t i = from; i < to; i++) {
-        free(ev[i].e.vals);
-        free(ev[i].peer);
-        free(ev[i].num);
-        free(ev[i].law);
-        free(ev[i].sclass);
-        free(ev[i].alt);
-        free(ev[i].fit);
-        free(ev[i].share);
-    }
+    for (uint32_t i = from; i < to; i++)
+        extrap_tev_free(&ev[i]);
 }
 
 /* A position and a request id of an earlier block once the events [cut,

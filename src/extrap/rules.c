@@ -137,6 +137,13 @@ mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *valu
             r->infer = 0;
         else
             return mc_error_set(err, MC_ERR_USAGE, "infer %s: expected yes or no", v);
+    } else if (strcmp(key, "sizes") == 0) {
+        if (strcmp(v, "exact") == 0)
+            r->data_sizes = 0;
+        else if (strcmp(v, "data") == 0)
+            r->data_sizes = 1;
+        else
+            return mc_error_set(err, MC_ERR_USAGE, "sizes %s: expected exact or data", v);
     } else if (strcmp(key, "repeat") == 0) {
         /* SITE[/LEN]:LAW, SITE in hex as `mpicast dump` prints it */
         char *end;
@@ -170,7 +177,7 @@ mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *valu
     } else {
         return mc_error_set(err, MC_ERR_USAGE, "unknown rule '%s' (grid, ndims, periodic, "
                             "replicate, scaling, infer, size.p2p, size.reduce, size.block, "
-                            "compute, repeat)", key);
+                            "compute, repeat, sizes)", key);
     }
     return MC_OK;
 }
@@ -447,5 +454,7 @@ void mc_extrap_rules_describe(const mc_extrap_rules *r, char *buf, size_t len)
         ADD("periodic (stated)");
     if (!r->infer)
         ADD("infer no");
+    if (r->data_sizes)
+        ADD("sizes data");
 #undef ADD
 }

@@ -30,7 +30,9 @@ static mc_err verify_rank(mc_extrap *x, const xgrid *g, int k, int r, const xcla
         mc_err rc = extrap_gen(x, g, r, t, C, 0, &out, vb, NULL, err);
         if (rc)
             return rc;
-        if (!extrap_event_equal(&out, &rr->ev[i], why, sizeof why))
+        /* sizes that follow the data are the representative trace's */
+        int data = x->rules.data_sizes && k != C->trace;
+        if (!extrap_event_equal_as(&out, &rr->ev[i], data, why, sizeof why))
             return mc_error_set(err, MC_ERR_USAGE, "%s: rank %d (%s, template P=%d rank %d) "
                                 "event %u (%s): %s: not explained", x->paths[k], r, cname,
                                 x->tP[C->trace], C->rank, i, OPAT(x, k, &rr->ev[i]), why);
