@@ -8,11 +8,13 @@
 # event (operation, peer, tag, request, site; sizes apart, which follow the
 # atoms) and by predict with compute scaled away (cpu.speed=1e6).
 # Then the 64-rank run is extrapolated to 125 with --rule sizes=data and
-# compared with a real 125-rank run the same way.
-# usage: bench/extrap_lammps.sh BUILD_DIR [STEPS]
+# compared with a real 125-rank run the same way; and a long run (LONG steps,
+# 2.4 M events at 64 ranks for 1000: folded by default) the same way.
+# usage: bench/extrap_lammps.sh BUILD_DIR [STEPS [LONG]]
 set -e
-B=${1:?usage: extrap_lammps.sh BUILD_DIR [STEPS]}
+B=${1:?usage: extrap_lammps.sh BUILD_DIR [STEPS [LONG]]}
 STEPS=${2:-40}
+LONG=${3:-1000}
 M=$(cd "$B" && pwd)/bin/mpicast
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
@@ -20,9 +22,9 @@ trap 'rm -rf "$T"' EXIT
 cd "$T"
 python3 -c "import sys; sys.path.insert(0, '$HERE'); import accuracy_apps as a; open('in.lj', 'w').write(a.IN_LJ)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-run() { # DIR NP EDGE
+run() { # DIR NP EDGE [STEPS]
     "$M" trace -o "$1" -- mpirun.openmpi --oversubscribe -np "$2" lmp -in in.lj \
-        -var s "$3" -var t "$STEPS" -log none -screen none > /dev/null
+        -var s "$3" -var t "${4:-$STEPS}" -log none -screen none > /dev/null
 }
 run w27 27 9
 run s27 27 12
@@ -34,7 +36,12 @@ run r64 64 12
 # against a real 125-rank run (edge 15).
 run r125 125 15
 "$M" extrapolate r64 --ranks 125 --rule sizes=data -o d125 --quiet 2> /dev/null
-for pair in "w64 r64" "s64 r64" "d125 r125"; do
+# Session 29: the long run, whose steps differ in sizes, folded with them aside.
+run k64 64 12 "$LONG"
+run k125 125 15 "$LONG"
+/usr/bin/time -f "extrapolate k64 -> 125 (folded): %e s, %M KB" \
+    "$M" extrapolate k64 --ranks 125 --rule sizes=data -o f125 --quiet 2>&1 | grep -v warning
+for pair in "w64 r64" "s64 r64" "d125 r125" "f125 k125"; do
     set -- $pair
     x=$1
     "$M" dump --no-times "$2" > real.txt
@@ -43,7 +50,7 @@ for pair in "w64 r64" "s64 r64" "d125 r125"; do
 import re, statistics, sys
 a = open("real.txt").read().splitlines()
 b = open("pseudo.txt").read().splitlines()
-strip = lambda l: re.sub(r"(bytes2?|vals)=\S+", "", l)
+strip = lambda l: [t for t in l.split() if not re.match(r"(bytes2?|vals)=", t)]
 same = sum(strip(x) == strip(y) for x, y in zip(a, b))
 rel = []
 for x, y in zip(a, b):
@@ -76,7 +83,7 @@ bad = sum(sorted(sent.get(k, [])) != sorted(got.get(k, [])) for k in keys)
 print("%s: %d channels, %d whose sent and received sizes differ" % (sys.argv[1], len(keys), bad))
 EOF
 done
-for t in r64 w64 s64 r125 d125; do
+for t in r64 w64 s64 r125 d125 k125 f125; do
     printf '%s: ' "$t"
     "$M" predict "$t" --no-breakdown --set cpu.speed=1e6 | head -1
 done

@@ -22,6 +22,7 @@ add_dependencies(test_stats_polls_and_coll_bytes mpicast)
 # loop-compressed traces expand to the same events (issue 24 item 3)
 mc_add_test(test_compress_expands_exactly mc_compress mc_sim mc_platform)
 mc_add_test(test_compress_aligned_loops mc_compress)
+mc_add_test(test_compress_sizes_mean mc_compress)
 # arrays of a communicator's members at many ranks: differences, one copy, chunks released
 mc_add_test(test_format_large_vals mc_format)
 # predict --iterations: loop-compressed traces sampled and extended (issue 24 item 4)

@@ -17,27 +17,12 @@
 #include "check.h"
 #include "mpicast/compress.h"
 #include "mpicast/format.h"
+#include "loop_trace.h"
 
 #define ITERS 6
 #define NRANKS 3
 
 enum { SITE_LEVEL = 10, SITE_COARSE = 11, SITE_REDUCE = 12 };
-
-static void add(mc_writer *w, int64_t *now, mc_event e)
-{
-    mc_error err = {0};
-    e.cpu = -1;
-    e.t_start = *now + 100;
-    e.t_end = e.t_start + 50;
-    *now = e.t_end;
-    CHECK(mc_writer_add(w, &e, &err) == MC_OK);
-}
-
-static mc_event plain(int op, int site)
-{
-    return (mc_event){.op = op, .site = site, .peer = MC_NONE, .tag = MC_NONE,
-                      .peer2 = MC_NONE, .tag2 = MC_NONE};
-}
 
 static mc_event level(int r, int l)
 {

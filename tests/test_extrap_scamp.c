@@ -163,14 +163,32 @@ static const char *mkdir_trace(const char *name)
     return p;
 }
 
-static void write_stencil(const char *dir, int P, const int *dims, int periodic, int64_t face)
+/* What --explain prints for x at P (malloc'd). */
+static char *explain_text(const mc_extrap *x, int P)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f);
+    mc_extrap_explain(x, P, f);
+    fclose(f);
+    return text;
+}
+
+static void write_stencil_iters(const char *dir, int P, const int *dims, int periodic,
+                                int64_t face, int iters)
 {
     evlist *l = malloc(sizeof *l);
     for (int r = 0; r < P; r++) {
-        stencil(P, dims, periodic, face, 2, r, l);
+        stencil(P, dims, periodic, face, iters, r, l);
         write_rank(dir, r, l);
     }
     free(l);
+}
+
+static void write_stencil(const char *dir, int P, const int *dims, int periodic, int64_t face)
+{
+    write_stencil_iters(dir, P, dims, periodic, face, 2);
 }
 
 static int same(const mc_event *a, const mc_event *b)
@@ -304,11 +322,7 @@ static void test_block_shares(void)
     CHECK(s);
     check_stencil_source(s, 24, d64, 0); /* 6 x 4: 2, 2, 2, 2, 1, 1 and 3, 3, 2, 2 */
     mc_source_close(s);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    mc_extrap_explain(x, 36, f);
-    fclose(f);
+    char *text = explain_text(x, 36);
     CHECK(strstr(text, "size 8 B x the rank's block of N=10 items along dimension 1 (the "
                        "first N mod n one more)"));
     free(text);
@@ -1240,6 +1254,77 @@ static sizes_of *read_sizes(mc_source *s, int P)
     return z;
 }
 
+/* Every Sendrecv of z receives what its source sends; the bytes sent. */
+static int64_t check_data_channels(const sizes_of *z, int P)
+{
+    int64_t sum = 0;
+    for (int r = 0; r < P; r++)
+        for (int i = 0; i < z[r].n; i++) {
+            sum += z[r].bytes[i];
+            if (z[r].op[i] != MC_OP_SENDRECV)
+                continue;
+            int q = z[r].peer2[i];
+            CHECK(q >= 0 && q < P && z[q].n == z[r].n);
+            CHECK(z[r].bytes2[i] == z[q].bytes[i]);
+        }
+    return sum;
+}
+
+/* The same stencil, 8 iterations whose sizes differ, folded (a long run):
+ * iterations alike but for sizes fold into one loop of mean sizes, which
+ * every receive gets as its sender sends them; the bytes are the traced
+ * ones to rounding at the traced P, four times them at 8x8. */
+static void test_data_sizes_folded(void)
+{
+    const char *t9 = mkdir_trace("dsf9"), *t16 = mkdir_trace("dsf16");
+    int d3[2] = {3, 3}, d4[2] = {4, 4};
+    write_stencil_iters(t9, 9, d3, 1, 0, 8);
+    write_stencil_iters(t16, 16, d4, 1, 0, 8);
+    setenv("MPICAST_EXTRAP_FOLD", "1", 1);
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    mc_error err = {0};
+    const char *one[1] = {t16}, *two[2] = {t9, t16};
+    CHECK(mc_extrap_build(one, 1, &ru, &err) == NULL); /* still refused by default */
+    CHECK(strstr(err.msg, "--rule sizes=data"));
+    CHECK(mc_extrap_rules_set(&ru, "sizes", "data", &err) == MC_OK);
+    mc_extrap *x = mc_extrap_build(one, 1, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x && mc_extrap_folded(x) == 1);
+    char *text = explain_text(x, 64);
+    CHECK(strstr(text, "read as two iterations (16 of 16 ranks have one"));
+    free(text);
+    mc_source *s = mc_trace_open(t16, &err);
+    sizes_of *z = read_sizes(s, 16);
+    int64_t traced = check_data_channels(z, 16);
+    int n0 = z[0].n;
+    free(z);
+    mc_source_close(s);
+    s = mc_extrap_source(x, 16, &err);
+    z = read_sizes(s, 16);
+    CHECK_EQ_INT(z[0].n, n0);
+    int64_t at16 = check_data_channels(z, 16);
+    printf("folded data sizes: %lld bytes traced, %lld rebuilt\n", (long long)traced,
+           (long long)at16);
+    CHECK(at16 - traced <= 16 * 4 * 4 && traced - at16 <= 16 * 4 * 4); /* <= 4 B a face */
+    free(z);
+    mc_source_close(s);
+    s = mc_extrap_source(x, 64, &err);
+    CHECK(s);
+    z = read_sizes(s, 64);
+    CHECK_EQ_INT(check_data_channels(z, 64), 4 * at16);
+    free(z);
+    mc_source_close(s);
+    mc_extrap_destroy(x);
+    x = mc_extrap_build(two, 2, &ru, &err); /* both folded, each rebuilt from the other */
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x && mc_extrap_folded(x) == 2 && mc_extrap_checked(x) == 2);
+    mc_extrap_destroy(x);
+    unsetenv("MPICAST_EXTRAP_FOLD");
+}
+
 /* A stencil whose face sizes follow the data: refused by default with a hint;
  * with rule sizes=data regenerated exactly at the traced P, and at other P
  * every receive gets the size its sender sends, from the traced sizes. */
@@ -1308,17 +1393,14 @@ static void test_data_sizes(void)
         fprintf(stderr, "%s\n", err.msg);
     CHECK(x);
     CHECK_EQ_INT(mc_extrap_checked(x), 2);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    mc_extrap_explain(x, 36, f);
-    fclose(f);
+    char *text = explain_text(x, 36);
     CHECK(strstr(text, "sizes data: "));
     CHECK(strstr(text, "but for point-to-point sizes (the data's"));
     CHECK(strstr(text, "size data x const"));
     free(text);
     mc_extrap_destroy(x);
     free(l);
+    test_data_sizes_folded();
     stencil_data = 0;
 }
 

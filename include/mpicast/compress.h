@@ -52,6 +52,12 @@ enum {
      * rank (else each rank's loop starts where the finder saw it first, and
      * ranks whose iterations differ may have it rotated). */
     MC_COMPRESS_ALIGN = 2,
+    /* Point-to-point sizes (mc_event_p2p_size) are left aside when
+     * iterations are compared, and each body event's are their mean over the
+     * loop's iterations, the stored one's included (rounded; a message's two
+     * ends get the same mean). Not exact: extrapolate's rule sizes data folds
+     * a particle code's loop so, whose messages follow its atoms. */
+    MC_COMPRESS_SIZES_MEAN = 4,
 };
 
 /* Writes trace (any input kind) compressed into the directory outdir (which

@@ -178,9 +178,9 @@ int mc_extrap_folded(const mc_extrap *x);
 /* The same for an extrapolated source (mc_extrap_source, mc_extrap_open_source);
  * 0 for any other source. */
 int mc_extrap_source_folded(const mc_source *s);
-/* The warning every command prints after a folded extrapolation (one line,
- * no prefix, no newline). */
-const char *mc_extrap_folded_warning(void);
+/* The warning every command prints after a folded extrapolation with rules
+ * (one line, no prefix, no newline). */
+const char *mc_extrap_folded_warning(const mc_extrap_rules *rules);
 /* compute=fit: 1 and one line in buf (no prefix, no newline) when a class's
  * fitted compute per rank has a held-out error above MC_EXTRAP_FIT_WARN_CV %
  * (its bursts at another P are then uncertain); 0 otherwise. */

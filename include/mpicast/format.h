@@ -234,6 +234,19 @@ static inline int mc_event_is_failed_poll(const mc_event *e)
     return mc_op_has(e->op, MC_OPF_TEST) && e->nvals == 0;
 }
 
+/* Fields of an event for mc_event_p2p_size: bytes, bytes2; i >= 0 is vals[i]. */
+enum { MC_FIELD_BYTES = -2, MC_FIELD_BYTES2 = -1 };
+/* Whether field i of e is a point-to-point size: bytes and bytes2 of a
+ * point-to-point operation (kind P), the bytes of a completion's (kind W)
+ * groups (vals 3, 7, ...). A particle code's are its data's: extrapolate's
+ * rule sizes data takes them from the traced ranks, and the loops it folds
+ * leave them aside. */
+static inline int mc_event_p2p_size(const mc_event *e, int64_t i)
+{
+    mc_op_kind k = mc_op_kind_of(e->op);
+    return i < 0 ? k == MC_KIND_P : k == MC_KIND_W && i < e->nvals && i % 4 == 3;
+}
+
 /* The MPI calls an event stands for (more than 1 for folded polls). */
 static inline uint64_t mc_event_calls(const mc_event *e) { return 1 + e->folded; }
 

@@ -71,6 +71,10 @@ typedef struct mc_loop {
 typedef struct mc_loop_finder mc_loop_finder;
 mc_loop_finder *mc_loop_finder_create(void);
 void mc_loop_finder_destroy(mc_loop_finder *f);
+/* Leaves point-to-point sizes (mc_event_p2p_size) out of the shapes, so
+ * iterations that differ only in them are alike (extrapolate's rule sizes
+ * data: a particle code's messages follow its atoms). Off by default. */
+void mc_loop_finder_sizes_aside(mc_loop_finder *f, int on);
 /* Forgets every event: ready for the next rank (keeps its memory). */
 void mc_loop_finder_reset(mc_loop_finder *f);
 /* 0, or -1 out of memory. */

@@ -185,7 +185,7 @@ int cmd_extrapolate(int argc, char **argv)
         mc_source_close(s);
     }
     if (rc == CLI_OK && mc_extrap_folded(x)) /* a shortcut not asked for: say so */
-        fprintf(stderr, "mpicast: warning: extrapolate: %s\n", mc_extrap_folded_warning());
+        fprintf(stderr, "mpicast: warning: extrapolate: %s\n", mc_extrap_folded_warning(&rules));
     char why[256];
     if (rc == CLI_OK && mc_extrap_fit_warning(x, why, sizeof why))
         fprintf(stderr, "mpicast: warning: extrapolate: %s\n", why);

@@ -432,7 +432,7 @@ int cmd_predict(int argc, char **argv)
             fprintf(stderr, "mpicast: warning: predict: unchecked: %s (docs/extrapolation.md, "
                     "\"Leave-one-out check\")\n", unchecked);
         if (res.folded) /* a shortcut not asked for */
-            fprintf(stderr, "mpicast: warning: predict: %s\n", mc_extrap_folded_warning());
+            fprintf(stderr, "mpicast: warning: predict: %s\n", mc_extrap_folded_warning(&a.xrules));
         if (a.json)
             rc = print_json(&a, p, &res, f);
         else

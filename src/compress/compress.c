@@ -24,6 +24,7 @@ typedef struct rank_pass {
     mc_writer *w;
     int rank;
     int exact;
+    int sizes; /* MC_COMPRESS_SIZES_MEAN */
     mc_compress_info *info;
     mc_error *err;
     int64_t last_end; /* t_end of the last event written or held */
@@ -35,6 +36,8 @@ typedef struct rank_pass {
     int64_t *scratch; /* a body event's values, shifted (same) */
     int64_t *rows; /* exact: per iteration rows; means: sums */
     size_t nrows, rows_cap;
+    int64_t *szsum;   /* sizes: the body's sizes summed over its iterations */
+    uint32_t *szoff;  /* where body event k's are in szsum (nbody + 1) */
     uint64_t records; /* loop records of this rank */
     uint64_t delivered; /* events a reader delivers up to here */
 } rank_pass;
@@ -75,8 +78,19 @@ static int next(rank_pass *p, mc_event *e)
     return rc;
 }
 
+static int vals_equal(const mc_event *e, const mc_event *x, int aside)
+{
+    if (!aside)
+        return !e->nvals || memcmp(e->vals, x->vals, e->nvals * sizeof *x->vals) == 0;
+    for (uint32_t i = 0; i < e->nvals; i++)
+        if (e->vals[i] != x->vals[i] && !mc_event_p2p_size(x, i))
+            return 0;
+    return 1;
+}
+
 /* Whether e is what a reader delivers for body event b in iteration j
- * (mc_loop_shift_requests): every field but times. */
+ * (mc_loop_shift_requests): every field but times (and, with sizes, but
+ * point-to-point sizes). */
 static int same(rank_pass *p, const mc_event *e, const mc_event *b, uint64_t j)
 {
     mc_event x = *b;
@@ -84,12 +98,66 @@ static int same(rank_pass *p, const mc_event *e, const mc_event *b, uint64_t j)
     if (b->nvals)
         memcpy(x.vals, b->vals, b->nvals * sizeof *x.vals);
     mc_loop_shift_requests(&x, p->req_first, p->req_count, j);
+    int aside = p->sizes && mc_event_p2p_size(&x, MC_FIELD_BYTES);
     return e->op == x.op && e->site == x.site && e->comm == x.comm && e->peer == x.peer &&
-           e->tag == x.tag && e->bytes == x.bytes && e->peer2 == x.peer2 &&
-           e->tag2 == x.tag2 && e->bytes2 == x.bytes2 && e->req == x.req &&
+           e->tag == x.tag && (aside || e->bytes == x.bytes) && e->peer2 == x.peer2 &&
+           e->tag2 == x.tag2 && (aside || e->bytes2 == x.bytes2) && e->req == x.req &&
            e->newcomm == x.newcomm && e->folded == x.folded &&
            (e->cpu == -1) == (x.cpu == -1) && e->nvals == x.nvals &&
-           (!e->nvals || memcmp(e->vals, x.vals, e->nvals * sizeof *x.vals) == 0);
+           vals_equal(e, &x, p->sizes);
+}
+
+/* ------------------------------------------------------------ mean sizes
+ * (MC_COMPRESS_SIZES_MEAN): per body event, its point-to-point sizes summed
+ * over the iterations that matched, then replaced by their mean. */
+
+static uint32_t size_fields(const mc_event *e)
+{
+    return mc_event_p2p_size(e, MC_FIELD_BYTES) ? 2 : mc_event_p2p_size(e, 3) ? e->nvals / 4 : 0;
+}
+
+static int64_t *size_field(mc_event *e, int64_t *vals, uint32_t i)
+{
+    if (mc_event_p2p_size(e, MC_FIELD_BYTES))
+        return i ? &e->bytes2 : &e->bytes;
+    return &vals[4 * i + 3];
+}
+
+static void add_sizes(rank_pass *p, const mc_event *e, uint32_t k)
+{
+    mc_event c = *e;
+    for (uint32_t i = 0; i < p->szoff[k + 1] - p->szoff[k]; i++)
+        p->szsum[p->szoff[k] + i] += *size_field(&c, (int64_t *)e->vals, i);
+}
+
+/* Sums the body's own sizes; 0, or -1 out of memory. */
+static int sizes_start(rank_pass *p)
+{
+    free(p->szsum);
+    free(p->szoff);
+    p->szsum = NULL;
+    if (!(p->szoff = malloc((p->nbody + 1) * sizeof *p->szoff)))
+        return -1;
+    p->szoff[0] = 0;
+    for (uint32_t k = 0; k < p->nbody; k++)
+        p->szoff[k + 1] = p->szoff[k] + size_fields(&p->body[k].e);
+    if (!(p->szsum = calloc(p->szoff[p->nbody] + 1, sizeof *p->szsum)))
+        return -1;
+    for (uint32_t k = 0; k < p->nbody; k++)
+        add_sizes(p, &p->body[k].e, k);
+    return 0;
+}
+
+/* The body's sizes become their mean over n iterations, rounded. */
+static void sizes_mean(rank_pass *p, uint64_t n)
+{
+    int64_t d = (int64_t)n;
+    for (uint32_t k = 0; k < p->nbody; k++)
+        for (uint32_t i = 0; i < p->szoff[k + 1] - p->szoff[k]; i++) {
+            int64_t s = p->szsum[p->szoff[k] + i];
+            *size_field(&p->body[k].e, p->body[k].vals, i) =
+                s >= 0 ? (s + d / 2) / d : -((-s + d / 2) / d);
+        }
 }
 
 /* The requests the body creates must be consecutive ids (the tracer's
@@ -165,9 +233,12 @@ static int64_t match_iterations(rank_pass *p, uint64_t max, int *end, int64_t *l
             if (!same(p, &e, &p->body[k].e, j))
                 return (int64_t)j;
         }
-        for (uint32_t k = 0; k < p->nbody; k++) /* the iteration matched */
+        for (uint32_t k = 0; k < p->nbody; k++) { /* the iteration matched */
             if (add_row(p, &p->pend[k].e, k) != 0)
                 return -1;
+            if (p->sizes)
+                add_sizes(p, &p->pend[k].e, k);
+        }
         *loop_end = p->pend[p->nbody - 1].e.t_end;
         drop(p->pend, p->npend);
         p->npend = 0;
@@ -187,6 +258,8 @@ static mc_err write_loop(rank_pass *p, uint64_t n, int64_t at, int64_t loop_end)
     mc_loop_record l = {.iterations = n, .period = p->nbody, .req_first = p->req_first,
                         .req_count = p->req_count, .exact = p->exact, .cpu = p->cpu, .at = at,
                         .loop_end = loop_end, .times = p->rows};
+    if (p->sizes)
+        sizes_mean(p, n);
     mc_err rc = mc_writer_add_loop(p->w, &l, p->err);
     p->info->stored++;
     p->info->records++;
@@ -261,7 +334,7 @@ static int compress_loop(rank_pass *p, const mc_loop *lp)
         }
         int64_t at = p->have_last ? p->last_end : p->body[0].e.t_start;
         int end = 0;
-        int64_t loop_end, n = -1;
+        int64_t loop_end = 0, n = -1;
         size_t cols = p->cpu ? 3 : 2;
         int br = body_requests(p);
         if (br == -2)
@@ -275,6 +348,8 @@ static int compress_loop(rank_pass *p, const mc_loop *lp)
                 if (!p->rows)
                     return -1;
             }
+            if (p->sizes && sizes_start(p) != 0)
+                return -1;
             n = match_iterations(p, block_iterations(p, left), &end, &loop_end);
             if (n < 0)
                 return -1;
@@ -577,7 +652,7 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int flags,
                          mc_compress_info *info, void (*on_rank)(void *ctx, int rank),
                          void *ctx, mc_error *err)
 {
-    int exact = flags & MC_COMPRESS_EXACT;
+    int exact = flags & MC_COMPRESS_EXACT, sizes = (flags & MC_COMPRESS_SIZES_MEAN) != 0;
     mc_compress_info dummy;
     if (!info)
         info = &dummy;
@@ -587,6 +662,8 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int flags,
     mc_err rc = !scan || !src ? (err->code ? err->code : MC_ERR_IO) : MC_OK;
     if (!rc && !f)
         rc = mc_error_set(err, MC_ERR_NOMEM, "%s: out of memory", trace);
+    if (f)
+        mc_loop_finder_sizes_aside(f, sizes);
     info->ranks = src ? src->nranks : 0;
     mc_loop *all = NULL; /* aligned: every rank's, found first */
     if (!rc && (flags & MC_COMPRESS_ALIGN)) {
@@ -605,7 +682,8 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int flags,
             rc = find_loop(scan, r, f, &lp, err);
         if (rc)
             break;
-        rank_pass p = {.src = src, .rank = r, .exact = exact, .info = info, .err = err};
+        rank_pass p = {.src = src, .rank = r, .exact = exact, .sizes = sizes, .info = info,
+                       .err = err};
         info->rank_first = info->rank_iterations = 0;
         info->rank_period = info->rank_req_first = info->rank_req_count = 0;
         p.w = mc_writer_open(outdir, r, 0, 0, err);
@@ -622,6 +700,8 @@ mc_err mc_compress_trace(const char *trace, const char *outdir, int flags,
         free(p.pend);
         free(p.scratch);
         free(p.rows);
+        free(p.szsum);
+        free(p.szoff);
         if (!rc && on_rank)
             on_rank(ctx, r);
     }

@@ -242,8 +242,8 @@ static int trace_counts(const mc_extrap *full, const char *const *traces, int n,
     return 0;
 }
 
-static xfold *fold_all(const char *const *traces, int n, const mc_extrap_progress *prog,
-                       mc_error *err);
+static xfold *fold_all(const char *const *traces, int n, int data_sizes,
+                       const mc_extrap_progress *prog, mc_error *err);
 static void note_folds(mc_extrap *x, const xfold *f);
 static mc_extrap *build_checked(mc_extrap *x, mc_error *ferr, const char *const *traces,
                                 int ntraces, const xfold *folds, const mc_extrap_rules *rules,
@@ -269,7 +269,7 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
     xfold *folds = NULL;
     mc_extrap *x = extrap_build_model(traces, ntraces, rules, NULL, NULL, &fold_wanted, &ferr);
     if (!x && fold_wanted) {
-        folds = fold_all(traces, ntraces, prog, &ferr);
+        folds = fold_all(traces, ntraces, rules->data_sizes, prog, &ferr);
         x = folds ? extrap_build_model(traces, ntraces, rules, NULL, folds, NULL, &ferr) : NULL;
     }
     if (x && folds) {
@@ -284,8 +284,8 @@ mc_extrap *mc_extrap_build_progress(const char *const *traces, int ntraces,
 }
 
 /* Folds every trace (extrap_impl.h, "Folded inputs"); NULL with err set. */
-static xfold *fold_all(const char *const *traces, int n, const mc_extrap_progress *prog,
-                       mc_error *err)
+static xfold *fold_all(const char *const *traces, int n, int data_sizes,
+                       const mc_extrap_progress *prog, mc_error *err)
 {
     xfold *f = calloc((size_t)n, sizeof *f);
     int *P = calloc((size_t)n, sizeof *P);
@@ -310,8 +310,8 @@ static xfold *fold_all(const char *const *traces, int n, const mc_extrap_progres
     if (prog && prog->phase)
         prog->phase(prog->ctx, "fold: ranks", total);
     for (int k = 0; k < n; k++) {
-        if (extrap_fold(traces[k], P[k], prog ? prog->step : NULL, prog ? prog->ctx : NULL,
-                        &f[k], err)) {
+        if (extrap_fold(traces[k], P[k], data_sizes, prog ? prog->step : NULL,
+                        prog ? prog->ctx : NULL, &f[k], err)) {
             for (int j = 0; j < k; j++)
                 extrap_fold_free(&f[j]);
             free(f);
@@ -327,9 +327,10 @@ static void note_folds(mc_extrap *x, const xfold *f)
 {
     for (int k = 0; k < x->ntraces; k++)
         extrap_note(x, "input %s: %llu events: each rank's main loop read as two iterations "
-                    "(%d of %d ranks have one; its other iterations' times are their mean), "
-                    "repeated as traced", x->paths[k], (unsigned long long)f[k].events,
-                    f[k].looped, f[k].nranks);
+                    "(%d of %d ranks have one; its other iterations' times%s are their "
+                    "mean), repeated as traced", x->paths[k], (unsigned long long)f[k].events,
+                    f[k].looped, f[k].nranks,
+                    x->rules.data_sizes ? ", and every iteration's point-to-point sizes," : "");
 }
 
 /* The leave-one-out check of x (NULL: its build failed with ferr). */
@@ -432,8 +433,13 @@ int mc_extrap_folded(const mc_extrap *x)
     return x ? x->folded : 0;
 }
 
-const char *mc_extrap_folded_warning(void)
+const char *mc_extrap_folded_warning(const mc_extrap_rules *rules)
 {
+    if (rules && rules->data_sizes)
+        return "large input: each rank's main loop was folded, so iterations after the first "
+               "take their mean times, every iteration its mean point-to-point sizes (rule "
+               "sizes data), and their variation is not reproduced (docs/extrapolation.md, "
+               "\"Large inputs\")";
     return "large input: each rank's main loop was folded, so iterations after the first "
            "take their mean times and their variation is not reproduced "
            "(docs/extrapolation.md, \"Large inputs\")";

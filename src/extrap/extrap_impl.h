@@ -374,9 +374,11 @@ typedef struct xfold {
 } xfold;
 /* Input events from which a build folds (MPICAST_EXTRAP_FOLD, default 5e5). */
 uint64_t extrap_fold_threshold(void);
-/* step(ctx) after each rank compressed (may be NULL). */
-mc_err extrap_fold(const char *trace, int nranks, void (*step)(void *ctx), void *ctx, xfold *f,
-                   mc_error *err);
+/* step(ctx) after each rank compressed (may be NULL). data_sizes (rule
+ * sizes data): iterations that differ only in point-to-point sizes are
+ * alike, and the folded loop's sizes are their mean (MC_COMPRESS_SIZES_MEAN). */
+mc_err extrap_fold(const char *trace, int nranks, int data_sizes, void (*step)(void *ctx),
+                   void *ctx, xfold *f, mc_error *err);
 void extrap_fold_free(xfold *f);
 /* tev.loop of event i of rank r as the folded copy delivers it. */
 int extrap_fold_tag(const xfold *f, int r, uint64_t i);
@@ -500,10 +502,9 @@ int extrap_event_equal_as(const mc_event *a, const mc_event *b, int data, char *
  * data` takes from the traced ranks. */
 static inline double extrap_p2p_bytes(const mc_event *e)
 {
-    mc_op_kind k = mc_op_kind_of(e->op);
-    double v = k == MC_KIND_P ? (double)e->bytes + (double)e->bytes2 : 0;
-    for (uint32_t i = 3; k == MC_KIND_W && i < e->nvals; i += 4)
-        v += (double)e->vals[i];
+    double v = mc_event_p2p_size(e, MC_FIELD_BYTES) ? (double)e->bytes + (double)e->bytes2 : 0;
+    for (uint32_t i = 3; i < e->nvals; i += 4)
+        v += mc_event_p2p_size(e, i) ? (double)e->vals[i] : 0;
     return v;
 }
 

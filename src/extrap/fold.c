@@ -46,8 +46,8 @@ static void rank_done(void *p, int r)
                                      .req_count = in->rank_req_count};
 }
 
-mc_err extrap_fold(const char *trace, int nranks, void (*step)(void *ctx), void *ctx, xfold *f,
-                   mc_error *err)
+mc_err extrap_fold(const char *trace, int nranks, int data_sizes, void (*step)(void *ctx),
+                   void *ctx, xfold *f, mc_error *err)
 {
     memset(f, 0, sizeof *f);
     if (!(f->rank = calloc((size_t)(nranks > 0 ? nranks : 1), sizeof *f->rank)))
@@ -59,7 +59,8 @@ mc_err extrap_fold(const char *trace, int nranks, void (*step)(void *ctx), void 
     }
     mc_compress_info info;
     fold_ctx c = {.step = step, .step_ctx = ctx, .f = f, .info = &info, .bad_rank = -1};
-    mc_err rc = mc_compress_trace(trace, f->dir, MC_COMPRESS_ALIGN, &info, rank_done, &c, err);
+    int flags = MC_COMPRESS_ALIGN | (data_sizes ? MC_COMPRESS_SIZES_MEAN : 0);
+    mc_err rc = mc_compress_trace(trace, f->dir, flags, &info, rank_done, &c, err);
     if (rc) {
         mc_error_replace(err, f->dir, trace);
     } else if (info.ranks != nranks) {

@@ -345,8 +345,7 @@ int extrap_event_equal_as(const mc_event *a, const mc_event *b, int data, char *
 {
     /* rule sizes data: point-to-point sizes and completions' received bytes
      * are the data's, not the model's */
-    mc_op_kind k = mc_op_kind_of(a->op);
-    int p2p = data && k == MC_KIND_P, done = data && k == MC_KIND_W;
+    int p2p = data && mc_event_p2p_size(a, MC_FIELD_BYTES);
 #define DIFF(field)                                                                          \
     if (a->field != b->field) {                                                              \
         snprintf(why, len, #field " %lld in the model, %lld in the trace",                   \
@@ -375,7 +374,7 @@ int extrap_event_equal_as(const mc_event *a, const mc_event *b, int data, char *
     }
 #undef DIFF
     for (uint32_t i = 0; i < a->nvals; i++)
-        if (a->vals[i] != b->vals[i] && !(done && i % 4 == 3)) {
+        if (a->vals[i] != b->vals[i] && !(data && mc_event_p2p_size(a, i))) {
             snprintf(why, len, "value %u is %lld in the model, %lld in the trace", i,
                      (long long)a->vals[i], (long long)b->vals[i]);
             return 0;

@@ -38,6 +38,7 @@ struct mc_loop_finder {
     uint64_t pos; /* events seen */
     uint64_t h;   /* prefix hash of the events seen */
     int full;     /* MAX_SHAPES reached: new shapes are not tracked */
+    int aside;    /* point-to-point sizes are not in the shapes */
 };
 
 static uint64_t mulmod(uint64_t a, uint64_t b)
@@ -66,30 +67,38 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /* Nonzero hash of what an iteration repeats: times, request ids (they
- * advance every iteration) and folded poll counts (timing) left out. */
-static uint64_t shape_of(const mc_event *e)
+ * advance every iteration) and folded poll counts (timing) left out; aside,
+ * point-to-point sizes too (mc_event_p2p_size). */
+static uint64_t shape_of(const mc_event *e, int aside)
 {
+#define FIELD(i, v) (aside && mc_event_p2p_size(e, i) ? 0 : (uint64_t)(v))
     uint64_t h = mix(0x51ed27u, (uint64_t)(uint32_t)e->op);
     h = mix(h, (uint64_t)(uint32_t)e->site);
     h = mix(h, e->comm);
     h = mix(h, (uint64_t)(uint32_t)e->peer << 32 | (uint32_t)e->tag);
-    h = mix(h, (uint64_t)e->bytes);
+    h = mix(h, FIELD(MC_FIELD_BYTES, e->bytes));
     h = mix(h, (uint64_t)(uint32_t)e->peer2 << 32 | (uint32_t)e->tag2);
-    h = mix(h, (uint64_t)e->bytes2);
+    h = mix(h, FIELD(MC_FIELD_BYTES2, e->bytes2));
     h = mix(h, e->nvals);
     if (mc_op_has(e->op, MC_OPF_COMPLETION | MC_OPF_REQ_LIST))
         for (uint32_t i = 0; i + 3 < e->nvals && e->vals; i += 4) /* not the ids */
             h = mix(mix(mix(h, (uint64_t)e->vals[i + 1]), (uint64_t)e->vals[i + 2]),
-                    (uint64_t)e->vals[i + 3]);
+                    FIELD(i + 3, e->vals[i + 3]));
     else
         for (uint32_t i = 0; i < e->nvals && e->vals; i++)
-            h = mix(h, (uint64_t)e->vals[i]);
+            h = mix(h, FIELD(i, e->vals[i]));
+#undef FIELD
     return h ? h : 1;
 }
 
 mc_loop_finder *mc_loop_finder_create(void)
 {
     return calloc(1, sizeof(mc_loop_finder));
+}
+
+void mc_loop_finder_sizes_aside(mc_loop_finder *f, int on)
+{
+    f->aside = on != 0;
 }
 
 void mc_loop_finder_destroy(mc_loop_finder *f)
@@ -174,7 +183,7 @@ static void occur(shape *s, uint64_t pos, uint64_t h)
 
 int mc_loop_finder_add(mc_loop_finder *f, const mc_event *e)
 {
-    uint64_t key = shape_of(e);
+    uint64_t key = shape_of(e, f->aside);
     if (2 * (f->n + 1) > f->cap && !f->full) {
         if (f->n >= MAX_SHAPES)
             f->full = 1;

@@ -706,7 +706,7 @@ int sweep_print(const sweep_cfg *c, const sweep_result *res, FILE *out)
         }
     for (int i = 0; i < sweep_ntasks(c); i++)
         if (res[i].folded) { /* a shortcut not asked for: once */
-            fprintf(stderr, "mpicast: warning: %s: %s\n", c->prog, mc_extrap_folded_warning());
+            fprintf(stderr, "mpicast: warning: %s: %s\n", c->prog, mc_extrap_folded_warning(&c->rules));
             break;
         }
     if (c->json)
