@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "extrap_explain.h"
 #include "mpicast/extrap.h"
 #include "mpicast/format.h"
 
@@ -125,18 +126,6 @@ static mc_extrap *build(const char **dirs, int n, mc_error *err)
     return mc_extrap_build(dirs, n, &ru, err);
 }
 
-/* --explain's text at P (malloc'd). */
-static char *explain(const mc_extrap *x, int P)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    CHECK(f);
-    mc_extrap_explain(x, P, f);
-    fclose(f);
-    return text;
-}
-
 static void check_bursts(const mc_extrap *x, int P, int64_t want)
 {
     mc_error err = {0};
@@ -165,7 +154,7 @@ static void test_inverse_law_fitted(void)
     check_bursts(x, 64, 112500);  /* 800000/64 + 100000 */
     check_bursts(x, 1024, 100781); /* 100781.25 */
     check_bursts(x, 16, 150000);
-    char *text = explain(x, 64);
+    char *text = explain_text(x, 64);
     CHECK(strstr(text, "compute bursts: fit"));
     CHECK(strstr(text, "fitted over 4 traces: inverse"));
     CHECK(strstr(text, "held-out error"));
@@ -256,7 +245,7 @@ static void test_sizes_fitted(void)
         }
     CHECK_EQ_INT(n, 4);
     mc_source_close(s);
-    char *text = explain(x, 64);
+    char *text = explain_text(x, 64);
     CHECK(strstr(text, "size fit (inverse: 4096*(1/P) + 16, held-out error 0 %)"));
     free(text);
     mc_extrap_destroy(x);
@@ -343,7 +332,7 @@ static void test_repetitions_fitted(void)
         CHECK_EQ_INT(n, 34);
     }
     mc_source_close(s);
-    char *text = explain(x, 32);
+    char *text = explain_text(x, 32);
     CHECK(strstr(text, "repeat fit (linear: 1*P - 1, held-out error 0 %) times"));
     free(text);
     mc_extrap_destroy(x);

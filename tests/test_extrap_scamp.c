@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "extrap_explain.h"
 #include "mpicast/extrap.h"
 #include "mpicast/format.h"
 
@@ -161,18 +162,6 @@ static const char *mkdir_trace(const char *name)
     char *p = path[k++ % 4];
     snprintf(p, 512, "%s/%s", tmp, name);
     return p;
-}
-
-/* What --explain prints for x at P (malloc'd). */
-static char *explain_text(const mc_extrap *x, int P)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    CHECK(f);
-    mc_extrap_explain(x, P, f);
-    fclose(f);
-    return text;
 }
 
 static void write_stencil_iters(const char *dir, int P, const int *dims, int periodic,
@@ -452,17 +441,10 @@ static void test_strong_scaling_inferred(void)
     check_stencil_source(s, 64, g8, 6 * 8);
     mc_source_close(s);
     /* the explanation names the fitted law */
-    char path[600];
-    snprintf(path, sizeof path, "%s/explain.txt", tmp);
-    FILE *f = fopen(path, "w+");
-    mc_extrap_explain(x, 64, f);
-    rewind(f);
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
+    char *buf = explain_text(x, 64);
     CHECK(strstr(buf, "size surface") != NULL);
     CHECK(strstr(buf, "grid 8x8") != NULL);
+    free(buf);
     mc_extrap_destroy(x);
 
     /* no law fits sizes 128, 96, 100 at P = 9, 16, 25 */

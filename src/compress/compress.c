@@ -107,6 +107,12 @@ static int same(rank_pass *p, const mc_event *e, const mc_event *b, uint64_t j)
            vals_equal(e, &x, p->sizes);
 }
 
+/* s / d rounded to the nearest, halves away from zero (d > 0). */
+static int64_t round_div(int64_t s, int64_t d)
+{
+    return s >= 0 ? (s + d / 2) / d : -((-s + d / 2) / d);
+}
+
 /* ------------------------------------------------------------ mean sizes
  * (MC_COMPRESS_SIZES_MEAN): per body event, its point-to-point sizes summed
  * over the iterations that matched, then replaced by their mean. */
@@ -116,18 +122,25 @@ static uint32_t size_fields(const mc_event *e)
     return mc_event_p2p_size(e, MC_FIELD_BYTES) ? 2 : mc_event_p2p_size(e, 3) ? e->nvals / 4 : 0;
 }
 
-static int64_t *size_field(mc_event *e, int64_t *vals, uint32_t i)
+static int64_t size_get(const mc_event *e, uint32_t i)
 {
     if (mc_event_p2p_size(e, MC_FIELD_BYTES))
-        return i ? &e->bytes2 : &e->bytes;
-    return &vals[4 * i + 3];
+        return i ? e->bytes2 : e->bytes;
+    return e->vals[4 * i + 3];
+}
+
+static void size_set(mc_event *e, uint32_t i, int64_t v)
+{
+    if (mc_event_p2p_size(e, MC_FIELD_BYTES))
+        *(i ? &e->bytes2 : &e->bytes) = v;
+    else
+        e->vals[4 * i + 3] = v;
 }
 
 static void add_sizes(rank_pass *p, const mc_event *e, uint32_t k)
 {
-    mc_event c = *e;
     for (uint32_t i = 0; i < p->szoff[k + 1] - p->szoff[k]; i++)
-        p->szsum[p->szoff[k] + i] += *size_field(&c, (int64_t *)e->vals, i);
+        p->szsum[p->szoff[k] + i] += size_get(e, i);
 }
 
 /* Sums the body's own sizes; 0, or -1 out of memory. */
@@ -153,11 +166,8 @@ static void sizes_mean(rank_pass *p, uint64_t n)
 {
     int64_t d = (int64_t)n;
     for (uint32_t k = 0; k < p->nbody; k++)
-        for (uint32_t i = 0; i < p->szoff[k + 1] - p->szoff[k]; i++) {
-            int64_t s = p->szsum[p->szoff[k] + i];
-            *size_field(&p->body[k].e, p->body[k].vals, i) =
-                s >= 0 ? (s + d / 2) / d : -((-s + d / 2) / d);
-        }
+        for (uint32_t i = 0; i < p->szoff[k + 1] - p->szoff[k]; i++)
+            size_set(&p->body[k].e, i, round_div(p->szsum[p->szoff[k] + i], d));
 }
 
 /* The requests the body creates must be consecutive ids (the tracer's
@@ -251,10 +261,8 @@ static mc_err write_loop(rank_pass *p, uint64_t n, int64_t at, int64_t loop_end)
 {
     int cols = p->cpu ? 3 : 2;
     if (!p->exact && n > 1)
-        for (size_t i = 0; i < (size_t)p->nbody * cols; i++) { /* means, rounded */
-            int64_t s = p->rows[i], d = (int64_t)(n - 1);
-            p->rows[i] = s >= 0 ? (s + d / 2) / d : -((-s + d / 2) / d);
-        }
+        for (size_t i = 0; i < (size_t)p->nbody * cols; i++) /* means */
+            p->rows[i] = round_div(p->rows[i], (int64_t)(n - 1));
     mc_loop_record l = {.iterations = n, .period = p->nbody, .req_first = p->req_first,
                         .req_count = p->req_count, .exact = p->exact, .cpu = p->cpu, .at = at,
                         .loop_end = loop_end, .times = p->rows};
