@@ -10,6 +10,10 @@
 # Then the 64-rank run is extrapolated to 125 with --rule sizes=data and
 # compared with a real 125-rank run the same way; and a long run (LONG steps,
 # 2.4 M events at 64 ranks for 1000: folded by default) the same way.
+# With STRONG_FIT=1, also strong scaling (box edge 15) traced at 27, 64, 125
+# and 216 ranks, extrapolated to 343 with --rule size.p2p=fit (the data's
+# sizes fitted) and from 216 alone with surface, against a real 343-rank run
+# (about 4 minutes more on two cores).
 # usage: bench/extrap_lammps.sh BUILD_DIR [STEPS [LONG]]
 set -e
 B=${1:?usage: extrap_lammps.sh BUILD_DIR [STEPS [LONG]]}
@@ -41,7 +45,20 @@ run k64 64 12 "$LONG"
 run k125 125 15 "$LONG"
 /usr/bin/time -f "extrapolate k64 -> 125 (folded): %e s, %M KB" \
     "$M" extrapolate k64 --ranks 125 --rule sizes=data -o f125 --quiet 2>&1 | grep -v warning
-for pair in "w64 r64" "s64 r64" "d125 r125" "f125 k125"; do
+PAIRS="w64 r64|s64 r64|d125 r125|f125 k125"
+PREDICT="r64 w64 s64 r125 d125 k125 f125"
+if [ "${STRONG_FIT:-0}" = 1 ]; then
+    for p in 27 64 125 216 343; do run g$p $p 15; done
+    "$M" extrapolate g27 g64 g125 g216 --ranks 343 --scaling strong --rule sizes=data \
+        --rule size.p2p=fit -o x343f --quiet 2>&1 | grep -v "large input" || true
+    "$M" extrapolate g216 --ranks 343 --scaling strong --rule sizes=data \
+        --rule size.p2p=surface -o x343s --quiet 2> /dev/null
+    PAIRS="$PAIRS|x343f g343|x343s g343"
+    PREDICT="$PREDICT g343 x343f x343s"
+fi
+IFS='|'
+for pair in $PAIRS; do
+    IFS=' '
     set -- $pair
     x=$1
     "$M" dump --no-times "$2" > real.txt
@@ -83,7 +100,8 @@ bad = sum(sorted(sent.get(k, [])) != sorted(got.get(k, [])) for k in keys)
 print("%s: %d channels, %d whose sent and received sizes differ" % (sys.argv[1], len(keys), bad))
 EOF
 done
-for t in r64 w64 s64 r125 d125 k125 f125; do
+IFS=' '
+for t in $PREDICT; do
     printf '%s: ' "$t"
     "$M" predict "$t" --no-breakdown --set cpu.speed=1e6 | head -1
 done

@@ -212,8 +212,9 @@ static void test_refusals(void)
 
     mc_extrap_rules ru;
     mc_extrap_rules_init(&ru);
-    CHECK(mc_extrap_rules_set(&ru, "size.p2p", "fit", &err) != MC_OK);
+    CHECK(mc_extrap_rules_set(&ru, "size.block", "fit", &err) != MC_OK);
     CHECK(strstr(err.msg, "not a size law"));
+    CHECK(mc_extrap_rules_set(&ru, "size.p2p", "fit", &err) == MC_OK); /* with sizes data */
     CHECK(mc_extrap_rules_set(&ru, "repeat", "4dac09ab:fit", &err) != MC_OK);
 }
 

@@ -142,6 +142,7 @@ static void check_loo_matches_refit(size_t N)
         y[i] = (4 * (x[i] < 0.6 * x[N - 1] ? x[i] : 0.6 * x[N - 1]) + 50) * noise((int)i, 0.03);
     mc_fit_opts o = mc_fit_opts_default();
     o.grid_dims = 3; /* x = 1, 4, 7, 10, ...: split3 = 0, 2, 1, 2, 1, 3, ... */
+    o.shell_dims = 3;
     for (int fam = MC_FAMILY_LINEAR; fam <= MC_FAMILY_NORMAL; fam++) {
         mc_fit full, f;
         CHECK(mc_fit_family((mc_family)fam, MC_VAR_P, x, NULL, y, N, &o, 1, &full) == MC_OK);
@@ -275,9 +276,54 @@ static void check_grid_split(void)
     CHECK(!all[MC_FAMILY_GRID].ok);
 }
 
+/* A face with its ghost shell in 3-D, r(l + 2r)^2 with l = 60 p^(-1/3) and
+ * r = 3: 10800 p^(-2/3) + 2160 p^(-1/3) + 108, 1 % noise, at the cubes
+ * 27 .. 343: recovered by the ghost-shell family only where shell_dims says
+ * the grid's dimensions, and exact from four points. */
+static void check_ghost_shell(void)
+{
+    static const double P[5] = {27, 64, 125, 216, 343};
+    double y[5], e[5];
+    for (int i = 0; i < 5; i++) {
+        double l = 60 * pow(P[i], -1.0 / 3);
+        e[i] = 3 * (l + 6) * (l + 6);
+        y[i] = e[i] * noise(i, 0.01);
+    }
+    mc_fit_opts o = mc_fit_opts_default();
+    o.select = MC_SELECT_CV;
+    mc_fit best, all[MC_FAMILY_COUNT];
+    mc_select used;
+    mc_error err = {0};
+    CHECK(mc_model_select(MC_VAR_P, P, NULL, y, 5, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(!all[MC_FAMILY_SHELL].ok); /* mpicast model's selection is unchanged */
+    o.shell_dims = 3;
+    CHECK(mc_model_select(MC_VAR_P, P, NULL, y, 5, &o, &best, all, &used, &err) == MC_OK);
+    CHECK_EQ_STR(mc_family_name(best.family), "ghost-shell");
+    CHECK(best.gdim == 3 && best.nparams == 3 && best.ncoef == 3);
+    CHECK(best.cv < 2);
+    /* the next cube, 8^3: l = 7.5, 3 * 13.5^2 (560.2: the noise, amplified) */
+    CHECK(close_rel(mc_fit_eval(&best, 512, 0), 546.75, 0.03));
+    CHECK(mc_model_select(MC_VAR_P, P, NULL, e, 4, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(best.family == MC_FAMILY_SHELL); /* four exact points: judged on one */
+    CHECK(close_rel(best.c[0], 108, 1e-6) && close_rel(best.c[1], 2160, 1e-6) &&
+          close_rel(best.c[2], 10800, 1e-6));
+    char buf[160];
+    mc_fit_formula(&best, "P", buf, sizeof buf);
+    CHECK(strstr(buf, "108 + 2160*P^(-1/3) + 10800*P^(-2/3)") != NULL);
+    CHECK(mc_model_select(MC_VAR_P, P, NULL, e, 3, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(!all[MC_FAMILY_SHELL].candidate); /* three coefficients, three points */
+    o.shell_dims = 2; /* a 2-D face: 400 + 2000 p^(-1/2) */
+    for (int i = 0; i < 5; i++)
+        e[i] = 400 + 2000 / sqrt(P[i]);
+    CHECK(mc_model_select(MC_VAR_P, P, NULL, e, 3, &o, &best, all, &used, &err) == MC_OK);
+    CHECK(best.family == MC_FAMILY_SHELL && close_rel(best.c[1], 2000, 1e-6));
+    CHECK(mc_family_parse("ghost-shell") == MC_FAMILY_SHELL);
+}
+
 int main(void)
 {
     check_grid_split();
+    check_ghost_shell();
     static const truth cases[] = {
         {MC_FAMILY_LINEAR, 3, 20, 0},
         {MC_FAMILY_LOG, 50, 7, 0},

@@ -181,9 +181,10 @@ int mc_extrap_source_folded(const mc_source *s);
 /* The warning every command prints after a folded extrapolation with rules
  * (one line, no prefix, no newline). */
 const char *mc_extrap_folded_warning(const mc_extrap_rules *rules);
-/* compute=fit: 1 and one line in buf (no prefix, no newline) when a class's
- * fitted compute per rank has a held-out error above MC_EXTRAP_FIT_WARN_CV %
- * (its bursts at another P are then uncertain); 0 otherwise. */
+/* compute=fit or size.p2p=fit: 1 and one line in buf (no prefix, no
+ * newline) when a class's fitted compute per rank, or else a fitted data size,
+ * has a held-out error above MC_EXTRAP_FIT_WARN_CV % (its values at another P
+ * are then uncertain); 0 otherwise. */
 #define MC_EXTRAP_FIT_WARN_CV 10.0
 int mc_extrap_fit_warning(const mc_extrap *x, char *buf, size_t len);
 /* One line saying why the model is unchecked and naming its stated rules

@@ -197,6 +197,9 @@ typedef enum mc_family {
     MC_FAMILY_GRID,       /* a·split_d(p) + b: split_d(p) is the number of dimensions of
                              MPI_Dims_create(p, d) with more than one process, d the
                              runs' own Cartesian grid's (mc_fit_opts.grid_dims) */
+    MC_FAMILY_SHELL,      /* c0 + c1·x^(-1/d) [+ c2·x^(-2/d)]: a face of a d-dimensional
+                             subdomain with a ghost shell of fixed thickness, d = 2 or 3
+                             (mc_fit_opts.shell_dims; extrapolate's data sizes only) */
     MC_FAMILY_NORMAL,     /* c0 + c1·x^i·log2(x)^j (Extra-P normal form) */
     MC_FAMILY_PN_PRODUCT, /* c0 + c1·f(p)·g(n) (f or g may be 1) */
     MC_FAMILY_PN_SUM,     /* c0 + c1·f(p) + c2·g(n) */
@@ -259,6 +262,8 @@ typedef struct mc_fit_opts {
                          whose split dimensions are MPI_Dims_create's
                          (mc_mdata_grid): the grid-split family is a candidate for
                          --by p, and wins ties with the other two-coefficient laws */
+    int shell_dims;   /* 2 or 3: the ghost-shell family of a grid of this many
+                         dimensions is a candidate for p; 0 (default): not fitted */
 } mc_fit_opts;
 
 /* The dimensions of MPI_Dims_create(p, d) with more than one process:

@@ -477,6 +477,14 @@ int extrap_size_fit(const double *v, const double *P, int n, mc_fit *fit, int *o
 int extrap_set_fit(tev *t, uint32_t s, const mc_fit *f);
 /* Slot s of t at P under its fitted law. */
 int64_t extrap_fit_size(const tev *t, uint32_t s, int P);
+/* size.p2p=fit with rule sizes data: slot s of the representative's event t
+ * (event i of every trace's template) follows the model family that
+ * leave-one-out selects for its mean over the members, trace by trace
+ * (three traces or more; per: every trace's template of the class). */
+int extrap_data_fit(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, uint32_t s,
+                    const char *cname, mc_error *err);
+/* A member's traced size v of data slot s at P: v times fit(P) / fit(baseP). */
+int64_t extrap_fit_rescale(const tev *t, uint32_t s, int64_t v, int P);
 /* A held-out error (%) for messages: rounding noise of an exact fit is 0. */
 double extrap_pct(double v);
 /* Copies of block B at P (a·law(P), or its fitted family), not rounded. */

@@ -131,6 +131,40 @@ mc_err extrap_fit_check(const mc_extrap *x, int P, mc_error *err)
     return MC_OK;
 }
 
+/* The data size fit (size.p2p=fit) with the largest held-out error, if above
+ * the warning's bound, and how many are. */
+static int size_fit_warning(const mc_extrap *x, char *buf, size_t len)
+{
+    const mc_fit *worst = NULL;
+    int wc = -1, nbad = 0, nfit = 0;
+    uint32_t wi = 0;
+    for (int c = 0; c < NCLASSES; c++) {
+        const xclass *C = &x->cls[c];
+        for (uint32_t i = 0; C->present && i < C->n; i++)
+            for (uint32_t s = 0; C->ev[i].fit && s < C->ev[i].nnum && s < 32; s++) {
+                const tev *t = &C->ev[i];
+                if (t->law[s] != MC_LAW_FIT || !t->dsz || !(t->dmask >> s & 1u))
+                    continue;
+                nfit++;
+                if (!(t->fit[s].cv > MC_EXTRAP_FIT_WARN_CV))
+                    continue;
+                nbad++;
+                if (!worst || t->fit[s].cv > worst->cv)
+                    worst = &t->fit[s], wc = c, wi = i;
+            }
+    }
+    if (!worst)
+        return 0;
+    char name[64];
+    extrap_class_str(x, wc, name, sizeof name);
+    snprintf(buf, len, "%d of %d sizes fitted to the data (size.p2p=fit) miss a trace they "
+             "were not fitted on by more than %.3g %%, the worst %s event %u (%s, held-out "
+             "error %.3g %%): their sizes at other P are uncertain (--explain shows each)",
+             nbad, nfit, MC_EXTRAP_FIT_WARN_CV, name, wi, mc_family_name(worst->family),
+             extrap_pct(worst->cv));
+    return 1;
+}
+
 int mc_extrap_fit_warning(const mc_extrap *x, char *buf, size_t len)
 {
     int worst = -1;
@@ -141,7 +175,7 @@ int mc_extrap_fit_warning(const mc_extrap *x, char *buf, size_t len)
             worst = c;
     }
     if (worst < 0)
-        return 0;
+        return size_fit_warning(x, buf, len);
     const xclass *C = &x->cls[worst];
     char name[64];
     extrap_class_str(x, worst, name, sizeof name);
@@ -218,6 +252,54 @@ int64_t extrap_fit_size(const tev *t, uint32_t s, int P)
     return r > 9e18 ? INT64_MAX : r < -0.5 ? -1 : r < 0 ? 0 : llround(r);
 }
 
+/* ------------------------------------------------------------ data sizes */
+
+/* Slot s's mean over the members of one trace's template event. */
+static double data_mean(const tev *t, uint32_t s)
+{
+    if (!t->dsz || s >= 32 || !(t->dmask >> s & 1u) || !t->dnm)
+        return (double)t->num[s];
+    double sum = 0;
+    for (uint32_t j = 0; j < t->dnm; j++)
+        sum += (double)t->dsz[(size_t)j * t->nnum + s];
+    return sum / t->dnm;
+}
+
+int extrap_data_fit(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, uint32_t s,
+                    const char *cname, mc_error *err)
+{
+    double P[64], y[64];
+    size_t n = 0;
+    for (int k = 0; k < x->ntraces && n < 64; k++)
+        if (per[k].present && i < per[k].n && s < per[k].ev[i].nnum) {
+            P[n] = x->tP[k];
+            y[n++] = data_mean(&per[k].ev[i], s);
+        }
+    if (n < 3)
+        FAIL("%s, event %u: %s: size.p2p=fit needs the class in three traces or more (it is "
+             "in %zu): two points fit every two-coefficient law exactly, so none can be judged",
+             cname, i, extrap_slot_name(t, s), n);
+    mc_fit_opts o = mc_fit_opts_default();
+    o.select = MC_SELECT_CV;
+    o.shell_dims = x->nd; /* a face with its ghost shell, on the traced grid */
+    mc_fit fit, all[MC_FAMILY_COUNT];
+    mc_select used;
+    if (mc_model_select(MC_VAR_P, P, NULL, y, n, &o, &fit, all, &used, err) != MC_OK)
+        return -1;
+    if (extrap_set_fit(t, s, &fit))
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
+    return 0;
+}
+
+int64_t extrap_fit_rescale(const tev *t, uint32_t s, int64_t v, int P)
+{
+    double base = mc_fit_eval(&t->fit[s], t->baseP, 0);
+    if (!(base > 0.5)) /* the traced mean is 0: the members' sizes carry no scale */
+        return extrap_fit_size(t, s, P);
+    double r = (double)v * mc_fit_eval(&t->fit[s], P, 0) / base;
+    return r > 9e18 ? INT64_MAX : r < 0 ? 0 : llround(r);
+}
+
 /* "fit (inverse: 4096*(1/P) + 16, held-out error 0 %)" */
 static void fit_str(const mc_fit *f, char *buf, size_t len)
 {
@@ -229,10 +311,13 @@ static void fit_str(const mc_fit *f, char *buf, size_t len)
 
 void extrap_law_str(const tev *t, uint32_t s, char *buf, size_t len)
 {
+    char fit[200] = "";
     if (t->law[s] == MC_LAW_FIT && t->fit)
-        fit_str(&t->fit[s], buf, len);
-    else if (t->dsz && s < 32 && (t->dmask >> s & 1u)) /* rule sizes data */
-        snprintf(buf, len, "data x %s", mc_extrap_law_name(t->law[s]));
+        fit_str(&t->fit[s], fit, sizeof fit);
+    if (t->dsz && s < 32 && (t->dmask >> s & 1u)) /* rule sizes data */
+        snprintf(buf, len, "data x %s", *fit ? fit : mc_extrap_law_name(t->law[s]));
+    else if (*fit)
+        snprintf(buf, len, "%s", fit);
     else
         snprintf(buf, len, "%s", mc_extrap_law_name(t->law[s]));
 }

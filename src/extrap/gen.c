@@ -127,8 +127,9 @@ static int64_t p2p_slot(const mc_extrap *x, const xclass *C, const tev *t, uint3
     if (t->share && s < t->nnum && t->share[s] >= 0)
         return extrap_share_size(x, t->share[s], g, c);
     if (t->dsz && s < 32 && (t->dmask >> s & 1u)) {
-        uint32_t j = data_member(x, C, g, r, c, t, s);
-        return scale(t->dsz[(size_t)j * t->nnum + s], t->law[s], t, g, ct, x->nd);
+        int64_t v = t->dsz[(size_t)data_member(x, C, g, r, c, t, s) * t->nnum + s];
+        return t->law[s] == MC_LAW_FIT ? extrap_fit_rescale(t, s, v, g->P)
+                                       : scale(v, t->law[s], t, g, ct, x->nd);
     }
     return scale_slot(t, s, g, ct, x->nd, inexact);
 }

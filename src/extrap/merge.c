@@ -25,9 +25,16 @@ static int law_fits(int law, const double *v, const double *P, const double *c, 
     return 1;
 }
 
+/* The law stated for size class sc: AUTO where none is, and for size.p2p=fit
+ * outside the data's slots (it fits only those: fit_laws). */
+static int stated_law(const mc_extrap_rules *ru, int sc)
+{
+    return ru->law[sc] == MC_LAW_FIT && sc != MC_SC_COMPUTE ? MC_LAW_AUTO : ru->law[sc];
+}
+
 static int default_law(const mc_extrap_rules *ru, int sc)
 {
-    if (ru->law[sc] != MC_LAW_AUTO)
+    if (stated_law(ru, sc) != MC_LAW_AUTO)
         return ru->law[sc];
     static const int weak[MC_SC_COUNT] = {MC_LAW_CONST, MC_LAW_CONST, MC_LAW_INV_COMM,
                                           MC_LAW_CONST};
@@ -463,22 +470,30 @@ static int array_law(const mc_extrap_rules *ru, const tev *t, uint32_t s)
     return s - 2 < t->varr || ru->strong ? MC_LAW_CONST : MC_LAW_COMM;
 }
 
-/* Number slot s of event t (event i of every trace's template): the first
- * law that fits every trace; t->alt collects every law that does. */
-static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, uint32_t s,
-                     const char *cname, mc_error *err)
+/* Slot s of event i in every trace that has the class: values, P, communicator sizes. */
+static int slot_values(const mc_extrap *x, const xclass *per, uint32_t i, uint32_t s,
+                       double *v, double *P, double *c, int *k0)
 {
-    double v[64], P[64], c[64];
-    int n = 0, k0 = -1;
+    int n = 0;
+    *k0 = -1;
     for (int k = 0; k < x->ntraces && n < 64; k++)
         if (per[k].present) {
-            if (k0 < 0)
-                k0 = k;
+            if (*k0 < 0)
+                *k0 = k;
             v[n] = (double)per[k].ev[i].num[s];
             P[n] = x->tP[k];
             c[n] = (double)per[k].ev[i].csize;
             n++;
         }
+    return n;
+}
+
+/* The first one-factor law that gives slot s of event i in every trace
+ * (-1: none); t->alt collects every law that does. */
+static int exact_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, uint32_t s)
+{
+    double v[64], P[64], c[64];
+    int k0, n = slot_values(x, per, i, s, v, P, c, &k0);
     /* every law of docs/extrapolation.md; each is scaled on the
      * first trace and must reproduce every other one, which it was
      * not fitted on */
@@ -492,6 +507,17 @@ static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, 
                 law = order[o];
             t->alt[s] |= (uint16_t)(1u << order[o]);
         }
+    return law;
+}
+
+/* Number slot s of event t (event i of every trace's template): the first
+ * law that fits every trace, else a model family that gives each to the byte. */
+static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, uint32_t s,
+                     const char *cname, mc_error *err)
+{
+    double v[64], P[64], c[64];
+    int k0, n = slot_values(x, per, i, s, v, P, c, &k0);
+    int law = exact_law(x, per, t, i, s);
     if (law >= 0) {
         t->law[s] = (uint8_t)law;
         return 0;
@@ -522,6 +548,20 @@ static int data_slot_anywhere(const mc_extrap *x, const xclass *per, uint32_t i,
     return 0;
 }
 
+/* A leave-one-out rebuild takes the model's law of a data slot as stated
+ * (it was judged on every trace). */
+static int inherit_data_fit(const xclass *I, const xclass *R, tev *t, uint32_t i, uint32_t s,
+                            const char *cname, mc_error *err)
+{
+    if (!inherited_law(I, R, i, s) || (I->ev[i].law[s] == MC_LAW_FIT && !I->ev[i].fit))
+        FAIL("%s, event %u: %s has no law in the model of every trace: not explained",
+             cname, i, extrap_slot_name(t, s));
+    t->law[s] = I->ev[i].law[s];
+    if (t->law[s] == MC_LAW_FIT && extrap_set_fit(t, s, &I->ev[i].fit[s]))
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
+    return 0;
+}
+
 /* Slot s of R's event t as a data slot: its members' sizes, equal where it
  * did not differ in R's trace. 0, or -1 out of memory. */
 static int data_column(const xclass *R, tev *t, uint32_t s)
@@ -536,6 +576,32 @@ static int data_column(const xclass *R, tev *t, uint32_t s)
     }
     t->dmask |= 1u << s;
     return 0;
+}
+
+/* size.p2p=fit, slot s of R's event t (event i) alike on the members, yet
+ * the data's sizes (a class of one rank): a one-factor law if one gives
+ * every trace, else fitted and scaled like the data's from the traced value;
+ * in a rebuild, as the model of every trace did. 1 when decided here, 0 when
+ * left to the usual inference (a rebuild's slot the model inferred), -1 on
+ * error. */
+static int fit_like_data(const mc_extrap *x, const xclass *per, xclass *R, const xclass *I,
+                         tev *t, uint32_t i, uint32_t s, const char *cname, mc_error *err)
+{
+    const tev *m = I && inherited_law(I, R, i, s) ? &I->ev[i] : NULL;
+    if (I && !(m && m->law[s] == MC_LAW_FIT && m->dsz && s < 32 && (m->dmask >> s & 1u)))
+        return 0;
+    if (!I) {
+        int law = exact_law(x, per, t, i, s);
+        if (law >= 0) {
+            t->law[s] = (uint8_t)law;
+            return 1;
+        }
+    }
+    if (R->dmidx && R->dnrows > 0 && data_column(R, t, s))
+        return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
+    if (m)
+        return inherit_data_fit(I, R, t, i, s, cname, err) ? -1 : 1;
+    return extrap_data_fit(x, per, t, i, s, cname, err) ? -1 : 1;
 }
 
 /* The law of every number slot of the representative's template R:
@@ -559,22 +625,37 @@ static int fit_laws(const mc_extrap *x, const xclass *per, xclass *R, int ntr, c
                 continue;
             }
             if (x->rules.data_sizes && data_slot_anywhere(x, per, i, s)) {
-                /* sizes that follow the data: the stated or default law scales
-                 * the representative's members' (no law reproduces them) */
+                /* sizes that follow the data: the stated, fitted or default
+                 * law scales the representative's members' (no law
+                 * reproduces them) */
                 if (data_column(R, t, s))
                     return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
+                if (x->rules.law[sc] == MC_LAW_FIT) {
+                    if (I ? inherit_data_fit(I, R, t, i, s, cname, err)
+                          : extrap_data_fit(x, per, t, i, s, cname, err))
+                        return -1;
+                    continue;
+                }
                 t->law[s] = (uint8_t)default_law(&x->rules, sc);
                 continue;
             }
-            if (x->rules.law[sc] == MC_LAW_AUTO && x->rules.infer && inherited_law(I, R, i, s)) {
+            if (x->rules.data_sizes && x->rules.law[sc] == MC_LAW_FIT && extrap_data_slot(t, s)) {
+                int rc = fit_like_data(x, per, R, I, t, i, s, cname, err);
+                if (rc < 0)
+                    return -1;
+                if (rc > 0)
+                    continue;
+            }
+            if (stated_law(&x->rules, sc) == MC_LAW_AUTO && x->rules.infer &&
+                inherited_law(I, R, i, s)) {
                 t->law[s] = I->ev[i].law[s];
                 if (t->law[s] == MC_LAW_FIT && extrap_set_fit(t, s, &I->ev[i].fit[s]))
                     return mc_error_set(err, MC_ERR_NOMEM, "out of memory"), -1;
                 continue;
             }
-            if (x->rules.law[sc] != MC_LAW_AUTO || ntr < 2 || !x->rules.infer) {
+            if (stated_law(&x->rules, sc) != MC_LAW_AUTO || ntr < 2 || !x->rules.infer) {
                 /* a stated size law applies to the number of items dealt out */
-                if (x->rules.law[sc] != MC_LAW_AUTO)
+                if (stated_law(&x->rules, sc) != MC_LAW_AUTO)
                     al = -1;
                 t->law[s] = (uint8_t)(al >= 0 ? al : default_law(&x->rules, sc));
                 continue;

@@ -213,6 +213,11 @@ mc_extrap *extrap_build_model(const char *const *traces, int ntraces,
         mc_error_set(err, MC_ERR_USAGE, "extrapolate: give 1 to 64 traces, not %d", ntraces);
         return NULL;
     }
+    if (rules && rules->law[MC_SC_P2P] == MC_LAW_FIT && !rules->data_sizes) {
+        mc_error_set(err, MC_ERR_USAGE, "size.p2p=fit fits the sizes that follow the data "
+                     "(their mean over the traces): give it with --rule sizes=data");
+        return NULL;
+    }
     mc_extrap *x = calloc(1, sizeof *x);
     xbuild b = {.max_events = extrap_max_events_held(), .folds = folds};
     if (!folds && extrap_fold_threshold() < b.max_events)

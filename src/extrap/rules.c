@@ -168,10 +168,10 @@ mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *valu
         r->nrepeat++;
     } else if (sc >= 0) {
         int law = mc_extrap_law_from_name(v);
-        if (law < 0 || (law == MC_LAW_FIT && sc != MC_SC_COMPUTE))
+        if (law < 0 || (law == MC_LAW_FIT && sc != MC_SC_COMPUTE && sc != MC_SC_P2P))
             return mc_error_set(err, MC_ERR_USAGE, "%s %s: %s law (const, volume, "
                                 "surface, 1/comm, comm, p/comm, volume/comm, p, 1/p, log2p, "
-                                "auto; fit for compute only)", key, v,
+                                "auto; fit for compute and size.p2p only)", key, v,
                                 law < 0 ? "unknown" : "not a size");
         r->law[sc] = law;
     } else {

@@ -594,7 +594,8 @@ int extrap_share_find(xbuild *b, mc_error *err)
     /* one trace shows a fixed global size only under strong scaling; a
      * stated size law or a replicated rank decides instead */
     int fitted = x->ntraces >= 2 ? ru->infer : ru->strong;
-    if (!b->inherit && (!fitted || ru->replicate || ru->law[MC_SC_P2P] != MC_LAW_AUTO))
+    if (!b->inherit && (!fitted || ru->replicate || (ru->law[MC_SC_P2P] != MC_LAW_AUTO &&
+                                                        ru->law[MC_SC_P2P] != MC_LAW_FIT)))
         return 0;
     if (!x->nd)
         return 0;

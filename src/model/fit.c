@@ -86,7 +86,7 @@ const char *mc_family_name(mc_family f)
 {
     static const char *const names[MC_FAMILY_COUNT] = {
         "constant", "linear", "logarithmic", "inverse", "linear-saturation",
-        "grid-split", "normal-form", "pn-product", "pn-sum", "pn-full"};
+        "grid-split", "ghost-shell", "normal-form", "pn-product", "pn-sum", "pn-full"};
     return (unsigned)f < MC_FAMILY_COUNT ? names[f] : "unknown";
 }
 
@@ -182,10 +182,24 @@ static int pn_columns(mc_family fam, mc_term tp, mc_term tn, double p, double n,
     return k;
 }
 
+/* The ghost shell's columns besides the intercept: x^(-j/d), j = 1 .. d-1. */
+static int shell_columns(int d, double x, double *col)
+{
+    for (int j = 1; j < d; j++)
+        col[j - 1] = x > 0 ? pow(x, -(double)j / d) : NAN;
+    return d - 1;
+}
+
 double mc_fit_eval(const mc_fit *f, double x, double x2)
 {
     if (!f->ok)
         return NAN;
+    if (f->family == MC_FAMILY_SHELL) {
+        double col[3], v = f->c[0];
+        for (int i = 0, k = shell_columns(f->gdim, x, col); i < k; i++)
+            v += f->c[i + 1] * col[i];
+        return v;
+    }
     if (f->family >= MC_FAMILY_PN_PRODUCT) {
         double col[3];
         int k = pn_columns(f->family, f->tp, f->tn, x, x2, col);
@@ -251,6 +265,26 @@ static int fit_normal(mc_fit *f, mc_model_var var, const double *x, const double
         return -1;
     *f = best;
     return 0;
+}
+
+/* The ghost shell of a d-dimensional subdomain: least squares over the
+ * intercept and x^(-j/d), j < d; needs d distinct x. */
+static int fit_shell(mc_fit *f, const double *x, const double *y, size_t N, int d)
+{
+    if (d < 2 || d > 3 || !all_positive_x(x, N) || mcm_distinct(x, N) < (size_t)d)
+        return -1;
+    f->gdim = d;
+    f->nparams = d;
+    double *X = malloc((size_t)d * N * sizeof *X);
+    if (!X)
+        return -1;
+    for (size_t i = 0; i < N; i++) {
+        X[(size_t)d * i] = 1;
+        shell_columns(d, x[i], X + (size_t)d * i + 1);
+    }
+    int rc = mcm_lsq(X, y, N, (size_t)d, f->c, &f->rss);
+    free(X);
+    return rc;
 }
 
 /* Saturation: the breakpoint x′ is searched over prefix sums (loo.c; the
@@ -450,6 +484,9 @@ static int fit_core(mc_family fam, mc_model_var var, const double *x, const doub
         rc = var == MC_VAR_P && o->grid_dims > 0 && distinct_split(x, N, o->grid_dims) >= 2
                  ? fit_column(f, x, y, N)
                  : -1;
+        break;
+    case MC_FAMILY_SHELL:
+        rc = var == MC_VAR_P ? fit_shell(f, x, y, N, o->shell_dims) : -1;
         break;
     case MC_FAMILY_NORMAL:
         rc = all_positive_x(x, N) ? fit_normal(f, var, x, y, N, o) : -1;
@@ -853,6 +890,13 @@ void mc_fit_formula(const mc_fit *f, const char *x, char *buf, size_t len)
     case MC_FAMILY_SATURATION: snprintf(t1, sizeof t1, "min(%s, %.6g)", x, f->xbreak); break;
     case MC_FAMILY_GRID: snprintf(t1, sizeof t1, "split%d(%s)", f->gdim, x); break;
     case MC_FAMILY_NORMAL: term_text(f->tp, x, t1, sizeof t1); break;
+    case MC_FAMILY_SHELL:
+        add_term(buf, len, f->c[0], "");
+        for (int j = 1; j < f->gdim; j++) {
+            snprintf(t1, sizeof t1, "%s^(-%d/%d)", x, j, f->gdim);
+            add_term(buf, len, f->c[j], t1);
+        }
+        return;
     default: {
         term_text(f->tp, "p", t1, sizeof t1);
         term_text(f->tn, "n", t2, sizeof t2);
