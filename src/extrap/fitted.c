@@ -31,6 +31,13 @@ static double class_compute(const xclass *c)
     return tot;
 }
 
+/* Why a fit needs a third trace, where two are given. */
+static const char *too_few_why(size_t n)
+{
+    return n == 2 ? ": two points fit every two-coefficient law exactly, so none can be judged"
+                  : ": give traces at more process counts";
+}
+
 /* compute=fit cannot rescale a compute record's own numbers (a profile's
  * block): refuse rather than keep them unscaled. */
 static int has_compute_records(const xclass *R, const char *cname, mc_error *err)
@@ -66,8 +73,8 @@ int extrap_burst_fit(const mc_extrap *x, const xclass *per, xclass *R, const xcl
             y[n++] = class_compute(&per[k]);
         }
     if (n < 3)
-        FAIL("%s: compute=fit needs the class in three traces or more (it is in %zu): two "
-             "points fit every two-coefficient law exactly, so none can be judged", cname, n);
+        FAIL("%s: compute=fit needs the class in three traces or more (it is in %zu)%s",
+             cname, n, too_few_why(n));
     mc_fit_opts o = mc_fit_opts_default();
     o.select = MC_SELECT_CV;
     mc_fit all[MC_FAMILY_COUNT];
@@ -277,8 +284,7 @@ int extrap_data_fit(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, u
         }
     if (n < 3)
         FAIL("%s, event %u: %s: size.p2p=fit needs the class in three traces or more (it is "
-             "in %zu): two points fit every two-coefficient law exactly, so none can be judged",
-             cname, i, extrap_slot_name(t, s), n);
+             "in %zu)%s", cname, i, extrap_slot_name(t, s), n, too_few_why(n));
     mc_fit_opts o = mc_fit_opts_default();
     o.select = MC_SELECT_CV;
     o.shell_dims = x->nd; /* a face with its ghost shell, on the traced grid */
