@@ -132,7 +132,7 @@ static int parse_families(const char *s, mc_fit_opts *o)
                 o->families[f] = 1;
         } else {
             int f = mc_family_parse(t);
-            if (f < 0)
+            if (f < 0 || f == MC_FAMILY_SHELL) /* extrapolate's data sizes only */
                 return -1;
             o->families[f] = 1;
         }

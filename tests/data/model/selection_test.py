@@ -147,6 +147,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check(w.get("family") == "linear-saturation", f"study's rule: saturation, got {w.get('family')}")
     rc, out, err = run("model", *three, "--families", "linear,bogus")
     check(rc == 2, f"--families with an unknown name: exit 2, got {rc}")
+    rc, out, err = run("model", *three, "--families", "ghost-shell")
+    check(rc == 2, f"--families ghost-shell (extrapolate's only): exit 2, got {rc}")
     rc, out, err = run("model", *three, "--by", "p")
     check(rc == 0 and "runner-up" in out and "held-out" in out, "text shows held-out and runner-up")
 
