@@ -455,14 +455,6 @@ static json_t *coefficients_json(const mc_fit *f)
         json_object_set_new(c, "b", json_real(f->c[0]));
         json_object_set_new(c, "grid_dims", json_integer(f->gdim));
         break;
-    case MC_FAMILY_SHELL: /* not selected by mpicast model (extrapolate's data sizes) */
-        for (int k = 0; k < f->gdim && k < 4; k++) {
-            char key[8];
-            snprintf(key, sizeof key, "c%d", k);
-            json_object_set_new(c, key, json_real(f->c[k]));
-        }
-        json_object_set_new(c, "grid_dims", json_integer(f->gdim));
-        break;
     case MC_FAMILY_NORMAL:
         json_object_set_new(c, "c0", json_real(f->c[0]));
         json_object_set_new(c, "c1", json_real(f->c[1]));

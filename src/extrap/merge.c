@@ -488,12 +488,12 @@ static int slot_values(const mc_extrap *x, const xclass *per, uint32_t i, uint32
     return n;
 }
 
-/* The first one-factor law that gives slot s of event i in every trace
- * (-1: none); t->alt collects every law that does. */
-static int exact_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, uint32_t s)
+/* The first one-factor law that gives slot s's n traced values v (at P,
+ * communicator sizes c) in every trace (-1: none); t->alt collects every law
+ * that does. */
+static int exact_law(const mc_extrap *x, tev *t, uint32_t s, const double *v, const double *P,
+                     const double *c, int n)
 {
-    double v[64], P[64], c[64];
-    int k0, n = slot_values(x, per, i, s, v, P, c, &k0);
     /* every law of docs/extrapolation.md; each is scaled on the
      * first trace and must reproduce every other one, which it was
      * not fitted on */
@@ -517,7 +517,7 @@ static int infer_law(const mc_extrap *x, const xclass *per, tev *t, uint32_t i, 
 {
     double v[64], P[64], c[64];
     int k0, n = slot_values(x, per, i, s, v, P, c, &k0);
-    int law = exact_law(x, per, t, i, s);
+    int law = exact_law(x, t, s, v, P, c, n);
     if (law >= 0) {
         t->law[s] = (uint8_t)law;
         return 0;
@@ -591,7 +591,9 @@ static int fit_like_data(const mc_extrap *x, const xclass *per, xclass *R, const
     if (I && !(m && m->law[s] == MC_LAW_FIT && m->dsz && s < 32 && (m->dmask >> s & 1u)))
         return 0;
     if (!I) {
-        int law = exact_law(x, per, t, i, s);
+        double v[64], P[64], c[64];
+        int k0, n = slot_values(x, per, i, s, v, P, c, &k0);
+        int law = exact_law(x, t, s, v, P, c, n);
         if (law >= 0) {
             t->law[s] = (uint8_t)law;
             return 1;
