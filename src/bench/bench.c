@@ -461,6 +461,9 @@ static void repair_spikes(const opts *o, char *buf, reptimes *rt, results *res)
             if (idx < 0)
                 break;
             found = 1;
+            if (!o->quiet)
+                say("ping-pong %.0f B stands out from its neighbours: measuring again",
+                    rank == 0 ? res->pts[idx].size : 0.0);
             mcb_point p;
             pingpong_size(o, buf, (int)res->pts[idx].size, rt, &p);
             if (rank == 0)
