@@ -30,7 +30,8 @@ typedef struct {
     int groups;    /* -G: communicators from MPI_Comm_create with groups (fft) */
     int halving;   /* -H: step k exchanges SIZE / 2^(k+1) doubles (cg_log2) */
     int items;     /* -B N: a vector of N values dealt out in blocks (fft -V) */
-    int last;      /* -R: the blocks' remainder goes to the last ranks (fft -B) */
+    int last;      /* -R: the blocks' remainder goes to the last ranks (fft -B); -F (2):
+                    * blocks of ceil(N/n), FFTW-MPI's default */
 } ex_args;
 
 /* Parses a positive int no larger than max; returns 0 on success. */
@@ -77,6 +78,9 @@ static int ex_parse_args(int argc, char **argv, const char *usage, int max_size,
             ok = 1;
         } else if (strcmp(opt, "-R") == 0) {
             args->last = 1;
+            ok = 1;
+        } else if (strcmp(opt, "-F") == 0) {
+            args->last = 2;
             ok = 1;
         } else if (strcmp(opt, "-H") == 0) {
             args->halving = 1;

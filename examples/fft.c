@@ -23,13 +23,15 @@
  * blocks of columns of its row or column, and the checksum's vector has N values:
  * MPI_Reduce_scatter gives each row member its block of the row's summed vector, and
  * MPI_Allgatherv gathers the column's blocks. With -R the last N mod n members hold
- * one more instead (2DECOMP&FFT's distribution).
+ * one more instead (2DECOMP&FFT's distribution). With -F members get blocks of
+ * ceil(N/n) from the first on, the next the rest and any after it none (FFTW-MPI's default
+ * block size, ScaLAPACK's block distribution).
  *
  * With -G the row and column communicators come from MPI_Comm_create with each
  * rank's row and column group (disjoint groups, MPI 2.2) instead of MPI_Comm_split,
  * and the first row alone (the other ranks get MPI_COMM_NULL) broadcasts the sum.
  *
- * usage: fft [-s SIZE] [-i ITERS] [-S] [-V] [-B N [-R]] [-G]     (defaults 256, 10) */
+ * usage: fft [-s SIZE] [-i ITERS] [-S] [-V] [-B N [-R|-F]] [-G]     (defaults 256, 10) */
 #include <math.h>
 
 #include "ex_common.h"
@@ -54,12 +56,17 @@ static void reorder(const double *in, double *out, size_t len)
         out[k] = in[len - 1 - k];
 }
 
-static int remainder_last; /* -R */
+static int remainder_last; /* -R: 1, -F: 2 */
 
 /* Items of member k when n items are dealt out over `members` in blocks, the
- * first n mod members one more (PETSc's split), with -R the last (2DECOMP&FFT's). */
+ * first n mod members one more (PETSc's split), with -R the last (2DECOMP&FFT's),
+ * with -F blocks of ceil(n / members) (FFTW-MPI's). */
 static int share(int n, int members, int k)
 {
+    if (remainder_last == 2) {
+        int b = (n + members - 1) / members, left = n - k * b;
+        return left < 0 ? 0 : left < b ? left : b;
+    }
     int r = n % members;
     return n / members + (remainder_last ? k >= members - r : k < r);
 }
@@ -210,7 +217,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = 256, .iters = 10};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S] [-V] [-B N [-R]] [-G]", 1 << 20,
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-S] [-V] [-B N [-R|-F]] [-G]", 1 << 20,
                       &args) != 0) {
         MPI_Finalize();
         return 2;

@@ -871,10 +871,14 @@ static void test_vector_collectives(void)
  * Allgatherv's counts with the rank's own block as its send size, and
  * Scatterv and Gatherv from and to rank 0 (the only rank with counts);
  * `items` may vary, to check that a number of items is followed. */
-static int block_items = 10, block_last = 0; /* remainder on the last ranks */
+static int block_items = 10, block_last = 0; /* remainder on the last ranks; 2: ceil blocks */
 
 static int64_t block_share(int n, int P, int k)
 {
+    if (block_last == 2) { /* FFTW-MPI: blocks of ceil(n / P) from rank 0 on */
+        int b = (n + P - 1) / P, left = n - k * b;
+        return 8 * (int64_t)(left < 0 ? 0 : left < b ? left : b);
+    }
     return 8 * (int64_t)(n / P + (block_last ? k >= P - n % P : k < n % P));
 }
 
@@ -950,6 +954,66 @@ static void check_block(const char **t, int n, const mc_extrap_rules *ru, int P,
     mc_extrap_destroy(x);
 }
 
+/* FFTW-MPI's ceil blocks (issue 20): 13 items are 4 4 4 1 on 4 ranks, which
+ * no balanced split gives, and 2 2 2 2 2 2 1 0 on 8; 10 items on 8 ranks,
+ * 2 2 2 2 2 0 0 0, are also 5 items of 16 bytes dealt out first or in
+ * ceil blocks, which one trace cannot tell apart. */
+static void test_ceil_blocks(void)
+{
+    char c4[512], c8[512];
+    mc_error err = {0};
+    block_last = 2, block_items = 13;
+    snprintf(c4, sizeof c4, "%s", mkdir_trace("bc4"));
+    snprintf(c8, sizeof c8, "%s", mkdir_trace("bc8"));
+    write_block(c4, 4);
+    write_block(c8, 8);
+    const char *t[2] = {c4, c8};
+    check_block(t, 2, NULL, 7, 13);  /* 2 2 2 2 2 2 1 */
+    check_block(t, 2, NULL, 16, 13); /* 1 x 13, then none */
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    CHECK(mc_extrap_rules_set(&ru, "scaling", "strong", &err) == MC_OK);
+    check_block(&t[0], 1, &ru, 3, 13); /* 4 4 4 1 over 4 has one reading only */
+    /* one trace at 8 ranks of 10 items: the readings part at 16 ranks */
+    block_items = 10;
+    snprintf(c8, sizeof c8, "%s", mkdir_trace("bc8b"));
+    write_block(c8, 8);
+    mc_extrap *x = mc_extrap_build(&t[1], 1, &ru, &err);
+    CHECK(x);
+    CHECK(x && mc_extrap_source(x, 16, &err) == NULL);
+    if (!strstr(err.msg, "5 items of 16 bytes dealt out first, or 10 items of 8 bytes dealt "
+                         "out ceil, and these differ at P=16"))
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(strstr(err.msg, "5 items of 16 bytes dealt out first, or 10 items of 8 bytes dealt "
+                          "out ceil, and these differ at P=16") != NULL);
+    CHECK(strstr(err.msg, "--rule blocks=first|last|ceil") != NULL);
+    mc_extrap_destroy(x);
+    /* stated, the distribution leaves 5 x 16 B and 10 x 8 B in ceil blocks (1 or 2 items
+     * for the first 5 ranks at 8), which part at 16 too; a stated first split has one */
+    CHECK(mc_extrap_rules_set(&ru, "blocks", "ceil", &err) == MC_OK);
+    x = mc_extrap_build(&t[1], 1, &ru, &err);
+    CHECK(x && mc_extrap_source(x, 16, &err) == NULL);
+    CHECK(strstr(err.msg, "5 items of 16 bytes dealt out ceil, or 10 items of 8 bytes dealt "
+                          "out ceil, and these differ at P=16") != NULL);
+    CHECK(strstr(err.msg, "--rule blocks") == NULL);
+    mc_extrap_destroy(x);
+    CHECK(mc_extrap_rules_set(&ru, "blocks", "first", &err) == MC_OK);
+    x = mc_extrap_build(&t[1], 1, &ru, &err);
+    mc_source *src = x ? mc_extrap_source(x, 16, &err) : NULL;
+    CHECK(src); /* 5 items of 16 bytes: 16 for ranks 0-4 (check_block's items are 8 B) */
+    mc_event e;
+    while (src && mc_source_next(src, 0, &e, &err) == 1 && e.op != MC_OP_REDUCE_SCATTER)
+        ;
+    CHECK(src && e.op == MC_OP_REDUCE_SCATTER && e.nvals == 16 && e.vals[4] == 16 &&
+          e.vals[5] == 0);
+    if (src)
+        mc_source_close(src);
+    mc_extrap_destroy(x);
+    CHECK(mc_extrap_rules_set(&ru, "blocks", "half", &err) == MC_ERR_USAGE);
+    CHECK(strstr(err.msg, "expected first, last, ceil or any") != NULL);
+    block_last = 0, block_items = 10;
+}
+
 static void test_block_distributions(void)
 {
     const char *d4 = mkdir_trace("b4"), *d5 = mkdir_trace("b5"), *d8 = mkdir_trace("b8");
@@ -1015,9 +1079,10 @@ static void test_block_distributions(void)
     block_last = 0;
     const char *tm[2] = {f8, l4};
     CHECK(mc_extrap_build(tm, 2, NULL, &err) == NULL);
-    if (!strstr(err.msg, "remainder to the"))
+    if (!strstr(err.msg, "fit no reading the P=8 counts have"))
         fprintf(stderr, "%s\n", err.msg);
-    CHECK(strstr(err.msg, "remainder to the") != NULL);
+    CHECK(strstr(err.msg, "fit no reading the P=8 counts have") != NULL);
+    test_ceil_blocks();
 }
 
 /* A transpose of xA x xB items of 8 bytes over the world (issue 20): rank
@@ -1046,14 +1111,21 @@ static void write_xpose(const char *dir, int P)
     write_prog(dir, P, xpose_prog);
 }
 
-static void check_xpose(const char **t, int n, int P)
+/* blocks: the rule stating how the items are dealt out, or NULL */
+static void check_xpose(const char **t, int n, int P, const char *blocks)
 {
     mc_error err = {0};
-    mc_extrap *x = mc_extrap_build(t, n, NULL, &err);
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    if (blocks)
+        CHECK(mc_extrap_rules_set(&ru, "blocks", blocks, &err) == MC_OK);
+    mc_extrap *x = mc_extrap_build(t, n, &ru, &err);
     if (!x)
         fprintf(stderr, "%s\n", err.msg);
     CHECK(x);
     mc_source *s = x ? mc_extrap_source(x, P, &err) : NULL;
+    if (x && !s)
+        fprintf(stderr, "%s\n", err.msg);
     CHECK(s);
     if (s) {
         check_source_against(s, P, xpose_prog);
@@ -1068,10 +1140,17 @@ static void test_transposes(void)
     const char *d2 = mkdir_trace("tx2"), *d4 = mkdir_trace("tx4");
     write_xpose(d2, 2);
     write_xpose(d4, 4);
-    check_xpose(&d4, 1, 7);
-    const char *t[2] = {d2, d4};
-    check_xpose(t, 2, 8);
+    /* 11 columns are 3 3 3 2 on 4 ranks (6 5 on 2) dealt out first or in ceil(11/c)
+     * blocks alike, which part at 7 and 8 ranks: refused unless stated */
     mc_error err = {0};
+    mc_extrap *xo = mc_extrap_build(&d4, 1, NULL, &err);
+    CHECK(xo && mc_extrap_source(xo, 7, &err) == NULL);
+    CHECK(strstr(err.msg, "columns first, or 10 x 11 items of 8 bytes, rows dealt out first, "
+                          "columns ceil, and these differ at P=7") != NULL);
+    mc_extrap_destroy(xo);
+    check_xpose(&d4, 1, 7, "first");
+    const char *t[2] = {d2, d4};
+    check_xpose(t, 2, 8, "first");
     CHECK(mc_extrap_build(&d2, 1, NULL, &err) == NULL);
     CHECK(strstr(err.msg, "divides the transpose's number of rows") != NULL);
     /* 12 x 10: both equal at 2, the columns only at 4, the rows only at 5: the
@@ -1082,7 +1161,7 @@ static void test_transposes(void)
     write_xpose(e4, 4);
     write_xpose(e5, 5);
     const char *t3[3] = {e2, e4, e5};
-    check_xpose(t3, 3, 7);
+    check_xpose(t3, 3, 7, NULL);
     /* traces of two global sizes: refused */
     char p4[512], p7[512];
     snprintf(p4, sizeof p4, "%s", e5); /* shows 12 rows, 7 ranks 11 */
@@ -1102,8 +1181,17 @@ static void test_transposes(void)
     write_xpose(l2, 2);
     write_xpose(l4, 4);
     const char *tl[2] = {l2, l4};
-    check_xpose(tl, 2, 7);
-    block_last = 0;
+    check_xpose(tl, 2, 7, NULL);
+    /* FFTW's ceil blocks: 13 x 14 from 2 and 4 ranks (4 4 4 1 x 4 4 4 2) to 7 and 16
+     * (1 x 13 and 1 x 14, the last ranks none) */
+    xA = 13, xB = 14, block_last = 2;
+    snprintf(l2, sizeof l2, "%s", mkdir_trace("tc2"));
+    snprintf(l4, sizeof l4, "%s", mkdir_trace("tc4"));
+    write_xpose(l2, 2);
+    write_xpose(l4, 4);
+    check_xpose(tl, 2, 7, NULL);
+    check_xpose(tl, 2, 16, NULL);
+    xA = 10, xB = 11, block_last = 0;
 }
 
 /* Recursive doubling by hand (issue 20): in each of two iterations, log2 P

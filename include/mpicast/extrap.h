@@ -81,6 +81,9 @@ typedef struct mc_extrap_rules {
                         * ranks of a class follow the data (particles, cells): each target
                         * rank takes those of the traced rank at its place in a tiling of
                         * the traced grid; 0 (sizes exact, default): refused */
+    int blocks;        /* how per-rank counts deal items out (blocks first|last|ceil):
+                        * 0 any that fits the traces (default), 1 first N mod c ranks one
+                        * more, 2 the last, 3 ceil(N/c) blocks (FFTW-MPI) */
     int nrepeat;       /* stated repetitions: the block starting at the first call */
     struct {           /* from `site` (LEN events, 0: its period) repeats a*f(P) times */
         int32_t site;
@@ -94,7 +97,7 @@ void mc_extrap_rules_init(mc_extrap_rules *r);
 /* One rule, KEY VALUE (docs/extrapolation.md): grid 8x8, periodic 1,0,
  * replicate [RANK], scaling weak|strong, size.p2p LAW, size.reduce LAW,
  * size.block LAW, compute LAW, infer yes|no, ndims N, repeat SITE[/LEN]:LAW,
- * sizes exact|data. */
+ * sizes exact|data, blocks first|last|ceil|any. */
 mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *value,
                            mc_error *err);
 /* A rules file: one "KEY VALUE" per line, '#' comments. */

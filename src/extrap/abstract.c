@@ -153,17 +153,53 @@ static int block_dist_from(const int64_t *v, int c, int last, int64_t *u, int64_
     return 1;
 }
 
-/* Array v of c counts as a block distribution (VK_BLOCK): the first R
- * entries hold hi = u * (q + 1), the rest lo = u * q, so N = q * c + R
- * items of u bytes; or the last R (*last set). Returns 0 when v has
- * another shape. */
-static int block_dist(const int64_t *v, int c, int64_t *u, int64_t *N, uint8_t *last)
+/* One reading of an array as a block distribution: N items of u bytes,
+ * dealt out in mode `mode` (extrap_share). */
+typedef struct bread {
+    int64_t u, N;
+    uint8_t mode;
+} bread;
+
+/* The ceil readings of v (XD_CEIL): k entries a = u * B, then b = u * R
+ * (R < B), then zeros, with B = ceil(N / c), N = k B + R. u is (a - b) / d
+ * for d = B - R < c items (B for b = 0), so at most c - 1 of them. */
+static int ceil_readings(const int64_t *v, int c, bread *out, int n, int max)
 {
-    *last = 0;
-    if (block_dist_from(v, c, 0, u, N))
-        return 1;
-    *last = 1;
-    return block_dist_from(v, c, 1, u, N);
+    int k = 1;
+    while (k < c && v[k] == v[0])
+        k++;
+    int64_t a = v[0], b = k < c ? v[k] : 0;
+    if (k == c || a <= 0 || b < 0 || b >= a)
+        return n;
+    for (int j = k + 1; j < c; j++)
+        if (v[j])
+            return n;
+    for (int64_t d = 1; d < c && n < max; d++) {
+        int64_t u = (a - b) / d;
+        if ((a - b) % d || !u || a % u || b % u)
+            continue;
+        int64_t B = a / u, R = b / u;
+        if (B > INT64_MAX / k - R)
+            continue;
+        int64_t N = k * B + R;
+        if ((N + c - 1) / c == B)
+            out[n++] = (bread){u, N, XD_CEIL};
+    }
+    return n;
+}
+
+/* Every reading of array v of c counts as a block distribution (VK_BLOCK):
+ * first or last R entries hi = u * (q + 1), the rest lo = u * q, so N =
+ * q c + R items of u bytes (one reading each), or ceil blocks (several item
+ * sizes may fit). The first, the balanced one where it fits, is the one
+ * the slots take. Returns how many, 0 when v has none of these shapes. */
+static int block_readings(const int64_t *v, int c, int stated, bread *out, int max)
+{
+    int n = 0;
+    for (int last = 0; last < 2 && n < max; last++)
+        if ((!stated || stated == 1 + last) && block_dist_from(v, c, last, &out[n].u, &out[n].N))
+            out[n++].mode = (uint8_t)last;
+    return !stated || stated == 1 + XD_CEIL ? ceil_readings(v, c, out, n, max) : n;
 }
 
 /* An Alltoallv whose arrays are the transpose of A x B items of u bytes
@@ -171,35 +207,62 @@ static int block_dist(const int64_t *v, int c, int64_t *u, int64_t *N, uint8_t *
  * u * share(A, me) * share(B, j), receive count j u * share(A, j) *
  * share(B, me). An array that is equal does not show its A or B (c divides
  * it); the slots then keep what the other array tells (extrap_impl.h,
- * VK_XPOSE), which every member shares. Returns 0 when no transpose fits. */
-static int transpose_slots(const int64_t *sv, const int64_t *rv, int c, int me, int64_t *num,
-                           uint8_t *last)
+ * VK_XPOSE), which every member shares. Each pair of the arrays' readings
+ * that agrees is a reading of the transpose (num[0 .. 4), last[2]); returns
+ * how many, 0 when no transpose fits. */
+static int transpose_readings(const int64_t *sv, const int64_t *rv, int c, int me, int stated,
+                              xread *out, int max)
 {
-    int64_t us = sv[0], ur = rv[0], B = 0, A = 0;
-    int sb = block_dist(sv, c, &us, &B, &last[0]), rb = block_dist(rv, c, &ur, &A, &last[1]);
-    if (me < 0 || me >= c || (!sb && !rb))
+    bread bs[XREAD_MAX], br[XREAD_MAX];
+    int ns = block_readings(sv, c, stated, bs, XREAD_MAX);
+    int nr = block_readings(rv, c, stated, br, XREAD_MAX);
+    int n = 0;
+    if (me < 0 || me >= c || (!ns && !nr))
         return 0;
-    last[0] &= (uint8_t)sb, last[1] &= (uint8_t)rb; /* an equal side shows no order */
-    if (sb && rb) { /* both shown: u from either side */
-        int64_t sa = extrap_share(A, c, me, last[1]), sbm = extrap_share(B, c, me, last[0]);
-        if (sa <= 0 || sbm <= 0 || us % sa || ur % sbm || us / sa != ur / sbm)
-            return 0;
-        num[0] = us / sa, num[1] = 0, num[2] = B, num[3] = A;
-        return 1;
-    }
-    for (int k = 1; k < c; k++) /* the equal side */
-        if ((sb ? rv[k] : sv[k]) != (sb ? rv[0] : sv[0]))
-            return 0;
-    if (rb) { /* send counts equal: c divides B; u * B / c per column block */
-        if (sv[0] != extrap_mul(ur, extrap_share(A, c, me, last[1])))
-            return 0;
-        num[0] = 0, num[1] = ur, num[2] = 0, num[3] = A;
-    } else {
-        if (rv[0] != extrap_mul(us, extrap_share(B, c, me, last[0])))
-            return 0;
-        num[0] = 0, num[1] = us, num[2] = B, num[3] = 0;
-    }
-    return 1;
+    int sq = 1, rq = 1; /* the equal side: one count for every rank */
+    for (int k = 1; k < c; k++)
+        sq &= sv[k] == sv[0], rq &= rv[k] == rv[0];
+    for (int i = 0; i < (ns ? ns : 1); i++)
+        for (int j = 0; j < (nr ? nr : 1) && n < max; j++) {
+            xread *o = &out[n];
+            memset(o, 0, sizeof *o);
+            if (ns && nr) { /* both shown: u from either side */
+                int64_t sa = extrap_share(br[j].N, c, me, br[j].mode);
+                int64_t sb = extrap_share(bs[i].N, c, me, bs[i].mode);
+                if (sa <= 0 || sb <= 0 || bs[i].u % sa || br[j].u % sb ||
+                    bs[i].u / sa != br[j].u / sb)
+                    continue;
+                *o = (xread){{bs[i].u / sa, 0, bs[i].N, br[j].N}, {bs[i].mode, br[j].mode}};
+            } else if (nr) { /* send counts equal: c divides B; u * B / c per column block */
+                if (!sq || sv[0] != extrap_mul(br[j].u, extrap_share(br[j].N, c, me,
+                                                                      br[j].mode)))
+                    continue;
+                *o = (xread){{0, br[j].u, 0, br[j].N}, {0, br[j].mode}};
+            } else {
+                if (!rq || rv[0] != extrap_mul(bs[i].u, extrap_share(bs[i].N, c, me,
+                                                                      bs[i].mode)))
+                    continue;
+                *o = (xread){{0, bs[i].u, bs[i].N, 0}, {bs[i].mode, 0}};
+            }
+            n++;
+        }
+    return n;
+}
+
+/* Readings rd[0 .. n) into t's array slots: the first in num and vlast,
+ * the others in t->rd. */
+static int keep_readings(tev *t, const xread *rd, int n, uint32_t nslots)
+{
+    memcpy(t->num + 2, rd[0].num, nslots * sizeof *t->num);
+    memcpy(t->vlast, rd[0].last, sizeof t->vlast);
+    t->nrd = 0;
+    if (n < 2)
+        return 0;
+    if (!(t->rd = malloc((size_t)(n - 1) * sizeof *t->rd)))
+        return -1;
+    memcpy(t->rd, rd + 1, (size_t)(n - 1) * sizeof *t->rd);
+    t->nrd = (uint8_t)(n - 1);
+    return 0;
 }
 
 /* A per-rank-count collective (Alltoallv, Gatherv, ...): its vals are one or
@@ -266,6 +329,9 @@ static int vcoll_slots(const mc_extrap *x, const xgrid *g, const char *path, int
 {
     int c = (int)(e->nvals / t->varr), me = cdesc_rank(&x->cd[t->comm], g, r), op = e->op;
     int xpose = t->varr == 2 && (op == MC_OP_ALLTOALLV || op == MC_OP_IALLTOALLV);
+    xread rd[XREAD_MAX];
+    int nrd = 0, amb = -1;
+    memset(rd, 0, sizeof rd);
     for (uint32_t a = 0; a < t->varr; a++) {
         const int64_t *v = e->vals + a * (uint32_t)c;
         int k = 1;
@@ -276,23 +342,44 @@ static int vcoll_slots(const mc_extrap *x, const xgrid *g, const char *path, int
         if (k == c)
             continue;
         if (xpose) { /* decided on both arrays */
-            if (!transpose_slots(e->vals, e->vals + c, c, me, t->num + 2, t->vlast))
+            nrd = transpose_readings(e->vals, e->vals + c, c, me, x->rules.blocks, rd, XREAD_MAX);
+            if (!nrd)
                 FAIL("%s: rank %d event %llu: %s: per-rank counts differ (array %u of 2: comm "
                      "rank %d %lld bytes, comm rank 0 %lld) and are neither a block "
                      "distribution nor the transpose of one (the first or the last N mod %d "
-                     "ranks one item more): not extrapolated", path, r, i, OP_HERE(e),
-                     a + 1, k, (long long)v[k], (long long)v[0], c);
+                     "ranks one item more, or blocks of ceil(N/%d)): not extrapolated", path,
+                     r, i, OP_HERE(e), a + 1, k, (long long)v[k], (long long)v[0], c, c);
             t->vkind[0] = t->vkind[1] = VK_XPOSE;
+            if (keep_readings(t, rd, nrd, 4))
+                FAIL("out of memory");
             return 0;
         }
-        if (!block_dist(v, c, &t->num[2 + a], &t->num[2 + t->varr + a], &t->vlast[a]))
+        bread br[XREAD_MAX];
+        int nb = block_readings(v, c, x->rules.blocks, br, XREAD_MAX);
+        if (!nb)
             FAIL("%s: rank %d event %llu: %s: per-rank counts differ (array %u of %u: "
                  "comm rank %d %lld bytes, comm rank 0 %lld) and are no block distribution "
-                 "(the first or the last N mod %d ranks one item more): not extrapolated",
-                 path, r, i, OP_HERE(e), a + 1, t->varr, k, (long long)v[k],
-                 (long long)v[0], c);
+                 "(the first or the last N mod %d ranks one item more, or blocks of "
+                 "ceil(N/%d)): not extrapolated", path, r, i, OP_HERE(e), a + 1, t->varr, k,
+                 (long long)v[k], (long long)v[0], c, c);
+        if (nb > 1 && nrd)
+            FAIL("%s: rank %d event %llu: %s: both arrays have several readings as block "
+                 "distributions: not extrapolated", path, r, i, OP_HERE(e));
+        t->num[2 + a] = br[0].u, t->num[2 + t->varr + a] = br[0].N;
+        t->vlast[a] = br[0].mode;
         t->vkind[a] = VK_BLOCK;
+        for (int j = 0; j < nb && nb > 1; j++) /* this array's readings; the rest set below */
+            rd[j].num[a] = br[j].u, rd[j].num[t->varr + a] = br[j].N, rd[j].last[a] = br[j].mode;
+        if (nb > 1)
+            nrd = nb, amb = (int)a;
     }
+    for (int j = 0; j < nrd; j++) /* the other array as its slots have it */
+        for (uint32_t a = 0; a < t->varr; a++)
+            if ((int)a != amb)
+                rd[j].num[a] = t->num[2 + a], rd[j].num[t->varr + a] = t->num[2 + t->varr + a],
+                rd[j].last[a] = t->vlast[a];
+    if (nrd > 1 && keep_readings(t, rd, nrd, 2 * t->varr))
+        FAIL("out of memory");
     /* the rank's own block: Allgatherv's and Gatherv's send, Scatterv's receive */
     int s = op == MC_OP_SCATTERV || op == MC_OP_ISCATTERV ? 1
             : op == MC_OP_ALLGATHERV || op == MC_OP_IALLGATHERV || op == MC_OP_GATHERV ||

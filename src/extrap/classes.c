@@ -24,6 +24,7 @@ void extrap_tev_free(tev *t)
     free(t->fit);
     free(t->share);
     free(t->dsz);
+    free(t->rd);
 }
 
 /* Deep copy (the abstract events stay for a second classification). */
@@ -39,6 +40,11 @@ int extrap_tev_copy(tev *d, const tev *s)
     d->fit = NULL;
     d->share = NULL;
     d->dsz = NULL;
+    d->rd = NULL;
+    if (s->nrd && !(d->rd = malloc(s->nrd * sizeof *d->rd)))
+        return -1;
+    if (s->nrd)
+        memcpy(d->rd, s->rd, s->nrd * sizeof *d->rd);
     if (s->dsz) {
         size_t nd = (size_t)s->dnm * s->nnum;
         if (!(d->dsz = malloc(nd * sizeof *d->dsz)))
@@ -246,7 +252,7 @@ static int literal_diff(const tev *a, const tev *b, int split, int data, char *w
     DIFF(a->newcomm != b->newcomm, "the communicator it creates");
     DIFF(x->nvals != y->nvals || memcmp(a->vkind, b->vkind, sizeof a->vkind) ||
              memcmp(a->own, b->own, sizeof a->own) || a->vhide != b->vhide ||
-             memcmp(a->vlast, b->vlast, sizeof a->vlast),
+             memcmp(a->vlast, b->vlast, sizeof a->vlast) || !extrap_same_readings(a, b),
          "number or shape of values");
     DIFF(a->loop != b->loop, "place in the main loop");
     if (!extrap_is_completion(x->op) && !extrap_is_creation(x->op))

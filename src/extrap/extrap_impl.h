@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "mpicast/extrap.h"
 #include "mpicast/model.h"
 
@@ -117,8 +118,12 @@ typedef struct tev {
                          * num[3] 0, num[4] B, num[5] A (0: not shown by the trace, and
                          * num[3] then u times the items per rank of the other) */
     uint8_t vkind[2];
-    uint8_t vlast[2];   /* VK_BLOCK array a (VK_XPOSE: [0] B, [1] A) deals its remainder
-                         * to the last ranks (extrap_share) */
+    uint8_t vlast[2];   /* VK_BLOCK array a (VK_XPOSE: [0] B, [1] A): how its items are
+                         * dealt out (XD_FIRST, XD_LAST, XD_CEIL: extrap_share) */
+    uint8_t nrd;        /* the arrays' other readings (rd): the traced counts fit more
+                         * than one distribution or item size (FFTW's ceil blocks and a
+                         * balanced split can give the same counts at one comm size) */
+    struct xread *rd;
     uint8_t own[2];     /* slot s (bytes, bytes2) is array own[s] - 1's entry at the rank's
                          * own comm rank (a VK_BLOCK array: Allgatherv's send block), or 0 */
     uint8_t vhide;      /* the array is the root's (a Gatherv or Scatterv of a non-root
@@ -196,14 +201,47 @@ static inline int64_t extrap_mul(int64_t a, int64_t b)
     return a > 0 && b > INT64_MAX / a ? INT64_MAX : a * b;
 }
 
-/* Items of comm rank j when N are dealt out in blocks over c ranks, the
- * first N mod c one more (PETSc's split), or with `last` the last N mod c
- * (2DECOMP&FFT's distribute). */
-static inline int64_t extrap_share(int64_t N, int64_t c, int64_t j, int last)
+/* How N items are dealt out over c ranks: the first N mod c one more
+ * (PETSc's split), the last N mod c (2DECOMP&FFT's distribute), or blocks
+ * of ceil(N/c) from the first rank on, the rest to the next and none after
+ * (FFTW-MPI's default block, ScaLAPACK's block distribution). */
+enum { XD_FIRST = 0, XD_LAST = 1, XD_CEIL = 2 };
+
+static inline const char *extrap_dist_name(int mode)
 {
-    if (c <= 0)
+    return mode == XD_CEIL ? "ceil" : mode == XD_LAST ? "last" : "first";
+}
+
+/* Items of comm rank j when N are dealt out over c ranks in mode `mode`. */
+static inline int64_t extrap_share(int64_t N, int64_t c, int64_t j, int mode)
+{
+    if (c <= 0 || N < 0)
         return 0;
-    return N / c + (last ? j >= c - N % c : j < N % c);
+    if (mode == XD_CEIL) {
+        int64_t B = N / c + (N % c != 0), left = N - j * B;
+        return left < 0 ? 0 : left < B ? left : B;
+    }
+    return N / c + (mode == XD_LAST ? j >= c - N % c : j < N % c);
+}
+
+/* One reading of a per-rank-count collective's arrays (tev.rd): the values
+ * its array slots num[2 .. 2 + 2 varr) and vlast would have. */
+#define XREAD_MAX 16
+typedef struct xread {
+    int64_t num[4];
+    uint8_t last[2];
+} xread;
+
+/* Whether two templates have the same other readings of their arrays. */
+static inline int extrap_same_readings(const tev *a, const tev *b)
+{
+    if (a->nrd != b->nrd)
+        return 0;
+    for (uint32_t k = 0; k < a->nrd; k++)
+        if (memcmp(a->rd[k].num, b->rd[k].num, sizeof a->rd[k].num) ||
+            memcmp(a->rd[k].last, b->rd[k].last, sizeof a->rd[k].last))
+            return 0;
+    return 1;
 }
 
 /* Position of copy `copy` of `ncopies` in a progression of direction dir:

@@ -389,6 +389,7 @@ static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err)
 static mc_err check_repeat_laws(const mc_extrap *x, const xgrid *g, mc_error *err);
 static mc_err check_partners(const mc_extrap *x, const xgrid *g, mc_error *err);
 static mc_err check_item_counts(const mc_extrap *x, const xgrid *g, mc_error *err);
+static mc_err check_readings(const mc_extrap *x, const xgrid *g, mc_error *err);
 
 static void dims_str(const xgrid *g, char *buf, size_t len)
 {
@@ -450,7 +451,7 @@ mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
         mc_extrap_dims_create(P, x->nd, g->dims);
     }
     if (check_ambiguity(x, g, err) || check_item_counts(x, g, err) ||
-        check_repeat_laws(x, g, err) ||
+        check_readings(x, g, err) || check_repeat_laws(x, g, err) ||
         check_partners(x, g, err) || extrap_depth_check(x, g, err) ||
         extrap_share_check(x, g, err))
         return err->code;
@@ -633,6 +634,139 @@ static mc_err check_item_counts(const mc_extrap *x, const xgrid *g, mc_error *er
                                     name, i, OPAT(x, x->cls[c].trace, &t->e), (long long)t->num[s],
                                     (int)t->baseP, N, g->P, law,
                                     t->sclass[s] == MC_SC_BLOCK ? "block" : "reduce");
+            }
+        }
+    return MC_OK;
+}
+
+/* ------------------------------------------------------------ readings */
+
+/* Value of slot s of t at grid g under reading j (0: the slots; else
+ * t->rd[j - 1], whose values scale as the slots' do); -1 when that value
+ * is no whole number there. rs is the slot's index in a reading. */
+static int64_t read_slot(const tev *t, uint32_t j, uint32_t s, uint32_t rs, const xgrid *g,
+                         int64_t ct, int nd, int *inexact)
+{
+    int64_t v = scale_slot(t, s, g, ct, nd, inexact), b = t->num[s];
+    if (!j)
+        return v;
+    int64_t r = t->rd[j - 1].num[rs];
+    if (b == r)
+        return v;
+    if (b <= 0 || v > INT64_MAX / (r > 0 ? r : 1) || (v * r) % b)
+        return -1;
+    return v * r / b;
+}
+
+/* Describes reading j of t. */
+static void reading_str(const tev *t, uint32_t j, char *buf, size_t len)
+{
+    const int64_t *num = j ? t->rd[j - 1].num : t->num + 2;
+    const uint8_t *last = j ? t->rd[j - 1].last : t->vlast;
+    if (t->vkind[0] == VK_XPOSE) {
+        snprintf(buf, len, "%lld x %lld items of %lld bytes, rows dealt out %s, columns %s",
+                 (long long)num[3], (long long)num[2], (long long)num[0],
+                 extrap_dist_name(last[1]), extrap_dist_name(last[0]));
+        return;
+    }
+    size_t o = 0;
+    buf[0] = '\0';
+    for (uint32_t a = 0; a < t->varr && o < len; a++)
+        if (t->vkind[a] == VK_BLOCK)
+            o += (size_t)snprintf(buf + o, len - o, "%s%lld items of %lld bytes dealt out %s",
+                                  o ? "; " : "", (long long)num[t->varr + a],
+                                  (long long)num[a], extrap_dist_name(last[a]));
+}
+
+/* Whether reading j of t gives the counts of reading 0 on a comm of ct
+ * ranks at grid g; where not, *at and *v0, *v1 say the first that differ. */
+static int same_counts(const tev *t, uint32_t j, const xgrid *g, int64_t ct, int nd,
+                       int64_t *at, int64_t *v0, int64_t *v1)
+{
+    int inexact = 0;
+    const uint8_t *last = j ? t->rd[j - 1].last : t->vlast;
+    *at = 0, *v0 = *v1 = -1;
+    if (t->vkind[0] == VK_XPOSE) { /* counts u sA(me) sB(k): one rank-1 matrix or another */
+        int64_t u[2], B[2], A[2];
+        const uint8_t *lst[2] = {t->vlast, last};
+        for (uint32_t q = 0; q < 2; q++) {
+            u[q] = read_slot(t, q ? j : 0, 2, 0, g, ct, nd, &inexact);
+            B[q] = read_slot(t, q ? j : 0, 4, 2, g, ct, nd, &inexact);
+            A[q] = read_slot(t, q ? j : 0, 5, 3, g, ct, nd, &inexact);
+            if (u[q] < 0 || B[q] < 0 || A[q] < 0)
+                return 0;
+        }
+        int64_t i0 = -1, j0 = -1; /* a non-zero row and column of reading 0 */
+        for (int64_t k = 0; k < ct && (i0 < 0 || j0 < 0); k++) {
+            if (i0 < 0 && extrap_share(A[0], ct, k, lst[0][1]))
+                i0 = k;
+            if (j0 < 0 && extrap_share(B[0], ct, k, lst[0][0]))
+                j0 = k;
+        }
+        for (int64_t k = 0; k < ct; k++)
+            for (int side = 0; side < 2; side++) { /* row i0 and column j0 */
+                int64_t r = side ? k : (i0 < 0 ? 0 : i0), c = side ? (j0 < 0 ? 0 : j0) : k;
+                int64_t m[2];
+                for (int q = 0; q < 2; q++)
+                    m[q] = extrap_mul(extrap_mul(u[q], extrap_share(A[q], ct, r, lst[q][1])),
+                                      extrap_share(B[q], ct, c, lst[q][0]));
+                if (m[0] != m[1]) {
+                    *at = r, *v0 = m[0], *v1 = m[1];
+                    return 0;
+                }
+            }
+        return 1;
+    }
+    for (uint32_t a = 0; a < t->varr; a++) {
+        if (t->vkind[a] != VK_BLOCK)
+            continue;
+        int64_t u0 = read_slot(t, 0, 2 + a, a, g, ct, nd, &inexact);
+        int64_t N0 = read_slot(t, 0, 2 + t->varr + a, t->varr + a, g, ct, nd, &inexact);
+        int64_t u1 = read_slot(t, j, 2 + a, a, g, ct, nd, &inexact);
+        int64_t N1 = read_slot(t, j, 2 + t->varr + a, t->varr + a, g, ct, nd, &inexact);
+        if (u1 < 0 || N1 < 0)
+            return 0;
+        for (int64_t k = 0; k < ct; k++) {
+            *v0 = extrap_mul(u0, extrap_share(N0, ct, k, t->vlast[a]));
+            *v1 = extrap_mul(u1, extrap_share(N1, ct, k, last[a]));
+            if (*v0 != *v1) {
+                *at = k;
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Per-rank counts that the traces leave open to more than one reading (a
+ * balanced split and FFTW's ceil blocks, items of one size or of half of
+ * it) must give the same counts at the target, or the pseudo-trace would
+ * be one guess: refused, naming both readings. */
+static mc_err check_readings(const mc_extrap *x, const xgrid *g, mc_error *err)
+{
+    for (int c = 0; c < NCLASSES; c++)
+        for (uint32_t i = 0; i < x->cls[c].n; i++) {
+            const tev *t = &x->cls[c].ev[i];
+            int64_t ct = cdesc_size(&x->cd[t->comm], g), at, v0, v1;
+            for (uint32_t j = 1; j <= t->nrd; j++) {
+                if (ct <= 0 || same_counts(t, j, g, ct, x->nd, &at, &v0, &v1))
+                    continue;
+                char name[64], r0[256], r1[256], diff[128] = "";
+                class_label(x, c, name, sizeof name);
+                reading_str(t, 0, r0, sizeof r0);
+                reading_str(t, j, r1, sizeof r1);
+                if (v0 >= 0 && v1 >= 0)
+                    snprintf(diff, sizeof diff, ", comm rank %lld %lld bytes against %lld",
+                             (long long)at, (long long)v0, (long long)v1);
+                int modes = memcmp(t->vlast, t->rd[j - 1].last, sizeof t->vlast) != 0;
+                return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): the traced "
+                                    "counts are %s, or %s, and these differ at P=%d (%lld "
+                                    "ranks in the communicator%s): trace a process count "
+                                    "that tells them apart%s", name, i,
+                                    OPAT(x, x->cls[c].trace, &t->e), r0, r1, g->P,
+                                    (long long)ct, diff,
+                                    modes ? ", or state how items are dealt out (--rule "
+                                            "blocks=first|last|ceil)" : "");
             }
         }
     return MC_OK;
@@ -1120,6 +1254,22 @@ static void comm_str(const mc_extrap *x, int cdi, char *buf, size_t len)
     }
 }
 
+/* How a block distribution deals its items out, for --explain. */
+static const char *dist_str(int mode)
+{
+    return mode == XD_CEIL   ? "blocks of ceil(N/c) from the first rank on (FFTW's)"
+           : mode == XD_LAST ? "the last N mod c ranks one more"
+                             : "the first N mod c ranks one more";
+}
+
+static const char *xpose_dist_str(const tev *t, char *buf, size_t len)
+{
+    if (t->vlast[0] == t->vlast[1])
+        return dist_str(t->vlast[0]);
+    snprintf(buf, len, "rows: %s; columns: %s", dist_str(t->vlast[1]), dist_str(t->vlast[0]));
+    return buf;
+}
+
 static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
 {
     char cs[64], p0[64], p1[64];
@@ -1152,10 +1302,9 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
         if (t->vkind[0] == VK_XPOSE && o < len)
             o += (size_t)snprintf(buf + o, len - o,
                                   ", counts the transpose of %lld x %lld items of %lld bytes "
-                                  "(fixed) from blocks of rows to blocks of columns, the %s "
-                                  "N mod c ranks one more", (long long)t->num[5],
-                                  (long long)t->num[4], (long long)t->num[2],
-                                  t->vlast[0] ? "last" : "first");
+                                  "(fixed) from blocks of rows to blocks of columns, %s",
+                                  (long long)t->num[5], (long long)t->num[4],
+                                  (long long)t->num[2], xpose_dist_str(t, law, sizeof law));
         for (uint32_t a = 0; a < t->varr && t->vkind[0] != VK_XPOSE && o < len; a++) {
             extrap_law_str(t, 2 + a, law, sizeof law);
             if (t->vkind[a] != VK_BLOCK) {
@@ -1166,10 +1315,10 @@ static void event_rule(const mc_extrap *x, const tev *t, char *buf, size_t len)
             extrap_law_str(t, 2 + t->varr + a, items, sizeof items);
             o += (size_t)snprintf(buf + o, len - o,
                                   ", counts a block distribution of %lld items (%s) of %lld "
-                                  "bytes (%s) at P=%d, the %s N mod c ranks one more",
+                                  "bytes (%s) at P=%d, %s",
                                   (long long)t->num[2 + t->varr + a], items,
                                   (long long)t->num[2 + a], law, (int)t->baseP,
-                                  t->vlast[a] ? "last" : "first");
+                                  dist_str(t->vlast[a]));
         }
 
     } else if (mc_op_has(t->e.op, MC_OPF_COMPLETION) && t->npeer > 2) {

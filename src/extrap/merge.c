@@ -277,42 +277,106 @@ static int same_events(const mc_extrap *x, const xclass *per, int rep, const cha
     return 0;
 }
 
+/* Reading j of array a of e: j = 0 its slots, j > 0 e->rd[j - 1]. */
+static void array_reading(const tev *e, uint32_t a, uint32_t j, int64_t *u, int64_t *N,
+                          uint8_t *mode)
+{
+    const int64_t *num = j ? e->rd[j - 1].num : e->num + 2;
+    *u = num[a], *N = num[e->varr + a];
+    *mode = j ? e->rd[j - 1].last[a] : e->vlast[a];
+}
+
+/* Items of array a of e read as items of u bytes dealt out in mode `mode`,
+ * or -1 when its counts have no such reading. An equal array (c divides N)
+ * fits every mode. */
+static int64_t items_read(const tev *e, uint32_t a, int64_t u, uint8_t mode)
+{
+    if (e->vkind[a] != VK_BLOCK) {
+        int64_t v = e->num[2 + a];
+        return u > 0 && v % u == 0 ? extrap_mul(v / u, e->csize) : -1;
+    }
+    for (uint32_t j = 0; j <= e->nrd; j++) {
+        int64_t uj, Nj;
+        uint8_t mj;
+        array_reading(e, a, j, &uj, &Nj, &mj);
+        if (uj == u && mj == mode)
+            return Nj;
+    }
+    return -1;
+}
+
+/* e's readings of array a: the ns of su/sm (item size, mode), the first in
+ * its slots; N[j] the items of each. */
+static int set_block_readings(tev *e, uint32_t a, const int64_t *su, const uint8_t *sm,
+                              const int64_t *N, int ns)
+{
+    xread base;
+    memcpy(base.num, e->num + 2, sizeof base.num);
+    memcpy(base.last, e->vlast, sizeof base.last);
+    free(e->rd);
+    e->rd = NULL, e->nrd = 0;
+    if (ns > 1 && !(e->rd = malloc((size_t)(ns - 1) * sizeof *e->rd)))
+        return -1;
+    for (int j = 0; j < ns; j++) {
+        xread *o = j ? &e->rd[j - 1] : &base;
+        if (j)
+            *o = base;
+        o->num[a] = su[j], o->num[e->varr + a] = N[j], o->last[a] = sm[j];
+    }
+    e->nrd = (uint8_t)(ns - 1);
+    e->num[2 + a] = base.num[a], e->num[2 + e->varr + a] = base.num[e->varr + a];
+    e->vlast[a] = base.last[a];
+    return 0;
+}
+
 /* Array a of event i as a block distribution in every trace once one trace
  * (or the model of every trace, I) has it so: a trace whose comm size
  * divides the items has one count for every rank, which is v / u items
- * each; the bytes that are the rank's own entry become it there too. */
+ * each; the bytes that are the rank's own entry become it there too. The
+ * readings (item size and distribution) that every trace's counts fit are
+ * kept, the first in the slots; the target decides whether they part
+ * (check_readings in gen.c). */
 static int block_everywhere(const mc_extrap *x, xclass *per, const tev *ref, int refP,
                             uint32_t i, uint32_t a, const char *cname, mc_error *err)
 {
-    int64_t u = ref->num[2 + a];
+    int64_t su[XREAD_MAX], u0, N0;
+    uint8_t sm[XREAD_MAX], m0;
+    int ns = 0, miss = -1;
+    for (uint32_t j = 0; j <= ref->nrd && ns < XREAD_MAX; j++) {
+        int64_t u, N;
+        uint8_t m;
+        array_reading(ref, a, j, &u, &N, &m);
+        int k = 0;
+        while (k < x->ntraces && (!per[k].present || items_read(&per[k].ev[i], a, u, m) >= 0))
+            k++;
+        if (k == x->ntraces)
+            su[ns] = u, sm[ns++] = m;
+        else if (miss < 0)
+            miss = k;
+    }
+    array_reading(ref, a, 0, &u0, &N0, &m0);
+    if (!ns) {
+        const tev *e = &per[miss].ev[i];
+        FAIL("%s, event %u (%s): array %u is %lld items of %lld bytes dealt out %s at P=%d "
+             "(%s), and its counts at P=%d fit no reading the P=%d counts have (items of "
+             "one size, dealt out one way): not explained", cname, i, OPAT(x, miss, &e->e),
+             a + 1, (long long)N0, (long long)u0, extrap_dist_name(m0), refP,
+             ref->nrd ? "or another reading" : "the only reading", x->tP[miss], refP);
+    }
     for (int k = 0; k < x->ntraces; k++) {
         if (!per[k].present)
             continue;
         tev *e = &per[k].ev[i];
-        uint32_t na = 2 + e->varr + a;
-        if (e->vkind[a] == VK_BLOCK) {
-            if (e->vlast[a] != ref->vlast[a])
-                FAIL("%s, event %u (%s): array %u deals its remainder to the %s ranks at P=%d "
-                     "and to the %s at P=%d: not explained", cname, i, OPAT(x, k, &e->e),
-                     a + 1, e->vlast[a] ? "last" : "first", x->tP[k],
-                     ref->vlast[a] ? "last" : "first", refP);
-            if (e->num[2 + a] != u)
-                FAIL("%s, event %u (%s): array %u deals out items of %lld bytes at P=%d and "
-                     "of %lld at P=%d: not explained", cname, i, OPAT(x, k, &e->e), a + 1,
-                     (long long)e->num[2 + a], x->tP[k], (long long)u, refP);
+        if (e->vkind[a] == VK_BLOCK)
             for (int s = 0; s < 2; s++)
                 if ((e->own[s] == a + 1) != (ref->own[s] == a + 1))
                     FAIL("%s, event %u (%s): the %s is the rank's own count at one P and "
                          "not at another: not explained", cname, i, OPAT(x, k, &e->e),
                          extrap_slot_name(e, (uint32_t)s));
-            continue;
-        }
-        int64_t v = e->num[2 + a];
-        if (u <= 0 || v % u)
-            FAIL("%s, event %u (%s): %lld bytes per rank at P=%d are no whole number of the "
-                 "%lld-byte items dealt out at P=%d: not explained", cname, i,
-                 OPAT(x, k, &e->e), (long long)v, x->tP[k], (long long)u, refP);
-        for (int s = 0; s < 2; s++) {
+        int64_t N[XREAD_MAX], v = e->num[2 + a];
+        for (int j = 0; j < ns; j++)
+            N[j] = items_read(e, a, su[j], sm[j]);
+        for (int s = 0; s < 2 && e->vkind[a] != VK_BLOCK; s++) {
             if (ref->own[s] != a + 1)
                 continue;
             if (e->num[s] != v)
@@ -328,16 +392,16 @@ static int block_everywhere(const mc_extrap *x, xclass *per, const tev *ref, int
                 e->e.bytes2 = 0;
         }
         e->vkind[a] = VK_BLOCK;
-        e->vlast[a] = ref->vlast[a];
-        e->num[2 + a] = u;
-        e->num[na] = extrap_mul(v / u, e->csize);
+        if (set_block_readings(e, a, su, sm, N, ns))
+            FAIL("out of memory");
     }
     return 0;
 }
 
 /* One of A, B, u of a transpose (slot s of event i) from every trace that
  * shows it (non-zero), the same in all; 0 when none does. A and B come
- * with the side their remainder goes to (vlast[l], l >= 0). */
+ * with the way they are dealt out (vlast[l], l >= 0). Says which trace
+ * parts from the others when the traces' readings have none in common. */
 static int xpose_known(const mc_extrap *x, const xclass *per, uint32_t i, uint32_t s, int l,
                        const char *what, const char *cname, int64_t *out, uint8_t *last,
                        mc_error *err)
@@ -353,9 +417,9 @@ static int xpose_known(const mc_extrap *x, const xclass *per, uint32_t i, uint32
                  "only a fixed global size is extrapolated", cname, i, OPAT(x, k, &e->e),
                  what, (long long)*out, at, (long long)e->num[s], x->tP[k]);
         if (*out && l >= 0 && e->vlast[l] != *last)
-            FAIL("%s, event %u (%s): the transpose's %s has its remainder on the %s ranks at "
-                 "P=%d and on the %s at P=%d: not explained", cname, i, OPAT(x, k, &e->e),
-                 what, *last ? "last" : "first", at, e->vlast[l] ? "last" : "first", x->tP[k]);
+            FAIL("%s, event %u (%s): the transpose's %s is dealt out %s at P=%d and %s at "
+                 "P=%d: not explained", cname, i, OPAT(x, k, &e->e), what,
+                 extrap_dist_name(*last), at, extrap_dist_name(e->vlast[l]), x->tP[k]);
         *out = e->num[s], at = x->tP[k];
         if (l >= 0)
             *last = e->vlast[l];
@@ -363,43 +427,85 @@ static int xpose_known(const mc_extrap *x, const xclass *per, uint32_t i, uint32
     return 0;
 }
 
-/* An Alltoallv that transposes A x B items of u bytes in some trace (or in
- * the model of every trace, I): the same A, B and u in every trace, each
- * shown by at least one, and every trace's counts (one array or both equal
- * where the comm size divides) those of that transpose. */
-static int transpose_everywhere(const mc_extrap *x, xclass *per, const xclass *I, uint32_t i,
-                                const char *cname, mc_error *err)
-{
+/* A transpose's reading across traces: u, B and A (0: no trace shows it
+ * yet) and how B and A are dealt out. */
+typedef struct xglob {
     int64_t u, B, A;
-    uint8_t last[2] = {0, 0};
-    if (xpose_known(x, per, i, 2, -1, "item size", cname, &u, NULL, err) ||
-        xpose_known(x, per, i, 4, 0, "number of columns", cname, &B, &last[0], err) ||
-        xpose_known(x, per, i, 5, 1, "number of rows", cname, &A, &last[1], err))
-        return -1;
-    if (I && I->ev[i].vkind[0] == VK_XPOSE) {
-        u = u ? u : I->ev[i].num[2];
-        last[0] = B ? last[0] : I->ev[i].vlast[0];
-        last[1] = A ? last[1] : I->ev[i].vlast[1];
-        B = B ? B : I->ev[i].num[4];
-        A = A ? A : I->ev[i].num[5];
-    }
-    int k0 = 0;
-    while (k0 < x->ntraces - 1 && !per[k0].present)
-        k0++;
-    const char *op = per[k0].present ? OPAT(x, k0, &per[k0].ev[i].e) : "Alltoallv";
-    if (!A || !B)
-        FAIL("%s, event %u (%s): every traced comm size divides the transpose's number of "
-             "%s, so no trace shows it: trace a process count that does not", cname, i, op,
-             A ? "columns" : "rows");
-    for (int k = 0; k < x->ntraces && !u; k++) { /* u from a trace that shows one side */
+    uint8_t lb, la;
+} xglob;
+
+static xglob xpose_reading(const tev *e, uint32_t j)
+{
+    const int64_t *num = j ? e->rd[j - 1].num : e->num + 2;
+    const uint8_t *last = j ? e->rd[j - 1].last : e->vlast;
+    return (xglob){num[0], num[2], num[3], num[2] ? last[0] : 0, num[3] ? last[1] : 0};
+}
+
+/* g and r merged into *m, or 0 when they differ where both know. */
+static int xglob_merge(const xglob *g, const xglob *r, xglob *m)
+{
+    if ((g->u && r->u && g->u != r->u) || (g->B && r->B && (g->B != r->B || g->lb != r->lb)) ||
+        (g->A && r->A && (g->A != r->A || g->la != r->la)))
+        return 0;
+    *m = (xglob){g->u ? g->u : r->u, g->B ? g->B : r->B, g->A ? g->A : r->A,
+                 g->B ? g->lb : r->lb, g->A ? g->la : r->la};
+    return 1;
+}
+
+/* The readings of the transpose that every trace's readings allow
+ * (L[0 .. *nl)); refused with the first slot that parts when none does. */
+static int xpose_common(const mc_extrap *x, const xclass *per, uint32_t i, const char *cname,
+                        xglob *L, int *nl, mc_error *err)
+{
+    *nl = 1;
+    L[0] = (xglob){0, 0, 0, 0, 0};
+    for (int k = 0; k < x->ntraces; k++) {
         const tev *e = &per[k].ev[i];
-        int64_t items = e->num[4] ? A : B, c = e->csize;
+        if (!per[k].present || e->vkind[0] != VK_XPOSE)
+            continue;
+        xglob M[XREAD_MAX];
+        int nm = 0;
+        for (int g = 0; g < *nl; g++)
+            for (uint32_t j = 0; j <= e->nrd && nm < XREAD_MAX; j++) {
+                xglob r = xpose_reading(e, j), m;
+                int dup = 0;
+                if (!xglob_merge(&L[g], &r, &m))
+                    continue;
+                for (int q = 0; q < nm && !dup; q++)
+                    dup = !memcmp(&M[q], &m, sizeof m);
+                if (!dup)
+                    M[nm++] = m;
+            }
+        if (!nm) {
+            int64_t v;
+            uint8_t last;
+            if (xpose_known(x, per, i, 2, -1, "item size", cname, &v, NULL, err) ||
+                xpose_known(x, per, i, 4, 0, "number of columns", cname, &v, &last, err) ||
+                xpose_known(x, per, i, 5, 1, "number of rows", cname, &v, &last, err))
+                return -1;
+            FAIL("%s, event %u (%s): the counts at P=%d fit no reading (item size, rows and "
+                 "columns, how they are dealt out) that the other traces' counts fit: not "
+                 "explained", cname, i, OPAT(x, k, &e->e), x->tP[k]);
+        }
+        memcpy(L, M, (size_t)nm * sizeof *M);
+        *nl = nm;
+    }
+    return 0;
+}
+
+/* Whether trace k's counts are those of transpose g (u filled in from a
+ * trace that shows one side when no trace shows it whole). */
+static int xpose_fits(const mc_extrap *x, const xclass *per, uint32_t i, xglob *g, int *bad)
+{
+    for (int k = 0; k < x->ntraces && !g->u; k++) { /* u from a trace that shows one side */
+        const tev *e = &per[k].ev[i];
+        int64_t items = e->num[4] ? g->A : g->B, c = e->csize;
         if (per[k].present && e->vkind[0] == VK_XPOSE && e->num[3] && items % c == 0)
-            u = e->num[3] / (items / c);
+            g->u = e->num[3] / (items / c);
     }
     for (int k = 0; k < x->ntraces; k++) {
-        tev *e = &per[k].ev[i];
-        int64_t c = e->csize;
+        const tev *e = &per[k].ev[i];
+        int64_t c = e->csize, u = g->u, A = g->A, B = g->B;
         if (!per[k].present)
             continue;
         int ok = c > 0 && u > 0;
@@ -407,16 +513,71 @@ static int transpose_everywhere(const mc_extrap *x, xclass *per, const xclass *I
             ok = e->num[4] ? A % c == 0 && e->num[3] == extrap_mul(u, A / c)
                            : B % c == 0 && e->num[3] == extrap_mul(u, B / c);
         else if (ok && e->vkind[0] != VK_XPOSE) /* both equal */
-            ok = A % c == 0 && B % c == 0 && e->num[2] == extrap_mul(extrap_mul(u, A / c), B / c) &&
-                 e->num[3] == e->num[2];
-        if (!ok)
-            FAIL("%s, event %u (%s): the counts at P=%d are not the transpose of %lld x %lld "
-                 "items of %lld bytes that %s: not explained", cname, i, op, x->tP[k],
-                 (long long)A, (long long)B, (long long)u,
-                 u ? "the other traces show" : "the traces show (no item size)");
+            ok = A % c == 0 && B % c == 0 &&
+                 e->num[2] == extrap_mul(extrap_mul(u, A / c), B / c) && e->num[3] == e->num[2];
+        if (!ok) {
+            *bad = k;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* An Alltoallv that transposes A x B items of u bytes in some trace (or in
+ * the model of every trace, I): the same A, B and u in every trace, each
+ * shown by at least one, and every trace's counts (one array or both equal
+ * where the comm size divides) those of that transpose. The readings that
+ * remain are kept, the first in the slots (check_readings in gen.c). */
+static int transpose_everywhere(const mc_extrap *x, xclass *per, const xclass *I, uint32_t i,
+                                const char *cname, mc_error *err)
+{
+    xglob L[XREAD_MAX], ok[XREAD_MAX], first;
+    int nl, nok = 0, bad = -1;
+    if (xpose_common(x, per, i, cname, L, &nl, err))
+        return -1;
+    for (int g = 0; g < nl && I && I->ev[i].vkind[0] == VK_XPOSE; g++) {
+        const tev *m = &I->ev[i];
+        L[g].u = L[g].u ? L[g].u : m->num[2];
+        L[g].lb = L[g].B ? L[g].lb : m->vlast[0];
+        L[g].la = L[g].A ? L[g].la : m->vlast[1];
+        L[g].B = L[g].B ? L[g].B : m->num[4];
+        L[g].A = L[g].A ? L[g].A : m->num[5];
+    }
+    int k0 = 0;
+    while (k0 < x->ntraces - 1 && !per[k0].present)
+        k0++;
+    const char *op = per[k0].present ? OPAT(x, k0, &per[k0].ev[i].e) : "Alltoallv";
+    if (!L[0].A || !L[0].B)
+        FAIL("%s, event %u (%s): every traced comm size divides the transpose's number of "
+             "%s, so no trace shows it: trace a process count that does not", cname, i, op,
+             L[0].A ? "columns" : "rows");
+    first = L[0];
+    for (int g = 0; g < nl; g++) {
+        int b = -1;
+        if (xpose_fits(x, per, i, &L[g], &b))
+            ok[nok++] = L[g];
+        else if (bad < 0)
+            bad = b, first = L[g];
+    }
+    if (!nok)
+        FAIL("%s, event %u (%s): the counts at P=%d are not the transpose of %lld x %lld "
+             "items of %lld bytes that %s: not explained", cname, i, op, x->tP[bad],
+             (long long)first.A, (long long)first.B, (long long)first.u,
+             first.u ? "the other traces show" : "the traces show (no item size)");
+    for (int k = 0; k < x->ntraces; k++) {
+        tev *e = &per[k].ev[i];
+        if (!per[k].present)
+            continue;
+        free(e->rd);
+        e->rd = NULL, e->nrd = 0;
+        if (nok > 1 && !(e->rd = malloc((size_t)(nok - 1) * sizeof *e->rd)))
+            FAIL("out of memory");
+        for (int g = 1; g < nok; g++)
+            e->rd[g - 1] = (xread){{ok[g].u, 0, ok[g].B, ok[g].A}, {ok[g].lb, ok[g].la}};
+        e->nrd = (uint8_t)(nok - 1);
         e->vkind[0] = e->vkind[1] = VK_XPOSE;
-        e->vlast[0] = last[0], e->vlast[1] = last[1];
-        e->num[2] = u, e->num[3] = 0, e->num[4] = B, e->num[5] = A;
+        e->vlast[0] = ok[0].lb, e->vlast[1] = ok[0].la;
+        e->num[2] = ok[0].u, e->num[3] = 0, e->num[4] = ok[0].B, e->num[5] = ok[0].A;
     }
     return 0;
 }

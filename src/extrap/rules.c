@@ -144,6 +144,15 @@ mc_err mc_extrap_rules_set(mc_extrap_rules *r, const char *key, const char *valu
             r->data_sizes = 1;
         else
             return mc_error_set(err, MC_ERR_USAGE, "sizes %s: expected exact or data", v);
+    } else if (strcmp(key, "blocks") == 0) {
+        static const char *const names[] = {"any", "first", "last", "ceil"};
+        int k = 0;
+        while (k < 4 && strcmp(v, names[k]))
+            k++;
+        if (k == 4)
+            return mc_error_set(err, MC_ERR_USAGE, "blocks %s: expected first, last, ceil or "
+                                "any", v);
+        r->blocks = k;
     } else if (strcmp(key, "repeat") == 0) {
         /* SITE[/LEN]:LAW, SITE in hex as `mpicast dump` prints it */
         char *end;
@@ -456,5 +465,7 @@ void mc_extrap_rules_describe(const mc_extrap_rules *r, char *buf, size_t len)
         ADD("infer no");
     if (r->data_sizes)
         ADD("sizes data");
+    if (r->blocks)
+        ADD("blocks %s", r->blocks == 3 ? "ceil" : r->blocks == 2 ? "last" : "first");
 #undef ADD
 }
