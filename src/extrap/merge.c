@@ -311,7 +311,8 @@ static int set_block_readings(tev *e, uint32_t a, const int64_t *su, const uint8
                               const int64_t *N, int ns)
 {
     xread base;
-    memcpy(base.num, e->num + 2, sizeof base.num);
+    memset(&base, 0, sizeof base);
+    memcpy(base.num, e->num + 2, 2 * e->varr * sizeof *e->num);
     memcpy(base.last, e->vlast, sizeof base.last);
     free(e->rd);
     e->rd = NULL, e->nrd = 0;
