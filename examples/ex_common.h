@@ -102,6 +102,20 @@ static int ex_parse_args(int argc, char **argv, const char *usage, int max_size,
 }
 
 /* Allocates n doubles or aborts the job: an example has no sensible way to go on. */
+/* Items of member k when n items are dealt out over `members` in blocks: the
+ * first n mod members one more (mode 0, PETSc's split), the last (1, -R,
+ * 2DECOMP&FFT's), or blocks of ceil(n / members) from the first on (2, -F,
+ * FFTW-MPI's; the last members may hold none). */
+static inline int ex_share(int n, int members, int k, int mode)
+{
+    if (mode == 2) {
+        int b = (n + members - 1) / members, left = n - k * b;
+        return left < 0 ? 0 : left < b ? left : b;
+    }
+    int r = n % members;
+    return n / members + (mode ? k >= members - r : k < r);
+}
+
 static double *ex_alloc(size_t n)
 {
     double *p = calloc(n ? n : 1, sizeof *p);

@@ -63,12 +63,7 @@ static int remainder_last; /* -R: 1, -F: 2 */
  * with -F blocks of ceil(n / members) (FFTW-MPI's). */
 static int share(int n, int members, int k)
 {
-    if (remainder_last == 2) {
-        int b = (n + members - 1) / members, left = n - k * b;
-        return left < 0 ? 0 : left < b ? left : b;
-    }
-    int r = n % members;
-    return n / members + (remainder_last ? k >= members - r : k < r);
+    return ex_share(n, members, k, remainder_last);
 }
 
 /* counts and displacements of n items dealt out over `members` */

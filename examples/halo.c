@@ -7,11 +7,13 @@
  * non-periodic by default: at the borders MPI_Cart_shift gives MPI_PROC_NULL and the
  * calls are made all the same, so every rank makes the same number of calls.
  *
- * usage: haloNd [-s SIZE] [-i ITERS] [-p] [-b] [-S]
+ * usage: haloNd [-s SIZE] [-i ITERS] [-p] [-b] [-S [-R|-F]]
  *   -p  periodic grid; -b  Irecv/Isend/Waitall instead of Sendrecv
  *   -S  strong scaling: SIZE cells along each dimension in all, dealt out in blocks
  *       over the process grid (the first SIZE mod n coordinates one cell more), so
- *       faces differ between ranks where the grid does not divide SIZE
+ *       faces differ between ranks where the grid does not divide SIZE; with -R the
+ *       last SIZE mod n, with -F blocks of ceil(SIZE/n) (the last coordinates may
+ *       hold no cell: their faces are empty)
  *
  * halo1d_f.f90 is the Fortran twin of halo1d: keep both in step. */
 #include "ex_common.h"
@@ -41,8 +43,11 @@ static grid make_grid(const int *n)
         g.cells *= n[d] + 2;
         g.interior *= n[d];
     }
-    for (int d = 0; d < NDIMS; d++)
-        g.face[d] = g.interior / n[d];
+    for (int d = 0; d < NDIMS; d++) { /* not interior / n[d]: -F blocks may be empty */
+        g.face[d] = 1;
+        for (int e = 0; e < NDIMS; e++)
+            g.face[d] *= e == d ? 1 : n[e];
+    }
     return g;
 }
 
@@ -166,8 +171,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ex_args args = {.size = NDIMS == 1 ? 4096 : NDIMS == 2 ? 64 : 16, .iters = 20};
-    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-p] [-b] [-S]", max_size[NDIMS - 1],
-                      &args) != 0) {
+    if (ex_parse_args(argc, argv, "[-s SIZE] [-i ITERS] [-p] [-b] [-S [-R|-F]]",
+                      max_size[NDIMS - 1], &args) != 0) {
         MPI_Finalize();
         return 2;
     }
@@ -195,7 +200,7 @@ int main(int argc, char **argv)
             return 2;
         }
         if (args.strong)
-            n[d] = args.size / dims[d] + (coords[d] < args.size % dims[d]);
+            n[d] = ex_share(args.size, dims[d], coords[d], args.last);
     }
     grid g = make_grid(n);
     double *u = ex_alloc((size_t)g.cells), *unew = ex_alloc((size_t)g.cells);

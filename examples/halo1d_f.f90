@@ -5,14 +5,14 @@
 ! `halo1d_f ARGS` must count exactly what a trace of `halo1d ARGS` counts.
 ! Keep both in step.
 !
-! usage: halo1d_f [-s SIZE] [-i ITERS] [-p] [-b] [-S]
+! usage: halo1d_f [-s SIZE] [-i ITERS] [-p] [-b] [-S [-R|-F]]
 program halo1d_f
   use mpi
   use, intrinsic :: iso_fortran_env, only: error_unit
   implicit none
   double precision, parameter :: source = 1.0d-3
   integer :: n, size, iters, ierr, rank, nranks, cart, lo, hi, it, cur, nxt
-  integer :: dims(1), req(4)
+  integer :: dims(1), req(4), dist, b
   logical :: periodic, nonblocking, strong, periods(1)
   double precision, allocatable :: u(:, :)
   double precision :: sbuf(1, 2), rbuf(1, 2), local, residual, local_sum, total
@@ -25,8 +25,10 @@ program halo1d_f
   periodic = .false.
   nonblocking = .false.
   strong = .false.
+  dist = 0
   if (.not. parse_args()) then
-    if (rank == 0) write (error_unit, '(a)') 'usage: halo1d_f [-s SIZE] [-i ITERS] [-p] [-b] [-S]'
+    if (rank == 0) write (error_unit, '(a)') &
+      'usage: halo1d_f [-s SIZE] [-i ITERS] [-p] [-b] [-S [-R|-F]]'
     call MPI_Finalize(ierr)
     stop 2
   end if
@@ -37,7 +39,8 @@ program halo1d_f
   ! reorder = .false.: Cartesian ranks are world ranks, as in halo.c.
   call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, .false., cart, ierr)
   call MPI_Cart_shift(cart, 0, 1, lo, hi, ierr)
-  ! -S: the rank's block of the SIZE cells (the first SIZE mod P ranks one more)
+  ! -S: the rank's block of the SIZE cells (the first SIZE mod P ranks one more; -R the
+  ! last; -F blocks of ceil(SIZE/P), the last ranks maybe none: ex_share in ex_common.h)
   size = n
   if (strong) then
     if (size < nranks) then
@@ -46,8 +49,14 @@ program halo1d_f
       call MPI_Finalize(ierr)
       stop 2
     end if
-    n = size / nranks
-    if (rank < mod(size, nranks)) n = n + 1
+    if (dist == 2) then
+      b = (size + nranks - 1) / nranks
+      n = max(0, min(b, size - rank * b))
+    else
+      n = size / nranks
+      if (dist == 1 .and. rank >= nranks - mod(size, nranks)) n = n + 1
+      if (dist == 0 .and. rank < mod(size, nranks)) n = n + 1
+    end if
   end if
 
   ! Two copies of the grid, columns swapped after each sweep; index 0 and n+1 are ghosts
@@ -148,6 +157,10 @@ contains
         nonblocking = .true.
       case ('-S')
         strong = .true.
+      case ('-R')
+        dist = 1
+      case ('-F')
+        dist = 2
       case ('-s', '-i')
         if (i == command_argument_count()) then
           parse_args = .false.

@@ -56,6 +56,12 @@ CASES = [
      [4, 9, 16], 24, []),
     # 3-d faces: products of two blocks (3 x 3 x 3: 4 x 4, 4 x 3 and 3 x 3 cells); 4 x 3 x 3
     ("halo3d_strong_uneven", "halo3d", ["-s", "10", "-i", "2", "-S"], [8, 27], 36, []),
+    # blocks of ceil(N/n) (-F): 14 cells over 3 are 5 5 4 (balanced too), over 4 4 4 4 2
+    # (also 7 items of 16 B balanced): only 14 items of 8 B in ceil blocks fit both; at
+    # 6 x 6 3 3 3 3 2 0, an empty block whose faces are empty
+    ("halo2d_ceil_inferred", "halo2d", ["-s", "14", "-i", "2", "-S", "-F"], [9, 16], 36, []),
+    # 3-d faces of two ceil blocks: 10 over 2 is 5 5 (no reading tells), over 3 4 4 2
+    ("halo3d_ceil_inferred", "halo3d", ["-s", "10", "-i", "2", "-S", "-F"], [8, 27], 36, []),
     ("cg", "cg", ["-s", "16", "-i", "3"], [4], 8, []),
     ("cg_inferred", "cg", ["-s", "16", "-i", "3"], [3, 5], 8, []),
     ("ring", "ring", ["-s", "64", "-i", "3"], [4], 8, []),
@@ -166,6 +172,17 @@ REFUSED = [
      ["Alltoallv", "10 x 11 items of 8 bytes, rows dealt out ceil, columns ceil, or 10 x 22 "
       "items of 4 bytes", "differ at P=32", "trace a process count that tells them apart"],
      ["--rule", "blocks=ceil"]),
+    # ceil blocks of halo faces: 4 4 4 2 cells on 4 and 2 x 7, 0 on 8 are also 7 items
+    # of 16 B balanced (2 2 2 1, 1 x 7, 0) and part on the 6 x 6 grid
+    ("halo2d_ceil_16_64", "halo2d", ["-s", "14", "-i", "2", "-S", "-F"], [16, 64], 36,
+     ["Sendrecv, site ", "halo.c:", "(the first N mod n one more), or ",
+      "(blocks of ceil(N/n))", "differ at P=36", "trace a process count that tells them apart",
+      "--rule blocks="]),
+    # one trace under strong scaling: the same readings part on 3 x 3
+    ("halo2d_ceil_one", "halo2d", ["-s", "14", "-i", "2", "-S", "-F"], [16], 9,
+     ["halo.c:", "(the first N mod n one more), or 16 B", "(blocks of ceil(N/n))",
+      "differ at P=9 (rank 1: 32 bytes against 48)"],
+     ["--scaling", "strong"]),
     # two counts: log2(npcols) and P/4 both fit 1 and 2 steps, and differ at 16
     ("cg2d_two_counts", "cg2d", ["-s", "16", "-i", "2"], [4, 8], 16,
      ["log2cols(P) and", "x p(P)", "cg2d.c:", "trace one more process count"]),

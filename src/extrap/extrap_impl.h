@@ -165,16 +165,30 @@ static inline int extrap_data_slot(const tev *t, uint32_t s)
 /* ------------------------------------------------------------ block shares
  * (share.c; issue 20). A message size that is u bytes times the rank's
  * blocks of N_d items dealt out along grid dimensions d (extrap_share: the
- * first N mod n coordinates one more, or the last): the faces of a fixed
- * global grid that the process grid does not divide, which differ between
- * ranks (a 2-d face follows one dimension, a 3-d face two). N_d is the same
- * in every trace (a fixed global size); the traces give it as a range
- * [nlo, nhi], every value of which must give the same sizes at the target. */
-typedef struct xshare {
+ * first N mod n coordinates one more, the last, or blocks of ceil(N/n)):
+ * the faces of a fixed global grid that the process grid does not divide,
+ * which differ between ranks (a 2-d face follows one dimension, a 3-d face
+ * two). N_d is the same in every trace (a fixed global size); the traces
+ * give it as a range [nlo, nhi], every value of which must give the same
+ * sizes at the target. */
+typedef struct xsread {
     int nd;                 /* dimensions it follows: d[0 .. nd) (a 3-d face: two) */
     int d[MC_EXTRAP_MAXDIMS];
-    uint8_t last[MC_EXTRAP_MAXDIMS];
+    uint8_t last[MC_EXTRAP_MAXDIMS]; /* how items are dealt out: XD_FIRST, XD_LAST, XD_CEIL */
     int64_t u, nlo[MC_EXTRAP_MAXDIMS], nhi[MC_EXTRAP_MAXDIMS];
+} xsread;
+
+/* One sizes' share: the reading the slots take (r), and the other readings
+ * the traces fit as well (a balanced split and ceil blocks, items of one
+ * size or of twice it: 32 32 32 16 bytes on 4 coordinates are 7 items of
+ * 16 B balanced and 14 of 8 B in ceil blocks), which must give the same
+ * sizes at the target. more: the traces fit more ceil readings than were
+ * enumerated (only a traced grid is then safe). */
+#define XSHARE_ALT 15
+typedef struct xshare {
+    xsread r;
+    int nalt, more;
+    xsread alt[XSHARE_ALT];
 } xshare;
 
 
@@ -690,7 +704,8 @@ void extrap_depth_explain(const mc_extrap *x, FILE *out);
 int extrap_share_find(xbuild *b, mc_error *err);
 /* Size of share model i for the rank at coordinates c of grid g (N: nlo). */
 int64_t extrap_share_size(const mc_extrap *x, int i, const xgrid *g, const int *c);
-/* Refuses a target grid where the traces' range of N gives other sizes. */
+/* Refuses a target grid where the traces' range of N, or another reading
+ * they fit, gives other sizes. */
 mc_err extrap_share_check(const mc_extrap *x, const xgrid *g, mc_error *err);
 /* "8 B x the rank's block of N=10 items along dimension 1 (the first N mod n one more)". */
 void extrap_share_str(const mc_extrap *x, int i, char *buf, size_t len);

@@ -128,10 +128,11 @@ static void kmap_free(kmap *m)
     free(m->a);
 }
 
-/* Calls fn(ctx, k, r, t, s, key) for every eligible slot of every rank but
- * an empty one to or from MPI_PROC_NULL (a border's: the classes tell those
- * apart, and they are no share). */
-typedef int (*slot_fn)(void *ctx, int k, int r, tev *t, uint32_t s, uint64_t key);
+/* Calls fn(ctx, k, r, t, s, key, border) for every eligible slot of every
+ * rank; border: an empty one to or from MPI_PROC_NULL, which is no
+ * observation (a border's: the classes tell those apart), but a send that
+ * takes a share that gives it no item (an empty ceil block at a border). */
+typedef int (*slot_fn)(void *ctx, int k, int r, tev *t, uint32_t s, uint64_t key, int border);
 
 /* Occurrences of each site in one rank's stream so far (open addressing). */
 typedef struct occmap {
@@ -194,8 +195,8 @@ static int each_slot(xbuild *b, slot_fn fn, void *ctx)
                 if (!eligible(&a->t) || occ >= OCC_MAX)
                     continue;
                 for (uint32_t s = 0; s < a->t.nnum && s < SLOT_MAX && !rc; s++)
-                    if (a->t.num[s] || s >= a->t.npeer || a->pc[s].lit != MC_NONE)
-                        rc = fn(ctx, k, r, &a->t, s, key_of(a->t.e.site, occ, s));
+                    rc = fn(ctx, k, r, &a->t, s, key_of(a->t.e.site, occ, s),
+                            !a->t.num[s] && s < a->t.npeer && a->pc[s].lit == MC_NONE);
             }
             free(om.site);
             free(om.count);
@@ -205,9 +206,11 @@ static int each_slot(xbuild *b, slot_fn fn, void *ctx)
 
 /* ------------------------------------------------------------ pass 1 and 2 */
 
-static int mark_varying(void *ctx, int k, int r, tev *t, uint32_t s, uint64_t key)
+static int mark_varying(void *ctx, int k, int r, tev *t, uint32_t s, uint64_t key, int border)
 {
     (void)r;
+    if (border)
+        return 0;
     krec *q = kmap_get(ctx, key, 1);
     if (!q)
         return -1;
@@ -241,9 +244,11 @@ static int inherited_share(const mc_extrap *I, uint64_t key)
     return lo < I->nshare_key && I->share_key[lo] == key ? I->share_of[lo] : -1;
 }
 
-static int collect(void *ctx, int k, int r, tev *t, uint32_t s, uint64_t key)
+static int collect(void *ctx, int k, int r, tev *t, uint32_t s, uint64_t key, int border)
 {
     collect_ctx *c = ctx;
+    if (border)
+        return 0;
     krec *q = kmap_get(c->m, key, 0);
     if (!q || (!q->varies && inherited_share(c->inherit, key) < 0))
         return 0;
@@ -335,9 +340,9 @@ static int side_of(const dlevel *lv, int n)
     return first == last ? -1 : last;
 }
 
-/* Size of share s at coordinates c of grid g, with N at its low (hi = 0) or
- * high end of the range. */
-static int64_t share_at(const xshare *s, const xgrid *g, const int *c, int hi)
+/* Size of reading s at coordinates c of grid g, with N at its low (hi = 0)
+ * or high end of the range. */
+static int64_t share_at(const xsread *s, const xgrid *g, const int *c, int hi)
 {
     int64_t v = s->u;
     for (int j = 0; j < s->nd; j++)
@@ -346,8 +351,8 @@ static int64_t share_at(const xshare *s, const xgrid *g, const int *c, int hi)
     return v;
 }
 
-/* Whether share s gives every observed size (N at one end of its range). */
-static int explains(const mc_extrap *x, const xshare *s, const obs *ob, size_t nob, int hi)
+/* Whether reading s gives every observed size (N at one end of its range). */
+static int explains(const mc_extrap *x, const xsread *s, const obs *ob, size_t nob, int hi)
 {
     for (size_t i = 0; i < nob; i++) {
         const xgrid *g = &x->tgrid[ob[i].k];
@@ -363,7 +368,7 @@ static int explains(const mc_extrap *x, const xshare *s, const obs *ob, size_t n
 }
 
 /* u from the first observation whose blocks are not empty; 0 if none. */
-static int64_t unit_from(const mc_extrap *x, xshare *s, const obs *ob, size_t nob)
+static int64_t unit_from(const mc_extrap *x, xsread *s, const obs *ob, size_t nob)
 {
     for (size_t i = 0; i < nob; i++) {
         const xgrid *g = &x->tgrid[ob[i].k];
@@ -377,13 +382,14 @@ static int64_t unit_from(const mc_extrap *x, xshare *s, const obs *ob, size_t no
     return 0;
 }
 
-/* Dimension d of share s (index j) from the traces' levels lv[k]: its side
- * and N's range (the intervals every coordinate of known level allows: a
- * block of s cells at coordinate c of n is N in [n (s - 1) + c + 1, n s + c],
- * c counted from the other end for the last). 0 when they disagree. */
-static int fit_dim(const mc_extrap *x, dlevel *const *lv, int d, int j, xshare *s)
+/* Dimension d of reading s (index j) from the traces' levels lv[k]: its
+ * side and N's range (the intervals every coordinate of known level allows:
+ * a block of s cells at coordinate c of n is N in [n (s - 1) + c + 1,
+ * n s + c], c counted from the other end for the last). 0 when they
+ * disagree or contradict the stated side (stated: 1 first, 2 last). */
+static int fit_dim(const mc_extrap *x, dlevel *const *lv, int d, int j, int stated, xsread *s)
 {
-    int side = -1;
+    int side = stated == 1 + XD_FIRST || stated == 1 + XD_LAST ? stated - 1 : -1;
     for (int k = 0; k < x->ntraces; k++) {
         if (!lv[k] || lv[k][d].q < 0)
             continue;
@@ -420,8 +426,23 @@ static int fit_dim(const mc_extrap *x, dlevel *const *lv, int d, int j, xshare *
     return 1;
 }
 
+/* The sizes of trace k's ranks (val[r], -1: not seen) from the
+ * observations ob[*i ..] of that trace, *i moved past them. 0 when a rank
+ * shows two sizes (not a function of its place). */
+static int trace_values(const obs *ob, size_t nob, size_t *i, int k, int P, int64_t *val)
+{
+    for (int r = 0; r < P; r++)
+        val[r] = -1;
+    for (; *i < nob && ob[*i].k == k; (*i)++) {
+        if (val[ob[*i].r] >= 0 && val[ob[*i].r] != ob[*i].v)
+            return 0;
+        val[ob[*i].r] = ob[*i].v;
+    }
+    return 1;
+}
+
 /* The levels of every trace along every dimension (lv[k], NULL for a trace
- * without observations); 0 when a trace's sizes are no blocks. */
+ * without observations); 0 when a trace's sizes are no balanced blocks. */
 static int all_levels(const mc_extrap *x, const obs *ob, size_t nob, dlevel (*lvs)[MAXD],
                       dlevel **lv, int64_t *val, uint8_t *flags, int maxP)
 {
@@ -431,13 +452,8 @@ static int all_levels(const mc_extrap *x, const obs *ob, size_t nob, dlevel (*lv
         lv[k] = NULL;
         if (i >= nob || ob[i].k != k)
             continue;
-        for (int r = 0; r < g->P; r++)
-            val[r] = -1;
-        for (; i < nob && ob[i].k == k; i++) {
-            if (val[ob[i].r] >= 0 && val[ob[i].r] != ob[i].v)
-                return 0; /* one rank, two sizes: not a function of its place */
-            val[ob[i].r] = ob[i].v;
-        }
+        if (!trace_values(ob, nob, &i, k, g->P, val))
+            return 0;
         lv[k] = lvs[k];
         for (int d = 0; d < g->nd; d++) {
             lv[k][d].high = flags + ((size_t)k * MAXD + (size_t)d) * (size_t)maxP;
@@ -448,17 +464,227 @@ static int all_levels(const mc_extrap *x, const obs *ob, size_t nob, dlevel (*lv
     return 1;
 }
 
+/* The balanced reading of the observations (the first or the last N mod n
+ * coordinates one item more): 1 with *s, 0 when none fits. */
+static int balanced_fit(const mc_extrap *x, const obs *ob, size_t nob, int64_t *val,
+                        uint8_t *flags, int maxP, xsread *s)
+{
+    dlevel lvs[64][MAXD], *lv[64];
+    if (!all_levels(x, ob, nob, lvs, lv, val, flags, maxP))
+        return 0;
+    memset(s, 0, sizeof *s); /* padding too: shares are compared by memcmp */
+    for (int d = 0; d < x->nd; d++) {
+        int varies = 0;
+        for (int k = 0; k < x->ntraces; k++)
+            varies |= lv[k] && d < x->tgrid[k].nd && lv[k][d].q >= 0;
+        if (varies && !fit_dim(x, lv, d, s->nd++, x->rules.blocks, s))
+            return 0;
+    }
+    if (!s->nd || (s->u = unit_from(x, s, ob, nob)) <= 0)
+        return 0;
+    if (!explains(x, s, ob, nob, 1))
+        memcpy(s->nhi, s->nlo, sizeof s->nhi);
+    return explains(x, s, ob, nob, 0);
+}
+
+/* ------------------------------------------------------------ ceil readings */
+
+/* Values of N one dimension allows: a small sorted set. */
+#define NSET_MAX 64
+typedef struct nset {
+    int64_t v[NSET_MAX];
+    int n;
+    uint8_t seen; /* some line narrowed it (else every N is open) */
+} nset;
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Adds lo .. hi to s; 0 when that makes more than NSET_MAX. */
+static int nset_add(nset *s, int64_t lo, int64_t hi)
+{
+    for (int64_t N = lo; N <= hi; N++) {
+        int i = 0;
+        while (i < s->n && s->v[i] < N)
+            i++;
+        if (i < s->n && s->v[i] == N)
+            continue;
+        if (s->n == NSET_MAX)
+            return 0;
+        memmove(s->v + i + 1, s->v + i, (size_t)(s->n - i) * sizeof *s->v);
+        s->v[i] = N;
+        s->n++;
+    }
+    return 1;
+}
+
+/* s: the values in both s and line. */
+static void nset_meet(nset *s, const nset *line)
+{
+    if (!s->seen) {
+        *s = *line;
+        s->seen = 1;
+        return;
+    }
+    int k = 0;
+    for (int i = 0; i < s->n; i++)
+        for (int j = 0; j < line->n; j++)
+            if (line->v[j] == s->v[i]) {
+                s->v[k++] = s->v[i];
+                break;
+            }
+    s->n = k;
+}
+
+/* Bounds on N in ceil blocks of B items (B = ceil(N / n)) from one line's
+ * sizes v[c * stride] in items of w bytes: a full block at coordinate c is
+ * N >= (c + 1) B, a part b is N = c B + b, none N <= c B. */
+static void ceil_bounds(const int64_t *v, int64_t stride, int n, int64_t w, int64_t B,
+                        int64_t *lo, int64_t *hi)
+{
+    *lo = (B - 1) * n + 1, *hi = B * n;
+    for (int c = 0; c < n && *lo <= *hi; c++) {
+        int64_t b = v[c * stride] / w, at = c * B + b;
+        if (v[c * stride] < 0)
+            continue;
+        if (b == B)
+            *lo = at > *lo ? at : *lo;
+        else if (b == 0)
+            *hi = at < *hi ? at : *hi;
+        else if (at < *lo || at > *hi)
+            *lo = *hi + 1;
+        else
+            *lo = *hi = at;
+    }
+}
+
+/* The N that ceil blocks give a line of ranks whose sizes are v[c * stride]
+ * (c < n, -1 not seen): for every item size w dividing the sizes, the
+ * largest size is a full block. 1 with *out, 0 when the line shows one size
+ * only (it tells nothing), -1 when it allows more than NSET_MAX values. */
+static int ceil_line(const int64_t *v, int64_t stride, int n, nset *out)
+{
+    int64_t H = -1, G = 0, first = -1;
+    int two = 0;
+    for (int c = 0; c < n; c++) {
+        int64_t s = v[c * stride];
+        if (s < 0)
+            continue;
+        two |= first >= 0 && s != first;
+        first = first < 0 ? s : first;
+        H = s > H ? s : H;
+        G = gcd64(G, s);
+    }
+    if (!two || H <= 0)
+        return 0;
+    out->n = 0;
+    for (int64_t a = 1; a <= G / a; a++) {
+        if (G % a)
+            continue;
+        for (int i = 0; i < 1 + (G / a != a); i++) {
+            int64_t w = i ? G / a : a, B = H / w, lo, hi;
+            if (B > INT64_MAX / 4 / n)
+                continue;
+            ceil_bounds(v, stride, n, w, B, &lo, &hi);
+            if (lo <= hi && !nset_add(out, lo, hi))
+                return -1;
+        }
+    }
+    return 1;
+}
+
+/* Narrows ns to the N that ceil blocks along d give every line of a trace
+ * whose sizes are val[r]; *varies when some line shows two sizes. */
+static void ceil_along(const xgrid *g, const int64_t *val, int d, nset *ns, uint8_t *varies)
+{
+    int n = g->dims[d];
+    int64_t stride = 1;
+    for (int e = d + 1; e < g->nd; e++)
+        stride *= g->dims[e];
+    for (int r = 0; r < g->P; r++) {
+        if ((r / stride) % n) /* a line starts at coordinate 0 along d */
+            continue;
+        nset line;
+        int rc = ceil_line(val + r, stride, n, &line);
+        if (rc > 0)
+            nset_meet(ns, &line);
+        *varies |= rc != 0;
+    }
+}
+
+/* Appends to rd[*n .. max) the readings in ceil blocks (every dimension that
+ * some trace's sizes follow) that give every observation; *more when there
+ * are more than fit, or the traces leave N too open to enumerate them. */
+static void ceil_fits(const mc_extrap *x, const obs *ob, size_t nob, int64_t *val, xsread *rd,
+                      int *n, int max, int *more)
+{
+    nset ns[MAXD];
+    uint8_t varies[MAXD] = {0};
+    memset(ns, 0, sizeof ns);
+    size_t i = 0;
+    for (int k = 0; k < x->ntraces; k++) {
+        const xgrid *g = &x->tgrid[k];
+        if (!trace_values(ob, nob, &i, k, g->P, val))
+            return;
+        for (int d = 0; d < g->nd; d++)
+            ceil_along(g, val, d, &ns[d], &varies[d]);
+    }
+    xsread s;
+    memset(&s, 0, sizeof s);
+    for (int d = 0; d < x->nd; d++) {
+        if (!varies[d])
+            continue;
+        if (!ns[d].seen) {
+            *more = 1;
+            return;
+        }
+        if (!ns[d].n)
+            return;
+        s.d[s.nd] = d;
+        s.last[s.nd++] = XD_CEIL;
+    }
+    int idx[MAXD] = {0}, tries = 0;
+    while (s.nd) {
+        for (int j = 0; j < s.nd; j++)
+            s.nlo[j] = s.nhi[j] = ns[s.d[j]].v[idx[j]];
+        if ((s.u = unit_from(x, &s, ob, nob)) > 0 && explains(x, &s, ob, nob, 0)) {
+            if (*n == max) {
+                *more = 1;
+                return;
+            }
+            rd[(*n)++] = s;
+        }
+        if (++tries > 4096) {
+            *more = 1;
+            return;
+        }
+        int j = 0;
+        while (j < s.nd && ++idx[j] == ns[s.d[j]].n)
+            idx[j++] = 0;
+        if (j == s.nd)
+            break;
+    }
+}
+
 /* The share of key q: fitted on its observations (sorted by trace, then
  * rank), or (a rebuild) the inherited one if it gives them. 1 with *out,
- * 0 when none, -1 out of memory. The dimensions it follows are those along
- * which some trace's sizes change. */
+ * 0 when none, -1 out of memory. Every reading that fits is kept (the
+ * balanced one first; the stated rule blocks narrows them): the target
+ * must not tell them apart. */
 static int fit_key(const mc_extrap *x, uint64_t key, const obs *ob, size_t nob,
                    const mc_extrap *I, xshare *out)
 {
     int ih = inherited_share(I, key);
     if (ih >= 0) {
         *out = I->share[ih];
-        return explains(x, out, ob, nob, 0);
+        return explains(x, &out->r, ob, nob, 0);
     }
     int maxP = 1;
     for (int k = 0; k < x->ntraces; k++)
@@ -467,26 +693,22 @@ static int fit_key(const mc_extrap *x, uint64_t key, const obs *ob, size_t nob,
      * dimension has more coordinates than ranks) */
     uint8_t *flags = malloc((size_t)x->ntraces * MAXD * (size_t)maxP);
     int64_t *val = malloc((size_t)maxP * sizeof *val);
-    dlevel lvs[64][MAXD], *lv[64];
-    int rc = flags && val ? 0 : -1;
-    if (!rc && all_levels(x, ob, nob, lvs, lv, val, flags, maxP)) {
-        memset(out, 0, sizeof *out); /* padding too: shares are compared by memcmp */
-        int ok = 1;
-        for (int d = 0; d < x->nd && ok; d++) {
-            int varies = 0;
-            for (int k = 0; k < x->ntraces; k++)
-                varies |= lv[k] && d < x->tgrid[k].nd && lv[k][d].q >= 0;
-            if (varies)
-                ok = fit_dim(x, lv, d, out->nd++, out);
-        }
-        if (ok && out->nd && (out->u = unit_from(x, out, ob, nob)) > 0) {
-            if (!explains(x, out, ob, nob, 1))
-                memcpy(out->nhi, out->nlo, sizeof out->nhi);
-            rc = explains(x, out, ob, nob, 0);
-        }
-    }
+    xsread rd[1 + XSHARE_ALT];
+    int n = 0, more = 0, stated = x->rules.blocks;
+    if (flags && val && stated != 1 + XD_CEIL && balanced_fit(x, ob, nob, val, flags, maxP, rd))
+        n = 1;
+    if (flags && val && (!stated || stated == 1 + XD_CEIL))
+        ceil_fits(x, ob, nob, val, rd, &n, 1 + XSHARE_ALT, &more);
+    int rc = flags && val ? n > 0 : -1;
     free(flags);
     free(val);
+    if (rc > 0) {
+        memset(out, 0, sizeof *out);
+        out->r = rd[0];
+        out->nalt = n - 1;
+        out->more = more;
+        memcpy(out->alt, rd + 1, (size_t)(n - 1) * sizeof *rd);
+    }
     return rc;
 }
 
@@ -513,20 +735,27 @@ typedef struct norm_ctx {
 } norm_ctx;
 
 /* A slot of a fitted key holds its unit and the share: the ranks then agree. */
-static int normalise(void *ctx, int k, int r, tev *t, uint32_t s, uint64_t key)
+static int normalise(void *ctx, int k, int r, tev *t, uint32_t s, uint64_t key, int border)
 {
-    (void)k, (void)r;
     norm_ctx *c = ctx;
     krec *q = kmap_get(c->m, key, 0);
     if (!q || q->share < 0)
         return 0;
+    if (border) { /* a receive from MPI_PROC_NULL is empty whatever its block */
+        int co[MAXD];
+        if (s || !mc_op_has(t->e.op, MC_OPF_SEND | MC_OPF_SEND_INIT))
+            return 0;
+        grid_coords(&c->x->tgrid[k], r, co);
+        if (share_at(&c->x->share[q->share].r, &c->x->tgrid[k], co, 0))
+            return 0;
+    }
     if (!t->share) {
         if (!(t->share = malloc(t->nnum * sizeof *t->share)))
             return -1;
         for (uint32_t j = 0; j < t->nnum; j++)
             t->share[j] = -1;
     }
-    int64_t u = c->x->share[q->share].u;
+    int64_t u = c->x->share[q->share].r.u;
     t->share[s] = q->share;
     t->num[s] = u;
     if (s == 0)
@@ -639,39 +868,36 @@ int extrap_share_find(xbuild *b, mc_error *err)
 
 int64_t extrap_share_size(const mc_extrap *x, int i, const xgrid *g, const int *c)
 {
-    return share_at(&x->share[i], g, c, 0);
+    return share_at(&x->share[i].r, g, c, 0);
 }
 
-mc_err extrap_share_check(const mc_extrap *x, const xgrid *g, mc_error *err)
+/* "Sendrecv, site 584fc9b0, halo.c:108 in main" for the first template
+ * whose slot holds share i. */
+static const char *share_op(const mc_extrap *x, int i, char *buf, size_t len)
 {
-    for (int i = 0; i < x->nshare; i++) {
-        const xshare *s = &x->share[i];
-        for (int j = 0; j < s->nd; j++) {
-            if (s->d[j] >= g->nd)
-                return mc_error_set(err, MC_ERR_USAGE, "a message size is a block share "
-                                    "along grid dimension %d, which the %d-rank grid does not "
-                                    "have", s->d[j], g->P);
-            int64_t n = g->dims[s->d[j]];
-            for (int64_t c = 0; c < n && s->nlo[j] < s->nhi[j]; c++)
-                if (extrap_share(s->nlo[j], n, c, s->last[j]) !=
-                    extrap_share(s->nhi[j], n, c, s->last[j])) {
-                    char what[256];
-                    extrap_share_str(x, i, what, sizeof what);
-                    return mc_error_set(err, MC_ERR_USAGE, "a message size is %s, and the "
-                                        "traces give N along dimension %d only as %lld to "
-                                        "%lld, which part at P=%d (%lld ranks along it): "
-                                        "trace a process count that tells them apart", what,
-                                        s->d[j], (long long)s->nlo[j], (long long)s->nhi[j],
-                                        g->P, (long long)n);
-                }
+    for (int c = 0; c < NCLASSES; c++)
+        for (uint32_t e = 0; e < x->cls[c].n; e++) {
+            const tev *t = &x->cls[c].ev[e];
+            for (uint32_t s = 0; t->share && s < t->nnum; s++)
+                if (t->share[s] == i)
+                    return extrap_op_at(x, x->cls[c].trace, &t->e, buf, len);
         }
-    }
-    return MC_OK;
+    snprintf(buf, len, "a message");
+    return buf;
 }
 
-void extrap_share_str(const mc_extrap *x, int i, char *buf, size_t len)
+/* Whether g is the grid of a trace (every reading gives its sizes). */
+static int traced_grid(const mc_extrap *x, const xgrid *g)
 {
-    const xshare *s = &x->share[i];
+    for (int k = 0; k < x->ntraces; k++)
+        if (x->tgrid[k].nd == g->nd &&
+            !memcmp(x->tgrid[k].dims, g->dims, (size_t)g->nd * sizeof *g->dims))
+            return 1;
+    return 0;
+}
+
+static void read_str(const xsread *s, char *buf, size_t len)
+{
     size_t o = (size_t)snprintf(buf, len, "%lld B x the rank's block%s of", (long long)s->u,
                                 s->nd > 1 ? "s" : "");
     for (int j = 0; j < s->nd && o < len; j++) {
@@ -680,8 +906,111 @@ void extrap_share_str(const mc_extrap *x, int i, char *buf, size_t len)
             snprintf(n, sizeof n, "N=%lld", (long long)s->nlo[j]);
         else
             snprintf(n, sizeof n, "N=%lld..%lld", (long long)s->nlo[j], (long long)s->nhi[j]);
-        o += (size_t)snprintf(buf + o, len - o, "%s %s items along dimension %d (the %s N mod "
-                              "n one more)", j ? " and" : "", n, s->d[j],
-                              s->last[j] ? "last" : "first");
+        o += (size_t)snprintf(buf + o, len - o, "%s %s items along dimension %d (%s)",
+                              j ? " and" : "", n, s->d[j],
+                              s->last[j] == XD_CEIL ? "blocks of ceil(N/n)"
+                              : s->last[j] == XD_LAST ? "the last N mod n one more"
+                                                      : "the first N mod n one more");
     }
+}
+
+/* The first rank of g where readings a and b give other sizes (-1: none). */
+static int first_apart(const xsread *a, const xsread *b, const xgrid *g, int64_t *va,
+                       int64_t *vb)
+{
+    for (int r = 0; r < g->P; r++) {
+        int c[MAXD];
+        grid_coords(g, r, c);
+        *va = share_at(a, g, c, 0), *vb = share_at(b, g, c, 0);
+        if (*va != *vb)
+            return r;
+    }
+    return -1;
+}
+
+static mc_err check_dims(const mc_extrap *x, int i, const xsread *s, const xgrid *g,
+                         mc_error *err)
+{
+    for (int j = 0; j < s->nd; j++) {
+        if (s->d[j] >= g->nd)
+            return mc_error_set(err, MC_ERR_USAGE, "a message size is a block share "
+                                "along grid dimension %d, which the %d-rank grid does not "
+                                "have", s->d[j], g->P);
+        int64_t n = g->dims[s->d[j]];
+        for (int64_t c = 0; c < n && s->nlo[j] < s->nhi[j]; c++)
+            if (extrap_share(s->nlo[j], n, c, s->last[j]) !=
+                extrap_share(s->nhi[j], n, c, s->last[j])) {
+                char what[512];
+                extrap_share_str(x, i, what, sizeof what);
+                return mc_error_set(err, MC_ERR_USAGE, "a message size is %s, and the "
+                                    "traces give N along dimension %d only as %lld to "
+                                    "%lld, which part at P=%d (%lld ranks along it): "
+                                    "trace a process count that tells them apart", what,
+                                    s->d[j], (long long)s->nlo[j], (long long)s->nhi[j],
+                                    g->P, (long long)n);
+            }
+    }
+    return MC_OK;
+}
+
+/* Every reading the traces fit must give the sizes of the one the slots
+ * take at g, or the pseudo-trace would be one guess. */
+static mc_err check_alts(const mc_extrap *x, int i, const xgrid *g, mc_error *err)
+{
+    const xshare *s = &x->share[i];
+    char op[EXTRAP_OP_AT_MAX], r0[256], r1[256];
+    if (s->more && !traced_grid(x, g)) {
+        read_str(&s->r, r0, sizeof r0);
+        return mc_error_set(err, MC_ERR_USAGE, "%s: the message size is %s, or one of more "
+                            "readings in blocks of ceil(N/n) than mpicast enumerates, which "
+                            "may differ at P=%d: trace a process count that tells them "
+                            "apart, or state how items are dealt out (--rule "
+                            "blocks=first|last|ceil)", share_op(x, i, op, sizeof op), r0, g->P);
+    }
+    for (int j = 0; j < s->nalt; j++) {
+        int64_t va, vb;
+        int r = first_apart(&s->r, &s->alt[j], g, &va, &vb);
+        if (r < 0)
+            continue;
+        read_str(&s->r, r0, sizeof r0);
+        read_str(&s->alt[j], r1, sizeof r1);
+        int modes = memcmp(s->r.last, s->alt[j].last, sizeof s->r.last) != 0;
+        return mc_error_set(err, MC_ERR_USAGE, "%s: the traced message sizes are %s, or %s, "
+                            "and these differ at P=%d (rank %d: %lld bytes against %lld): "
+                            "trace a process count that tells them apart%s",
+                            share_op(x, i, op, sizeof op), r0, r1, g->P, r, (long long)va,
+                            (long long)vb, modes ? ", or state how items are dealt out "
+                                                   "(--rule blocks=first|last|ceil)" : "");
+    }
+    return MC_OK;
+}
+
+mc_err extrap_share_check(const mc_extrap *x, const xgrid *g, mc_error *err)
+{
+    for (int i = 0; i < x->nshare; i++) {
+        const xshare *s = &x->share[i];
+        if (check_dims(x, i, &s->r, g, err))
+            return err->code;
+        for (int j = 0; j < s->nalt; j++)
+            for (int d = 0; d < s->alt[j].nd; d++)
+                if (s->alt[j].d[d] >= g->nd)
+                    return check_dims(x, i, &s->alt[j], g, err);
+        if (check_alts(x, i, g, err))
+            return err->code;
+    }
+    return MC_OK;
+}
+
+void extrap_share_str(const mc_extrap *x, int i, char *buf, size_t len)
+{
+    const xshare *s = &x->share[i];
+    read_str(&s->r, buf, len);
+    if (!s->nalt && !s->more)
+        return;
+    size_t o = strlen(buf);
+    char alt[256] = "one in blocks of ceil(N/n)";
+    if (s->nalt)
+        read_str(&s->alt[0], alt, sizeof alt);
+    snprintf(buf + o, len - o, "; the traces fit as well %s%s", alt,
+             s->nalt > 1 || (s->nalt && s->more) ? " and more readings" : "");
 }
