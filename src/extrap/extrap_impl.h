@@ -215,6 +215,17 @@ static inline int64_t extrap_mul(int64_t a, int64_t b)
     return a > 0 && b > INT64_MAX / a ? INT64_MAX : a * b;
 }
 
+/* Greatest common divisor of a, b >= 0 (gcd(0, b) = b). */
+static inline int64_t extrap_gcd(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 /* How N items are dealt out over c ranks: the first N mod c one more
  * (PETSc's split), the last N mod c (2DECOMP&FFT's distribute), or blocks
  * of ceil(N/c) from the first rank on, the rest to the next and none after

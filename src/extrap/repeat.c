@@ -224,16 +224,6 @@ static void periodic_run(const tev *ev, uint32_t n, uint32_t p, uint32_t L, uint
     *c = (e + L - q) / L;
 }
 
-static uint32_t gcd(uint32_t a, uint32_t b)
-{
-    while (b) {
-        uint32_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static void free_tevs(tev *ev, uint32_t from, uint32_t to)
 {
     for (uint32_t i = from; i < to; i++)
@@ -561,7 +551,7 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
     uint32_t D = 0;
     for (int k = 0; k < x->ntraces; k++)
         if (per[k].present)
-            D = gcd(D, per[k].n - S->n);
+            D = (uint32_t)extrap_gcd(D, per[k].n - S->n);
     /* Per block length L, two places to look for the copies: ending where the
      * shortest sequence leaves the longest (they share the first copy), or
      * starting there (they share the last: steps counted down, as NPB CG's

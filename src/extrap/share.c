@@ -497,16 +497,6 @@ typedef struct nset {
     uint8_t seen; /* some line narrowed it (else every N is open) */
 } nset;
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Adds lo .. hi to s; 0 when that makes more than NSET_MAX. */
 static int nset_add(nset *s, int64_t lo, int64_t hi)
 {
@@ -580,7 +570,7 @@ static int ceil_line(const int64_t *v, int64_t stride, int n, nset *out)
         two |= first >= 0 && s != first;
         first = first < 0 ? s : first;
         H = s > H ? s : H;
-        G = gcd64(G, s);
+        G = extrap_gcd(G, s);
     }
     if (!two || H <= 0)
         return 0;
