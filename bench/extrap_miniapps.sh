@@ -5,14 +5,14 @@
 # peak RSS of each step and the predicted time. A report, not a test.
 #
 # usage: bench/extrap_miniapps.sh BUILD_DIR [P] [NAME...]
-#   NAME: wavefront cg2d cg_log2 mg mg_f fft (default: all but fft, whose
+#   NAME: wavefront cg2d cg_log2 mg mg_f halo2d_ceil fft (default: all but fft, whose
 #   all-to-alls need about 2 GiB at 65536 ranks)
 set -euo pipefail
 build=${1:?usage: extrap_miniapps.sh BUILD_DIR [P] [NAME...]}
 P=${2:-65536}
 shift $(( $# >= 2 ? 2 : 1 ))
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(wavefront cg2d cg_log2 mg mg_f)
+[ ${#names[@]} -gt 0 ] || names=(wavefront cg2d cg_log2 mg mg_f halo2d_ceil)
 mpicast=$build/bin/mpicast
 ex=$build/examples
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -28,6 +28,8 @@ prog[cg_log2]=cg_log2; args[cg_log2]="-s 16 -i 2 -x"; small[cg_log2]="4 8 16"
 prog[fft]=fft; args[fft]="-s 8 -i 2 -V"; small[fft]="4 8 16"
 prog[mg]=mg; args[mg]="-s 16 -i 2 -c"; small[mg]="16 64"
 prog[mg_f]=mg_f; args[mg_f]="-s 16 -i 2 -c"; small[mg_f]="16 64"
+# a fixed 1000 x 1000 grid in ceil blocks (3 x 3: 334 334 332; 6 x 6: 167 x 5, 165)
+prog[halo2d_ceil]=halo2d; args[halo2d_ceil]="-s 1000 -i 2 -S -F"; small[halo2d_ceil]="9 36"
 
 timed() { # label, command...: "label: W s, M MiB" on stderr
     local label=$1
