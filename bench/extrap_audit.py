@@ -8,7 +8,7 @@ names `--rule blocks=`, the audit states the distribution the program used and t
 again. Prints one line per case and a summary: equal, refused, WRONG (exit 1 if any).
 A report, not a test (minutes of MPI runs).
 
-usage: bench/extrap_audit.py BUILD_DIR [--only halo2d,halo3d,fft]
+usage: bench/extrap_audit.py BUILD_DIR [--only halo2d,halo3d,fft,halo1d,cg,...]
 """
 import argparse
 import hashlib
@@ -40,6 +40,37 @@ def cases():
         d = "ceil" if "-F" in fl else "first"
         out.append(("fft", ["-s", "8", "-i", "2"] + fl, [[16], [4, 16], [8, 16], [4, 8, 16]],
                     [8, 32, 12], [], d))
+    strong = ["--scaling", "strong"]
+    for fl in [[], ["-p"], ["-b"]]:
+        for prog in ["halo1d", "halo1d_f"]:
+            out.append((prog, ["-s", "16", "-i", "2"] + fl, [[4], [2, 4], [3, 5], [4, 8]],
+                        [3, 6, 7, 12, 16], [], "first"))
+    for fl in [["-S"], ["-S", "-F"], ["-S", "-R"], ["-S", "-p"]]:
+        d = next((dist[f] for f in fl if f in dist), "first")
+        for prog in ["halo1d", "halo1d_f"]:
+            out.append((prog, ["-s", "100", "-i", "2"] + fl, [[4], [4, 8], [3, 5], [5, 7]],
+                        [6, 7, 9, 12, 16], strong, d))
+    out.append(("cg", ["-s", "16", "-i", "2"], [[4], [3, 5], [2, 4], [4, 8]],
+                [6, 7, 12, 16], [], "first"))
+    out.append(("ring", ["-s", "64", "-i", "2"], [[4], [3, 5]], [7, 8, 16], [], "first"))
+    for fl in [[], ["-N"]]:
+        out.append(("cg2d", ["-s", "16", "-i", "2"] + fl,
+                    [[2, 4], [4, 8], [8, 16], [2, 4, 8], [4, 8, 16]], [8, 16, 32, 64], [],
+                    "first"))
+    for fl in [[], ["-x"], ["-x", "-H"]]:
+        out.append(("cg_log2", ["-s", "64", "-i", "2"] + fl,
+                    [[2, 4], [4, 8], [8, 16], [2, 4, 8], [4, 8, 16]], [8, 16, 32], [],
+                    "first"))
+    out.append(("mg", ["-s", "16", "-i", "2"], [[4], [9], [4, 9], [6, 12]],
+                [6, 8, 12, 16, 36], [], "first"))
+    for prog in ["mg", "mg_f"]:
+        out.append((prog, ["-s", "16", "-i", "2", "-c"], [[4, 16], [16, 64], [4, 16, 64]],
+                    [8, 32, 36, 128], [], "first"))
+    out.append(("wavefront", ["-s", "16", "-i", "2"], [[9], [4, 9], [6, 12], [4, 6]],
+                [6, 8, 12, 16, 20], [], "first"))
+    for fl, sets in [([], [[4, 8, 16], [4, 8], [8, 16]]), (["-S"], [[4, 16], [4, 8, 16]]),
+                     (["-V"], [[4, 8, 16], [4, 16]]), (["-G"], [[4, 8, 16], [4, 16]])]:
+        out.append(("fft", ["-s", "8", "-i", "2"] + fl, sets, [2, 32, 64], [], "first"))
     return out
 
 

@@ -186,6 +186,14 @@ REFUSED = [
     # two counts: log2(npcols) and P/4 both fit 1 and 2 steps, and differ at 16
     ("cg2d_two_counts", "cg2d", ["-s", "16", "-i", "2"], [4, 8], 16,
      ["log2cols(P) and", "x p(P)", "cg2d.c:", "trace one more process count"]),
+    # 4 x 2 and 4 x 4 grids: the row reduction has 2 steps at both, which a constant and
+    # log2(npcols) fit alike, and they part at 32 (3 steps); written with 2 before
+    ("cg2d_8_16", "cg2d", ["-s", "16", "-i", "2"], [8, 16], 32,
+     ["2 x const(P) and 1 x log2cols(P)", "cg2d.c:", "2 and 3 copies at P=32",
+      "--rule repeat="]),
+    # 1 x 2 and 2 x 2 grids: one row-reduction step at both, the loop unseen; 8 has 2
+    ("cg2d_2_4", "cg2d", ["-s", "16", "-i", "2"], [2, 4], 8,
+     ["one exchange with rank XOR 1 in every trace", "cg2d.c:", "would do 2 at P=8"]),
     # XOR partners from one trace: rank XOR 1 and rank + P/2 look alike at one P
     ("cg_log2_xor_one", "cg_log2", ["-s", "16", "-i", "2", "-x"], [8], 16,
      ["rank XOR 1", "cg_log2.c:", "second process count"]),

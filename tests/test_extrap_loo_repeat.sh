@@ -2,15 +2,17 @@
 # The leave-one-out check of extrapolation rules (issue 20 item 2), on the
 # cg_log2 mini-app: log2(P) exchange steps inside each of 2 outer iterations.
 #
-# The hand rule `repeat SITE:log2p` counts only the first run of the block
-# (docs/extrapolation.md), so from the P=4 trace alone it writes 6 Irecv per
-# rank at P=16 where the real run has 8. With two traces (P=4 and 8) the
-# check rebuilds P=4 from P=8 and refuses the rule with exit 1, naming the
-# first differing event: rank 0, event 15, where the rebuilt trace has its
-# third Irecv of the second iteration and the real one the Allreduce. With
-# the one trace the pseudo-trace is written, marked unchecked in meta.json
-# and by one warning line naming the rule. Inference from the same two traces
-# finds the block in every outer iteration and reproduces the real P=16 run.
+# A hand rule `repeat SITE:LAW` applies to every run of the block when its
+# runs repeat alike (one per outer iteration). The right law (log2p) from P=4
+# and 8 reproduces the real 16-rank run event for event. A wrong one (p:
+# P copies) writes 16 Irecv per rank at P=16 where the real run has 8 when
+# given one trace; with two traces (P=4 and 8) the check rebuilds P=8 from
+# P=4 and refuses the rule with exit 1, naming the first differing event:
+# rank 0, event 11, where the rebuilt trace has a fourth Irecv and the real
+# one the Allreduce. With the one trace the pseudo-trace is written, marked
+# unchecked in meta.json and by one warning line naming the rule. Inference
+# from the same two traces finds the block in every outer iteration and
+# reproduces the real P=16 run.
 #
 # usage: test_extrap_loo_repeat.sh MPICAST CG_LOG2_EXE
 set -u
@@ -34,14 +36,20 @@ irecv_count() { "$MPICAST" dump --no-times "$1" | grep -c '^0 Irecv'; }
 
 # (a) two traces: the wrong rule is refused with the first differing event
 out=$("$MPICAST" extrapolate "$tmp/t4" "$tmp/t8" --ranks 16 -o "$tmp/x2" \
-      --rule "repeat=$irecv:log2p" 2>&1)
+      --rule "repeat=$irecv:p" 2>&1)
 rc=$?
 echo "$out"
 [ $rc = 1 ] || fail "wrong repeat rule on two traces: exit $rc, expected 1"
 [ ! -e "$tmp/x2" ] || fail "a refused extrapolation left its output directory"
-echo "$out" | grep -Eq "leave-one-out check: $tmp/t4 \(P=4\) rebuilt from $tmp/t8 \(P=8\) differs at rank 0, event 15 \(Allreduce, site $allred, cg_log2\.c:[0-9]+ in main\): Irecv in the model, Allreduce in the trace" \
-    || fail "the refusal does not name rank 0, event 15 (Allreduce, site $allred, cg_log2.c:LINE in main)"
-echo "$out" | grep -q "stated: repeat $irecv:log2p" || fail "the refusal does not name the rule"
+echo "$out" | grep -Eq "leave-one-out check: $tmp/t8 \(P=8\) rebuilt from $tmp/t4 \(P=4\) differs at rank 0, event 11 \(Allreduce, site $allred, cg_log2\.c:[0-9]+ in main\): Irecv in the model, Allreduce in the trace" \
+    || fail "the refusal does not name rank 0, event 11 (Allreduce, site $allred, cg_log2.c:LINE in main)"
+echo "$out" | grep -q "stated: repeat $irecv:p" || fail "the refusal does not name the rule"
+# the right rule: every run of the block, the real 16-rank trace
+"$MPICAST" extrapolate "$tmp/t4" "$tmp/t8" --ranks 16 -o "$tmp/xr" \
+    --rule "repeat=$irecv:log2p" 2> "$tmp/errr" || { cat "$tmp/errr"; fail "right rule: exit $?"; }
+"$MPICAST" dump --no-times "$tmp/t16" > "$tmp/d16"
+"$MPICAST" dump --no-times "$tmp/xr" > "$tmp/dxr"
+diff "$tmp/d16" "$tmp/dxr" > "$tmp/diff" || { head "$tmp/diff"; fail "the pseudo-trace of the stated log2p rule differs from the real P=16 trace"; }
 
 # (b) inference from the same two traces: the block recurs in every outer
 # iteration and is repeated log2(P) times in each; the check passes and the
@@ -49,7 +57,6 @@ echo "$out" | grep -q "stated: repeat $irecv:log2p" || fail "the refusal does no
 "$MPICAST" extrapolate "$tmp/t4" "$tmp/t8" --ranks 16 -o "$tmp/xi" 2> "$tmp/erri" \
     || { cat "$tmp/erri"; fail "inference from t4 t8: exit $?"; }
 [ ! -s "$tmp/erri" ] || fail "inference from t4 t8 (checked) printed: $(cat "$tmp/erri")"
-"$MPICAST" dump --no-times "$tmp/t16" > "$tmp/d16"
 "$MPICAST" dump --no-times "$tmp/xi" > "$tmp/dxi"
 diff "$tmp/d16" "$tmp/dxi" > "$tmp/diff" || { head "$tmp/diff"; fail "inferred pseudo-trace differs from the real P=16 trace"; }
 [ "$(irecv_count "$tmp/xi")" = 8 ] || fail "inferred pseudo-trace: $(irecv_count "$tmp/xi") Irecv on rank 0"
@@ -61,19 +68,22 @@ grep -q "^check: $tmp/t4 (P=4) rebuilt from $tmp/t8 (P=8): 68 events equal" "$tm
 grep -q "the block recurs in 2 runs" "$tmp/explain" || fail "--explain does not show the runs"
 
 # --explain with two traces refuses the same way
-"$MPICAST" extrapolate "$tmp/t4" "$tmp/t8" --ranks 16 --explain --rule "repeat=$irecv:log2p" \
+"$MPICAST" extrapolate "$tmp/t4" "$tmp/t8" --ranks 16 --explain --rule "repeat=$irecv:p" \
     > /dev/null 2>&1
 [ $? = 1 ] || fail "--explain with the wrong rule on two traces is not refused"
 
 # one trace: written, but unchecked, and said so on one line
-"$MPICAST" extrapolate "$tmp/t4" --ranks 16 -o "$tmp/x1" --rule "repeat=$irecv:log2p" \
+"$MPICAST" extrapolate "$tmp/t4" --ranks 16 -o "$tmp/x1" --rule "repeat=$irecv:p" \
     2> "$tmp/err1" || fail "one trace with a rule: exit $?"
 cat "$tmp/err1"
 [ "$(wc -l < "$tmp/err1")" = 1 ] || fail "expected one warning line on stderr"
-grep -q "warning: extrapolate: unchecked: one trace: repeat $irecv:log2p not checked" "$tmp/err1" \
+grep -q "warning: extrapolate: unchecked: one trace: repeat $irecv:p not checked" "$tmp/err1" \
     || fail "the warning does not name the unchecked rule"
 grep -q '"checked": "no: one trace: repeat' "$tmp/x1/meta.json" || fail "meta.json lacks checked: no"
-[ "$(irecv_count "$tmp/x1")" = 6 ] || fail "the unchecked pseudo-trace has $(irecv_count "$tmp/x1") Irecv on rank 0 (the documented defect: 6)"
+[ "$(irecv_count "$tmp/x1")" = 16 ] || fail "the unchecked pseudo-trace has $(irecv_count "$tmp/x1") Irecv on rank 0 (the wrong rule's: 16)"
+"$MPICAST" extrapolate "$tmp/t4" --ranks 16 -o "$tmp/x1r" --rule "repeat=$irecv:log2p" \
+    2> /dev/null || fail "one trace with the right rule: exit $?"
+[ "$(irecv_count "$tmp/x1r")" = 8 ] || fail "one trace, the right rule: $(irecv_count "$tmp/x1r") Irecv on rank 0, expected 8"
 "$MPICAST" extrapolate "$tmp/t4" --ranks 16 --explain --rule "repeat=$irecv:log2p" 2>/dev/null \
     | grep -q "^check: none (one trace: repeat $irecv:log2p not checked" \
     || fail "--explain does not say the rules are unchecked"

@@ -755,10 +755,11 @@ static void test_repetitions_inferred(void)
  * iterations, log2(P) copies in each. Inferred from P = 4 and 8, every
  * event of P = 16, 32, 64 (request ids included) is the program's, and
  * the leave-one-out check rebuilt both traces. The stated `repeat` rule
- * (first run only) is refused on the same two traces, naming the first
- * differing event: P=4 rebuilt from P=8 has the first run's 2 copies but
- * the second run's 3 (literal), so at rank 0 event 14 (Init, 6, Allreduce,
- * 6) it has a third Irecv where the program does its last Allreduce. */
+ * log2p takes every run too, and gives the program's events; a wrong law
+ * (p) is refused on the same two traces, naming the first differing event:
+ * P=8 rebuilt from P=4 has P copies in the first run, so at rank 0 event 10
+ * (after one event and 3 copies of 3) it has a fourth Irecv where the program does its
+ * Allreduce. */
 static void test_repetitions_in_outer_loop(void)
 {
     const char *a = mkdir_trace("cgloop4"), *b = mkdir_trace("cgloop8");
@@ -792,14 +793,29 @@ static void test_repetitions_in_outer_loop(void)
     char rule[64];
     snprintf(rule, sizeof rule, "%x:log2p", 100 + MC_OP_IRECV);
     CHECK(mc_extrap_rules_set(&ru, "repeat", rule, &err) == MC_OK);
+    x = mc_extrap_build(t, 2, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    for (int P = 16; P <= 32; P *= 2) {
+        mc_source *s = mc_extrap_source(x, P, &err);
+        CHECK(s);
+        check_source_against(s, P, cg_like);
+        mc_source_close(s);
+    }
+    mc_extrap_destroy(x);
+    mc_extrap_rules wrong;
+    mc_extrap_rules_init(&wrong);
+    snprintf(rule, sizeof rule, "%x:p", 100 + MC_OP_IRECV);
+    CHECK(mc_extrap_rules_set(&wrong, "repeat", rule, &err) == MC_OK);
     memset(&err, 0, sizeof err);
-    CHECK(mc_extrap_build(t, 2, &ru, &err) == NULL);
+    CHECK(mc_extrap_build(t, 2, &wrong, &err) == NULL);
     CHECK_EQ_INT(err.code, MC_ERR_USAGE);
     char want[600];
-    snprintf(want, sizeof want, "extrapolate: leave-one-out check: %s (P=4) rebuilt from %s "
-             "(P=8) differs at rank 0, event 14 (Allreduce, site %x): Irecv in the model, "
-             "Allreduce in the trace: the rules (stated: repeat %x:log2p) do not reproduce "
-             "the traces", a, b, 100 + MC_OP_ALLREDUCE, 100 + MC_OP_IRECV);
+    snprintf(want, sizeof want, "extrapolate: leave-one-out check: %s (P=8) rebuilt from %s "
+             "(P=4) differs at rank 0, event 10 (Allreduce, site %x): Irecv in the model, "
+             "Allreduce in the trace: the rules (stated: repeat %x:p) do not reproduce "
+             "the traces", b, a, 100 + MC_OP_ALLREDUCE, 100 + MC_OP_IRECV);
     CHECK_EQ_STR(err.msg, want);
     /* one trace: built, unchecked, and the rule named */
     x = mc_extrap_build(&a, 1, &ru, &err);
@@ -808,6 +824,121 @@ static void test_repetitions_in_outer_loop(void)
     snprintf(want, sizeof want, "one trace: repeat %x:log2p not checked against another "
              "process count", 100 + MC_OP_IRECV);
     CHECK_EQ_STR(mc_extrap_unchecked(x), want);
+    mc_extrap_destroy(x);
+}
+
+/* NPB CG's row reduction: ceil(log2(P) / 2) steps with rank XOR 2^k, in
+ * each of two iterations, then an Allreduce. */
+static void row_xor(int P, int r, evlist *l)
+{
+    memset(l, 0, sizeof *l);
+    add(l, MC_OP_INIT);
+    int steps = 0;
+    while ((1 << (2 * steps)) < P)
+        steps++;
+    uint32_t id = 1;
+    for (int it = 0; it < 2; it++) {
+        for (int k = 0; k < steps; k++) {
+            int peer = r ^ (1 << k);
+            mc_event *e = add(l, MC_OP_IRECV);
+            e->peer = peer;
+            e->tag = 1;
+            e->bytes = 64;
+            e->req = id;
+            e = add(l, MC_OP_SEND);
+            e->peer = peer;
+            e->tag = 1;
+            e->bytes = 64;
+            e = add(l, MC_OP_WAIT);
+            e->vals[0] = id++;
+            e->vals[1] = peer;
+            e->vals[2] = 1;
+            e->vals[3] = 64;
+            e->nvals = 4;
+        }
+        mc_event *a = add(l, MC_OP_ALLREDUCE);
+        a->peer2 = P;
+        a->bytes = a->bytes2 = 8;
+    }
+    add(l, MC_OP_FINALIZE);
+}
+
+/* A loop of XOR steps as long at P=8 as at P=16 (2 steps: log2cols(P) is 2
+ * at both) is a constant or log2cols(P): P=12, where both give 2, is the
+ * program's; P=32, where they part, is refused naming both; the law stated
+ * gives the program at 32 and 64. Traced at 2 and 4 (one step), 8 is
+ * refused. */
+static void test_fixed_loop_count_hides_law(void)
+{
+    const char *a = mkdir_trace("rowxor8"), *b = mkdir_trace("rowxor16");
+    evlist *l = malloc(sizeof *l);
+    for (int k = 0; k < 2; k++) {
+        int P = k ? 16 : 8;
+        for (int r = 0; r < P; r++) {
+            row_xor(P, r, l);
+            write_rank(k ? b : a, r, l);
+        }
+    }
+    free(l);
+    const char *t[2] = {a, b};
+    mc_error err = {0};
+    mc_extrap *x = mc_extrap_build(t, 2, NULL, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    mc_source *s = mc_extrap_source(x, 12, &err);
+    if (!s)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(s);
+    check_source_against(s, 12, row_xor);
+    mc_source_close(s);
+    memset(&err, 0, sizeof err);
+    CHECK(mc_extrap_source(x, 32, &err) == NULL);
+    CHECK_EQ_INT(err.code, MC_ERR_USAGE);
+    CHECK(strstr(err.msg, "repeats as often as both 2 x const(P) and 1 x log2cols(P) in the "
+                          "traces, which give 2 and 3 copies at P=32") != NULL);
+    char want[64];
+    snprintf(want, sizeof want, "--rule repeat=%x:LAW", 100 + MC_OP_IRECV);
+    CHECK(strstr(err.msg, want) != NULL);
+    mc_extrap_destroy(x);
+
+    mc_extrap_rules ru;
+    mc_extrap_rules_init(&ru);
+    snprintf(want, sizeof want, "%x:log2cols", 100 + MC_OP_IRECV);
+    CHECK(mc_extrap_rules_set(&ru, "repeat", want, &err) == MC_OK);
+    x = mc_extrap_build(t, 2, &ru, &err);
+    if (!x)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(x);
+    for (int P = 32; P <= 64; P *= 2) {
+        s = mc_extrap_source(x, P, &err);
+        CHECK(s);
+        check_source_against(s, P, row_xor);
+        mc_source_close(s);
+    }
+    mc_extrap_destroy(x);
+
+    /* at P=2 and 4 the loop has one step (log2cols is 1 at both): no copy
+     * to see, so one exchange with rank XOR 1; 8 (2 steps) is refused */
+    const char *c2 = mkdir_trace("rowxor2"), *c4 = mkdir_trace("rowxor4");
+    l = malloc(sizeof *l);
+    for (int k = 0; k < 2; k++) {
+        int P = k ? 4 : 2;
+        for (int r = 0; r < P; r++) {
+            row_xor(P, r, l);
+            write_rank(k ? c4 : c2, r, l);
+        }
+    }
+    free(l);
+    const char *t2[2] = {c2, c4};
+    x = mc_extrap_build(t2, 2, NULL, &err);
+    CHECK(x);
+    memset(&err, 0, sizeof err);
+    CHECK(mc_extrap_source(x, 8, &err) == NULL);
+    CHECK_EQ_INT(err.code, MC_ERR_USAGE);
+    CHECK(strstr(err.msg, "one exchange with rank XOR 1 in every trace, where log2cols(P) is 1 "
+                          "at every traced P: a loop of log2cols(P) steps (NPB CG's row "
+                          "reduction) would do 2 at P=8") != NULL);
     mc_extrap_destroy(x);
 }
 
@@ -1704,6 +1835,7 @@ int main(void)
     test_refuse_repetitions();
     test_repetitions_inferred();
     test_repetitions_in_outer_loop();
+    test_fixed_loop_count_hides_law();
     test_vector_collectives();
     test_block_distributions();
     test_transposes();

@@ -319,6 +319,12 @@ typedef struct xclass {
      * 20), in the order they were found (MAXREP at most). */
     int nrep;
     xrep rep[MAXREP];
+    /* An exchange with rank XOR 2^k done once in every trace, where a law
+     * gives the same count at every traced P (log2cols at P <= 4): it may
+     * be a loop of one step; a target where the law gives more is refused
+     * (gen.c). once_law 0: none. */
+    int once_law;
+    uint32_t once_at;
     /* Measured only (bursts are timings, not applied): the class's total
      * compute per rank ~ P^burst_alpha over the traces (burst_npts of them). */
     double burst_alpha;
@@ -483,6 +489,13 @@ void extrap_expanded_free(tev *ev, uint32_t n);
  * (model.c calls it when their lengths differ): compresses each to one copy. */
 int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname,
                            mc_error *err);
+
+/* Loops whose copies step through rank XOR 2^k and that repeat as often in
+ * every trace, where a law of P fits the count as well as a constant (NPB
+ * CG's row reduction traced at P=8 and 16: 2 steps, log2cols(P) = 2 at
+ * both): compressed as repeated blocks of constant count with that law as
+ * the alternative, so a target where they part is refused (gen.c). */
+int extrap_find_fixed_loops(mc_extrap *x, xclass *per, const char *cname, mc_error *err);
 
 /* The block ev[start .. start+L) of one class's templates repeats a *
  * law(P) times (a from the largest trace): compresses each to one copy;

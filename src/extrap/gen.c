@@ -387,6 +387,7 @@ int extrap_event_equal_as(const mc_event *a, const mc_event *b, int data, char *
 
 static mc_err check_ambiguity(const mc_extrap *x, const xgrid *g, mc_error *err);
 static mc_err check_repeat_laws(const mc_extrap *x, const xgrid *g, mc_error *err);
+static mc_err check_once_laws(const mc_extrap *x, const xgrid *g, mc_error *err);
 static mc_err check_partners(const mc_extrap *x, const xgrid *g, mc_error *err);
 static mc_err check_item_counts(const mc_extrap *x, const xgrid *g, mc_error *err);
 static mc_err check_readings(const mc_extrap *x, const xgrid *g, mc_error *err);
@@ -452,7 +453,7 @@ mc_err extrap_target_grid(const mc_extrap *x, int P, xgrid *g, mc_error *err)
     }
     if (check_ambiguity(x, g, err) || check_item_counts(x, g, err) ||
         check_readings(x, g, err) || check_repeat_laws(x, g, err) ||
-        check_partners(x, g, err) || extrap_depth_check(x, g, err) ||
+        check_once_laws(x, g, err) || check_partners(x, g, err) || extrap_depth_check(x, g, err) ||
         extrap_share_check(x, g, err))
         return err->code;
     if (x->rules.replicate)
@@ -524,6 +525,35 @@ static mc_err check_repeat_laws(const mc_extrap *x, const xgrid *g, mc_error *er
                                     mc_extrap_law_name(B->alt_law[q]), a, b, g->P,
                                     (unsigned)C->ev[B->start].e.site);
             }
+    }
+    return MC_OK;
+}
+
+/* An exchange with rank XOR 2^k done once in every trace, where a law of
+ * P is the same at every traced P: a loop of that many steps would do more
+ * at a P where the law is more (NPB CG's row reduction traced at 2 and 4). */
+static mc_err check_once_laws(const mc_extrap *x, const xgrid *g, mc_error *err)
+{
+    for (int c = 0; c < NCLASSES; c++) {
+        const xclass *C = &x->cls[c];
+        if (!C->present || !C->once_law || C->once_at >= C->n)
+            continue;
+        double f = law_f(C->once_law, g->P, 1, x->nd);
+        double f0 = law_f(C->once_law, C->ev[C->once_at].baseP, 1, x->nd);
+        if (fabs(f - f0) <= 1e-9)
+            continue;
+        char name[64];
+        class_label(x, c, name, sizeof name);
+        const pdesc *p = &C->ev[C->once_at].peer[0];
+        return mc_error_set(err, MC_ERR_USAGE, "class (%s), event %u (%s): one exchange "
+                            "with rank XOR %d in every trace, where %s(P) is %g at every "
+                            "traced P: a loop of %s(P) steps (NPB CG's row reduction) would "
+                            "do %g at P=%d: trace a process count where %s(P) is not %g",
+                            name, C->once_at, OPAT(x, C->trace, &C->ev[C->once_at].e),
+                            1 << (p->xk >= 0 && p->xk < 30 ? p->xk : 0),
+                            mc_extrap_law_name(C->once_law), f0,
+                            mc_extrap_law_name(C->once_law), f / f0, g->P,
+                            mc_extrap_law_name(C->once_law), f0);
     }
     return MC_OK;
 }
@@ -1410,6 +1440,11 @@ void mc_extrap_explain(const mc_extrap *x, int nranks, FILE *out)
             extrap_rep_law_str(B, law, sizeof law);
             fprintf(out, "  events %u..%u repeat %s times (request ids +%u per copy)\n",
                     B->start, B->start + B->len - 1, law, B->nreq);
+            for (int q = 0; q < 2; q++)
+                if (B->alt_law[q] >= 0)
+                    fprintf(out, "  the traces fit %g x %s(P) as well: a P where it gives "
+                            "another count is refused\n", B->alt_a[q],
+                            mc_extrap_law_name(B->alt_law[q]));
             if (B->nruns >= 2)
                 fprintf(out, "  the block recurs in %u runs (one per outer iteration), each "
                         "repeated as often\n", B->nruns);

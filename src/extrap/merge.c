@@ -234,7 +234,7 @@ static int compress_repetitions(xbuild *b, int cls, xclass *per, int rep, const 
         if (extrap_find_repetition(x, cls, per, cname, err))
             return -1;
     }
-    return 0;
+    return inherit ? 0 : extrap_find_fixed_loops(x, per, cname, err);
 }
 
 /* Event a of one trace is the representative's c, sizes aside. */

@@ -572,6 +572,129 @@ int extrap_find_repetition(mc_extrap *x, int cls, xclass *per, const char *cname
     return -1;
 }
 
+/* ------------------------------------------------- loops of fixed count */
+
+/* Whether copy 2 of ev[pos .. pos+L) of G talks to rank XOR 2^(k+-1) where
+ * copy 1 talks to rank XOR 2^k: a loop over steps of P's binary digits. */
+static int xor_steps(const xclass *G, uint32_t pos, uint32_t L)
+{
+    for (uint32_t i = 0; i < L; i++) {
+        const tev *a = &G->ev[pos + i], *b = &G->ev[pos + L + i];
+        for (uint32_t s = 0; s < a->npeer && s < b->npeer; s++) {
+            int32_t ka = a->peer[s].xk, kb = b->peer[s].xk;
+            if (ka >= 0 && kb >= 0 && step_of(ka, kb))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* A loop at pos of G with XOR steps, as many copies in every trace, whose
+ * count a law of P (log2p, log2cols, p) gives as well as a constant: *c
+ * with law const and those laws as alternatives (1), else 0. */
+static int fixed_loop_at(const mc_extrap *x, const xclass *per, const xclass *G, uint32_t pos,
+                         rcand *c)
+{
+    for (uint32_t L = 1; L <= 64 && pos + 2 * L <= G->n; L++) {
+        uint32_t i = 0;
+        while (i < L && same_copy(&G->ev[pos + i], &G->ev[pos + L + i], 1))
+            i++;
+        if (i < L || !xor_steps(G, pos, L))
+            continue;
+        c->L = L;
+        c->relaxed = 0;
+        if (block_counts(x, per, pos, c) || c->start != pos || c->nk < 2)
+            continue;
+        int same = 1;
+        for (uint32_t k = 1; k < c->nk; k++)
+            same &= c->counts[k] == c->counts[0];
+        if (!same)
+            continue;
+        outer_runs(x, per, c);
+        repetition_law(x, c);
+        if (c->law < 0 || c->law == MC_LAW_FIT)
+            return 0;
+        c->alt[1] = c->nalt ? c->alt[0] : -1; /* a third law that fits is not shown */
+        c->alt_coef[1] = c->alt_coef[0];
+        c->alt[0] = c->law;
+        c->alt_coef[0] = c->coef;
+        c->nalt = c->alt[1] >= 0 ? 2 : 1;
+        c->law = MC_LAW_CONST;
+        c->coef = c->counts[0];
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether event i talks to rank XOR 2^k (the same k) in every present trace. */
+static int xor_everywhere(const mc_extrap *x, const xclass *per, uint32_t i)
+{
+    int32_t k0 = -1;
+    for (int k = 0; k < x->ntraces; k++) {
+        if (!per[k].present)
+            continue;
+        if (i >= per[k].n || !per[k].ev[i].npeer || per[k].ev[i].peer[0].xk < 0 ||
+            (k0 >= 0 && per[k].ev[i].peer[0].xk != k0))
+            return 0;
+        k0 = per[k].ev[i].peer[0].xk;
+    }
+    return k0 >= 0;
+}
+
+/* The first XOR exchange outside every repeated block, done once in every
+ * trace, and a law that is 1 at every traced P: kept in G's
+ * once_law / once_at for the target's check. */
+static void once_law(const mc_extrap *x, xclass *per, int G)
+{
+    static const int laws[] = {MC_LAW_LOG2P, MC_LAW_LOG2COLS, MC_LAW_P};
+    xclass *R = &per[G];
+    for (uint32_t i = 0; i < R->n; i++) {
+        if (extrap_rep_of(R, i) >= 0 || !xor_everywhere(x, per, i))
+            continue;
+        for (size_t l = 0; l < sizeof laws / sizeof *laws; l++) {
+            double f0 = law_f(laws[l], x->tP[G], 1, x->nd);
+            int same = 1;
+            for (int k = 0; k < x->ntraces && same; k++)
+                same = !per[k].present || fabs(law_f(laws[l], x->tP[k], 1, x->nd) - f0) < 1e-9;
+            if (same && fabs(f0 - 1) < 1e-9) { /* one step: the law itself */
+                R->once_law = laws[l];
+                R->once_at = i;
+                return;
+            }
+        }
+        return; /* the first such exchange decides */
+    }
+}
+
+int extrap_find_fixed_loops(mc_extrap *x, xclass *per, const char *cname, mc_error *err)
+{
+    int G = -1, ntr = 0;
+    for (int k = 0; k < x->ntraces; k++)
+        if (per[k].present) {
+            ntr++;
+            if (G < 0 || x->tP[k] > x->tP[G])
+                G = k;
+        }
+    if (ntr < 2)
+        return 0; /* one trace: its XOR partners are refused as ambiguous (classes.c) */
+    int any = 0; /* most codes have no XOR partner: no scan */
+    for (uint32_t i = 0; i < per[G].n && !any; i++)
+        for (uint32_t s = 0; s < per[G].ev[i].npeer && !any; s++)
+            any = per[G].ev[i].peer[s].xk >= 0;
+    if (!any)
+        return 0;
+    rcand c;
+    for (uint32_t pos = 0; pos < per[G].n; pos++) {
+        if (extrap_rep_of(&per[G], pos) >= 0 || !fixed_loop_at(x, per, &per[G], pos, &c))
+            continue;
+        if (take_block(x, per, cname, &c, err))
+            return -1;
+        pos += c.L - 1;
+    }
+    once_law(x, per, G);
+    return 0;
+}
+
 /* Copies of ev[start .. start+L) that follow each other from start. */
 static uint32_t copies_from(const tev *ev, uint32_t n, uint32_t start, uint32_t L)
 {
@@ -678,9 +801,14 @@ int extrap_stated_repetition(mc_extrap *x, xclass *per, const char *cname, mc_er
                          (unsigned)ru->repeat[q].site);
             return -1;
         }
-        if (extrap_apply_repetition(x, per, start, L, ru->repeat[q].law, NULL, 0, cname, err))
+        /* every run of the block when they repeat alike (NPB CG's sum and dot
+         * product through one routine, in every iteration) */
+        uint32_t *run = malloc(MAX_RUNS * sizeof *run), cr = 0;
+        int all = run && find_runs(R->ev, R->n, start, L, run, MAX_RUNS, &cr) >= 2;
+        free(run);
+        if (extrap_apply_repetition(x, per, start, L, ru->repeat[q].law, NULL, all, cname,
+                                    err))
             return -1;
-        return 0; /* one repetition per class */
     }
     return 0;
 }
