@@ -690,18 +690,23 @@ static void cg_like1(int P, int r, evlist *l)
     l->n = keep + 1;
 }
 
+/* Traces of prog at P = pa into a and P = pb into b. */
+static void write_two(const char *a, int pa, const char *b, int pb,
+                      void (*prog)(int, int, evlist *))
+{
+    evlist *l = malloc(sizeof *l);
+    for (int k = 0; k < 2; k++)
+        for (int r = 0; r < (k ? pb : pa); r++) {
+            prog(k ? pb : pa, r, l);
+            write_rank(k ? b : a, r, l);
+        }
+    free(l);
+}
+
 static void test_repetitions_inferred(void)
 {
     const char *a = mkdir_trace("cg4"), *b = mkdir_trace("cg8");
-    evlist *l = malloc(sizeof *l);
-    for (int k = 0; k < 2; k++) {
-        int P = k ? 8 : 4;
-        for (int r = 0; r < P; r++) {
-            cg_like1(P, r, l);
-            write_rank(k ? b : a, r, l);
-        }
-    }
-    free(l);
+    write_two(a, 4, b, 8, cg_like1);
     const char *t[2] = {a, b};
     mc_error err = {0};
     mc_extrap *x = mc_extrap_build(t, 2, NULL, &err);
@@ -763,15 +768,7 @@ static void test_repetitions_inferred(void)
 static void test_repetitions_in_outer_loop(void)
 {
     const char *a = mkdir_trace("cgloop4"), *b = mkdir_trace("cgloop8");
-    evlist *l = malloc(sizeof *l);
-    for (int k = 0; k < 2; k++) {
-        int P = k ? 8 : 4;
-        for (int r = 0; r < P; r++) {
-            cg_like(P, r, l);
-            write_rank(k ? b : a, r, l);
-        }
-    }
-    free(l);
+    write_two(a, 4, b, 8, cg_like);
     const char *t[2] = {a, b};
     mc_error err = {0};
     mc_extrap *x = mc_extrap_build(t, 2, NULL, &err);
@@ -871,15 +868,7 @@ static void row_xor(int P, int r, evlist *l)
 static void test_fixed_loop_count_hides_law(void)
 {
     const char *a = mkdir_trace("rowxor8"), *b = mkdir_trace("rowxor16");
-    evlist *l = malloc(sizeof *l);
-    for (int k = 0; k < 2; k++) {
-        int P = k ? 16 : 8;
-        for (int r = 0; r < P; r++) {
-            row_xor(P, r, l);
-            write_rank(k ? b : a, r, l);
-        }
-    }
-    free(l);
+    write_two(a, 8, b, 16, row_xor);
     const char *t[2] = {a, b};
     mc_error err = {0};
     mc_extrap *x = mc_extrap_build(t, 2, NULL, &err);
@@ -921,15 +910,7 @@ static void test_fixed_loop_count_hides_law(void)
     /* at P=2 and 4 the loop has one step (log2cols is 1 at both): no copy
      * to see, so one exchange with rank XOR 1; 8 (2 steps) is refused */
     const char *c2 = mkdir_trace("rowxor2"), *c4 = mkdir_trace("rowxor4");
-    l = malloc(sizeof *l);
-    for (int k = 0; k < 2; k++) {
-        int P = k ? 4 : 2;
-        for (int r = 0; r < P; r++) {
-            row_xor(P, r, l);
-            write_rank(k ? c4 : c2, r, l);
-        }
-    }
-    free(l);
+    write_two(c2, 2, c4, 4, row_xor);
     const char *t2[2] = {c2, c4};
     x = mc_extrap_build(t2, 2, NULL, &err);
     CHECK(x);
