@@ -406,25 +406,28 @@ static int outer_runs(const mc_extrap *x, const xclass *per, rcand *c)
     return rok;
 }
 
+/* The laws a repetition count is tried against, in order. */
+static const int rep_laws[] = {MC_LAW_LOG2P, MC_LAW_LOG2COLS, MC_LAW_P};
+#define NREP_LAWS (sizeof rep_laws / sizeof *rep_laws)
+
 /* The repetition law of the counts: the first of log2p, log2cols, p that
  * fits every trace (c->law, -1 when none); up to two more that fit go to
  * c->alt (where they differ, the target P decides). Else, from three traces,
  * a model family that gives each count exactly when fitted on the others. */
 static void repetition_law(const mc_extrap *x, rcand *c)
 {
-    static const int laws[] = {MC_LAW_LOG2P, MC_LAW_LOG2COLS, MC_LAW_P};
     c->law = -1, c->alt[0] = c->alt[1] = -1, c->nalt = 0;
     c->coef = c->alt_coef[0] = c->alt_coef[1] = 0;
-    for (size_t l = 0; l < sizeof laws / sizeof *laws; l++) {
-        double A = c->counts[0] / law_f(laws[l], c->P[0], 1, x->nd);
+    for (size_t l = 0; l < NREP_LAWS; l++) {
+        double A = c->counts[0] / law_f(rep_laws[l], c->P[0], 1, x->nd);
         int fits = 1;
         for (uint32_t i = 0; i < c->nk && fits; i++)
-            fits = fabs(A * law_f(laws[l], c->P[i], 1, x->nd) - c->counts[i]) < 1e-9;
+            fits = fabs(A * law_f(rep_laws[l], c->P[i], 1, x->nd) - c->counts[i]) < 1e-9;
         if (fits && c->law < 0) {
-            c->law = laws[l];
+            c->law = rep_laws[l];
             c->coef = A;
         } else if (fits && c->nalt < 2) {
-            c->alt[c->nalt] = laws[l];
+            c->alt[c->nalt] = rep_laws[l];
             c->alt_coef[c->nalt++] = A;
         }
     }
@@ -646,18 +649,17 @@ static int xor_everywhere(const mc_extrap *x, const xclass *per, uint32_t i)
  * once_law / once_at for the target's check. */
 static void once_law(const mc_extrap *x, xclass *per, int G)
 {
-    static const int laws[] = {MC_LAW_LOG2P, MC_LAW_LOG2COLS, MC_LAW_P};
     xclass *R = &per[G];
     for (uint32_t i = 0; i < R->n; i++) {
         if (extrap_rep_of(R, i) >= 0 || !xor_everywhere(x, per, i))
             continue;
-        for (size_t l = 0; l < sizeof laws / sizeof *laws; l++) {
-            double f0 = law_f(laws[l], x->tP[G], 1, x->nd);
+        for (size_t l = 0; l < NREP_LAWS; l++) {
+            double f0 = law_f(rep_laws[l], x->tP[G], 1, x->nd);
             int same = 1;
             for (int k = 0; k < x->ntraces && same; k++)
-                same = !per[k].present || fabs(law_f(laws[l], x->tP[k], 1, x->nd) - f0) < 1e-9;
+                same = !per[k].present || fabs(law_f(rep_laws[l], x->tP[k], 1, x->nd) - f0) < 1e-9;
             if (same && fabs(f0 - 1) < 1e-9) { /* one step: the law itself */
-                R->once_law = laws[l];
+                R->once_law = rep_laws[l];
                 R->once_at = i;
                 return;
             }
